@@ -1,0 +1,37 @@
+"""bpe_core: byte-level BPE tokenizers in plain Python (stdlib + ``regex``).
+
+    >>> from bpe_core import RegexTokenizer
+    >>> tok = RegexTokenizer()                 # the GPT-4 split pattern
+    >>> tok.train("hello hello world", 260)
+    >>> tok.decode(tok.encode("hello world"))
+    'hello world'
+
+Read it in this order: ``base.py`` (the seeds' helpers, encode, decode), ``training.py`` (the fast
+trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``files.py``.
+"""
+
+from .base import Tokenizer, clean_text, get_stats, merge, render_token
+from .basic import BasicTokenizer
+from .files import load
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .regex_tokenizer import RegexTokenizer
+from .steps import StepThrough, TokenSpan
+from .training import MergeRecord, train_bpe
+
+__all__ = [
+    "BasicTokenizer",
+    "GPT2_SPLIT_PATTERN",
+    "GPT4O_SPLIT_PATTERN",
+    "GPT4_SPLIT_PATTERN",
+    "MergeRecord",
+    "RegexTokenizer",
+    "StepThrough",
+    "TokenSpan",
+    "Tokenizer",
+    "clean_text",
+    "get_stats",
+    "load",
+    "merge",
+    "render_token",
+    "train_bpe",
+]

@@ -1,0 +1,452 @@
+"""What every tokenizer shares: the seeds' helpers, encoding by merge rank, decoding, special tokens.
+
+A subclass only says how text is cut into chunks (``BasicTokenizer``: not at all;
+``RegexTokenizer``: with a split pattern). Data, with shapes:
+
+    merges:          (int, int) -> int   in merge order; the new id is also the merge's priority
+    vocab:           int -> bytes        every byte, every merged token, every special token
+    special_tokens:  str -> int          e.g. {"<|endoftext|>": 100257}
+    history:         list[MergeRecord]   what training chose, step by step, with counts
+"""
+
+from __future__ import annotations
+
+import heapq
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import regex
+
+from .training import MergeRecord, ProgressCallback, train_bpe
+
+if TYPE_CHECKING:
+    from .steps import StepThrough, TokenSpan
+
+MAX_VOCAB_SIZE = 1_000_000
+CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
+CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
+SHORT_CHUNK = 64  # up to this many bytes the seeds' loop is fastest; longer chunks use a heap
+
+
+# ----------------------------------------------------------------------------------------------
+# The seeds' helpers, kept for readers and for the tests' reference algorithm.
+
+
+def get_stats(ids: list[int], counts: dict | None = None) -> dict[tuple[int, int], int]:
+    """Count adjacent pairs; overlapping pairs count: ``[1, 1, 1]`` has ``(1, 1)`` twice.
+
+    >>> get_stats([1, 2, 3, 1, 2])
+    {(1, 2): 2, (2, 3): 1, (3, 1): 1}
+    """
+    counts = {} if counts is None else counts
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
+    """Replace every occurrence of ``pair``, left to right, by ``idx``.
+
+    >>> merge([1, 2, 3, 1, 2], (1, 2), 4)
+    [4, 3, 4]
+    >>> merge([7, 7, 7], (7, 7), 8)
+    [8, 7]
+    """
+    newids = []
+    i = 0
+    n = len(ids)
+    a, b = pair
+    while i < n:
+        if ids[i] == a and i < n - 1 and ids[i + 1] == b:
+            newids.append(idx)
+            i += 2
+        else:
+            newids.append(ids[i])
+            i += 1
+    return newids
+
+
+def replace_control_characters(s: str) -> str:
+    """Show control characters as escapes so they cannot distort a listing: "\\n" -> "\\u000a"."""
+    return "".join(
+        ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}" for ch in s
+    )
+
+
+def render_token(t: bytes) -> str:
+    """A token as readable text (invalid UTF-8 becomes U+FFFD, control characters escaped)."""
+    return replace_control_characters(t.decode("utf-8", errors="replace"))
+
+
+def clean_text(text: str) -> str:
+    """Text that UTF-8 can encode: lone surrogates become U+FFFD, as tiktoken does."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
+    """Merge by rank, lowest first, until no pair of ``ids`` is in ``merges``: the seeds' encode.
+
+    A merge's new id is its rank, so "lowest rank" is "smallest new id". Short lists use the
+    seeds' loop; long ones (a 200 000-byte run with no split point) use a heap, O(n log n).
+    """
+    if len(ids) <= SHORT_CHUNK:
+        get = merges.get
+        while len(ids) >= 2:
+            best = None
+            for pair in zip(ids, ids[1:]):
+                rank = get(pair)
+                if rank is not None and (best is None or rank < best):
+                    best = rank
+                    best_pair = pair
+            if best is None:
+                break
+            ids = merge(ids, best_pair, best)
+        return ids
+    return _apply_merges_heap(ids, merges)
+
+
+def _apply_merges_heap(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
+    """``apply_merges`` for long inputs: a linked list of tokens and a heap of (rank, position)."""
+    n = len(ids)
+    tok = list(ids)
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    get = merges.get
+    heap = [(r, i) for i, pair in enumerate(zip(ids, ids[1:])) if (r := get(pair)) is not None]
+    heapq.heapify(heap)
+    while heap:
+        rank, i = heapq.heappop(heap)
+        j = nxt[i]
+        # Equal ranks pop left to right; an entry is stale once either node has changed.
+        if j == -1 or tok[i] == -1 or get((tok[i], tok[j])) != rank:
+            continue
+        q = nxt[j]
+        tok[i] = rank
+        tok[j] = -1
+        nxt[i] = q
+        if q != -1:
+            prv[q] = i
+            r = get((rank, tok[q]))
+            if r is not None:
+                heapq.heappush(heap, (r, i))
+        p = prv[i]
+        if p != -1:
+            r = get((tok[p], rank))
+            if r is not None:
+                heapq.heappush(heap, (r, p))
+    return [t for t in tok if t != -1]
+
+
+def _check_vocab_size(vocab_size: object) -> int:
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise ValueError(
+            f"vocab_size must be a whole number such as 512, not {vocab_size!r}"
+        )
+    if vocab_size < 256:
+        raise ValueError(
+            f"vocab_size must be at least 256 (one token per byte value); got {vocab_size}"
+        )
+    if vocab_size > MAX_VOCAB_SIZE:
+        raise ValueError(
+            f"vocab_size {vocab_size} is too large: use at most {MAX_VOCAB_SIZE:,}"
+            " (GPT-4o has about 200 000)"
+        )
+    return vocab_size
+
+
+def _check_text(text: object, what: str = "text") -> str:
+    if not isinstance(text, str):
+        hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(
+            text, bytes | bytearray
+        ) else ""
+        raise ValueError(f"{what} must be a str, not {type(text).__name__}{hint}")
+    return text
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class Tokenizer:
+    """Byte-level BPE: train, encode, decode, save. Subclasses decide how text is split."""
+
+    def __init__(self, pattern: str = "", *, timeout: float | None = None) -> None:
+        self.merges: dict[tuple[int, int], int] = {}
+        self.special_tokens: dict[str, int] = {}
+        self.history: list[MergeRecord] = []
+        self.stop_reason: str | None = None
+        self.timeout = timeout  # seconds a split may take before ValueError (None: no bound)
+        self.pattern = pattern
+        self._rebuild()
+
+    # -- the split ---------------------------------------------------------------------------
+
+    @property
+    def pattern(self) -> str:
+        return self._pattern
+
+    @pattern.setter
+    def pattern(self, pattern: str) -> None:
+        pattern = _check_text(pattern, "the split pattern")
+        if pattern:
+            try:
+                compiled = regex.compile(pattern)
+            except (regex.error, OverflowError, RecursionError) as e:
+                raise ValueError(f"invalid split pattern: {e}") from e
+        else:
+            compiled = None
+        self._pattern = pattern
+        self.compiled_pattern = compiled
+        self._cache: dict[str, list[int]] = {}
+
+    def split(self, text: str) -> list[str]:
+        """The chunks that merges stay inside, in order; ``"".join(chunks) == text``.
+
+        Text the pattern does not match is kept as a chunk of its own (minbpe would drop it),
+        so that decoding always gives the text back.
+        """
+        text = _check_text(text)
+        if self.compiled_pattern is None:
+            return [text] if text else []
+        try:
+            chunks = self.compiled_pattern.findall(text, timeout=self.timeout)
+            if sum(map(len, chunks)) == len(text):
+                return chunks
+            out, end = [], 0
+            for m in self.compiled_pattern.finditer(text, timeout=self.timeout):
+                if m.start() > end:
+                    out.append(text[end : m.start()])
+                if m.end() > m.start():
+                    out.append(m.group())
+                end = m.end()
+        except TimeoutError as e:
+            raise ValueError(
+                f"the split pattern took longer than {self.timeout} s on this text;"
+                " simplify the pattern (nested repeats such as (a+)+ backtrack badly)"
+            ) from e
+        if end < len(text):
+            out.append(text[end:])
+        return out
+
+    # -- training ----------------------------------------------------------------------------
+
+    def train(
+        self,
+        text: str,
+        vocab_size: int,
+        *,
+        verbose: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        """Learn ``vocab_size - 256`` merges from ``text`` with the seeds' rule (see training.py).
+
+        ``progress(done, total, record)`` is called after every merge; returning False stops
+        training there. ``stop_reason`` says why training stopped early (None if it did not).
+        """
+        text = clean_text(_check_text(text))
+        vocab_size = _check_vocab_size(vocab_size)
+        clash = sorted(i for i in self.special_tokens.values() if 256 <= i < vocab_size)
+        if clash:
+            raise ValueError(
+                f"special token id {clash[0]} lies inside the ids training will create"
+                f" (256..{vocab_size - 1}); register special tokens after training, or give"
+                f" them ids of {vocab_size} or more"
+            )
+        chunk_counts = Counter(self.split(text))
+        chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
+        result = train_bpe(chunks, vocab_size - 256, progress=progress, verbose=verbose)
+        self.merges = result.merges
+        self.history = result.history
+        self.stop_reason = result.stop_reason
+        self._rebuild()
+
+    # -- vocabulary --------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        """Derive the vocabulary and lookups from merges and special tokens."""
+        vocab = {idx: bytes([idx]) for idx in range(256)}
+        for (p0, p1), idx in self.merges.items():
+            vocab[idx] = vocab[p0] + vocab[p1]
+        for special, idx in self.special_tokens.items():
+            vocab[idx] = special.encode("utf-8")
+        self.vocab: dict[int, bytes] = vocab
+        self.parents: dict[int, tuple[int, int]] = {idx: p for p, idx in self.merges.items()}
+        # the merge step that created each token: 1 for the first merge; 0 for bytes and specials
+        self.step_of: dict[int, int] = {idx: s for s, idx in enumerate(self.merges.values(), 1)}
+        self._cache = {}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def num_merges(self) -> int:
+        return len(self.merges)
+
+    def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
+        """Add special tokens, e.g. ``{"<|endoftext|>": 100257}``; ids must be unused."""
+        if not isinstance(special_tokens, dict):
+            raise ValueError("special tokens must be a dict such as {'<|endoftext|>': 100257}")
+        taken = {idx: f"token {idx}" for idx in self.vocab}
+        taken.update({idx: repr(s) for s, idx in self.special_tokens.items()})
+        for special, idx in special_tokens.items():
+            if not isinstance(special, str) or not special:
+                raise ValueError(f"a special token must be a non-empty str, not {special!r}")
+            if any(ch in special for ch in "\r\n"):
+                raise ValueError(f"special token {special!r} must not contain a line break")
+            if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+                raise ValueError(f"special token {special!r} needs a non-negative int id, not {idx!r}")
+            if special in self.special_tokens and self.special_tokens[special] == idx:
+                continue
+            if special in self.special_tokens:
+                raise ValueError(
+                    f"{special!r} is already a special token with id {self.special_tokens[special]}"
+                )
+            if idx in taken:
+                raise ValueError(
+                    f"id {idx} for {special!r} is already used by {taken[idx]}; choose an id of"
+                    f" {max(taken) + 1} or more"
+                )
+            taken[idx] = repr(special)
+        self.special_tokens = {**self.special_tokens, **special_tokens}
+        self._rebuild()
+
+    # -- encoding ----------------------------------------------------------------------------
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        return apply_merges(list(chunk.encode("utf-8")), self.merges)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text, treating special-token text as ordinary text."""
+        text = _check_text(text)
+        try:
+            return self._encode_ordinary(text)
+        except UnicodeEncodeError:
+            return self._encode_ordinary(clean_text(text))
+
+    def _encode_ordinary(self, text: str) -> list[int]:
+        cache = self._cache
+        ids: list[int] = []
+        for chunk in self.split(text):
+            chunk_ids = cache.get(chunk)
+            if chunk_ids is None:
+                chunk_ids = self._encode_chunk(chunk)
+                if len(chunk) <= CACHE_MAX_CHUNK:
+                    if len(cache) >= CACHE_SIZE:
+                        cache.clear()
+                    cache[chunk] = chunk_ids
+            ids += chunk_ids
+        return ids
+
+    def _allowed_specials(self, text: str, allowed_special: object) -> dict[str, int]:
+        if allowed_special == "all":
+            return self.special_tokens
+        if allowed_special == "none":
+            return {}
+        if allowed_special == "none_raise":
+            for special in self.special_tokens:
+                if special in text:
+                    raise ValueError(
+                        f"the text contains the special token {special!r}. Pass"
+                        f" allowed_special={{{special!r}}} or allowed_special='all' to encode it"
+                        " as one special token, or allowed_special='none' to encode it as"
+                        " ordinary text"
+                    )
+            return {}
+        if isinstance(allowed_special, set | frozenset | list | tuple):
+            unknown = [s for s in allowed_special if s not in self.special_tokens]
+            if unknown:
+                raise ValueError(
+                    f"{unknown[0]!r} is not a special token of this tokenizer"
+                    f" (it has: {sorted(self.special_tokens) or 'none'})"
+                )
+            return {s: self.special_tokens[s] for s in allowed_special}
+        raise ValueError(
+            "allowed_special must be 'all', 'none', 'none_raise' or a set of special tokens,"
+            f" not {allowed_special!r}"
+        )
+
+    def encode(self, text: str, allowed_special: object = "none_raise") -> list[int]:
+        """Encode text; ``allowed_special`` says which special-token texts become special ids.
+
+        "all": every special token; "none": none (their text is encoded as ordinary text);
+        "none_raise" (default): none, and a ValueError if the text contains one; or a set.
+        """
+        ids: list[int] = []
+        for part, special_id in self.segments(text, allowed_special):
+            if special_id is None:
+                ids += self.encode_ordinary(part)
+            else:
+                ids.append(special_id)
+        return ids
+
+    def segments(
+        self, text: str, allowed_special: object = "none_raise"
+    ) -> list[tuple[str, int | None]]:
+        """Cut text at the allowed special tokens: ``[(piece, special id or None), ...]``."""
+        text = clean_text(_check_text(text))
+        special = self._allowed_specials(text, allowed_special)
+        if not special:
+            return [(text, None)] if text else []
+        # longest first, so that "<|a|>b" wins over "<|a|>" when both are special
+        alternatives = "|".join(regex.escape(s) for s in sorted(special, key=len, reverse=True))
+        out: list[tuple[str, int | None]] = []
+        for k, part in enumerate(regex.split(f"({alternatives})", text)):
+            if k % 2:
+                out.append((part, special[part]))
+            elif part:
+                out.append((part, None))
+        return out
+
+    # -- decoding ----------------------------------------------------------------------------
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of a token sequence (join first, decode after: tokens may split characters)."""
+        try:
+            return b"".join(map(self.vocab.__getitem__, ids))
+        except (KeyError, TypeError) as e:
+            bad = e.args[0] if isinstance(e, KeyError) else "of the wrong type"
+            raise ValueError(
+                f"unknown token id {bad!r}: this tokenizer's ids are 0..{max(self.vocab)}"
+                f" ({len(self.vocab)} tokens)"
+            ) from None
+
+    def decode_single_token_bytes(self, idx: int) -> bytes:
+        """The bytes of one token, e.g. ``decode_single_token_bytes(256) == b"e "``."""
+        return self.decode_bytes([idx])
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Text of a token sequence; invalid UTF-8 becomes U+FFFD with ``errors="replace"``."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    # -- stepping through merges ------------------------------------------------------------
+
+    def step_through(self, text: str, allowed_special: object = "none_raise") -> StepThrough:
+        """Precompute ``text`` so that its tokens after any number of merges come back fast."""
+        from .steps import StepThrough
+
+        return StepThrough(self, text, allowed_special)
+
+    def tokens_at_step(
+        self, text: str, k: int, allowed_special: object = "none_raise"
+    ) -> list[TokenSpan]:
+        """``text`` tokenized with only the first ``k`` merges, with byte and character spans."""
+        return self.step_through(text, allowed_special).tokens_at(k)
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def save(self, file_prefix: str) -> None:
+        """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable)."""
+        from .files import save_minbpe
+
+        save_minbpe(self, file_prefix)
+
+    def __repr__(self) -> str:
+        kind = type(self).__name__
+        return f"<{kind} {self.vocab_size} tokens, {self.num_merges} merges>"

@@ -1,0 +1,152 @@
+"""Saving and loading tokenizers: minbpe's ``.model`` and ``.vocab`` files.
+
+A ``.model`` file (minbpe's format; the seeds write ``bpe v1`` as the first line instead)::
+
+    minbpe v1                 <- version
+    <split pattern>           <- empty line for BasicTokenizer
+    1                         <- number of special tokens
+    <|endoftext|> 100257      <- one "token id" line per special token
+    101 32                    <- one merge per line: the pair that became id 256, 257, ...
+
+The ``.vocab`` file is for people: ``[e][ ] -> [e ] 256`` per merged token, ``[a] 97`` per byte.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .base import Tokenizer
+
+MODEL_HEADERS = ("minbpe v1", "bpe v1")
+MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
+
+
+def save_minbpe(tok: Tokenizer, file_prefix: str | os.PathLike) -> None:
+    """Write ``<prefix>.model`` and ``<prefix>.vocab`` as minbpe does."""
+    from .base import render_token
+
+    if any(ch in tok.pattern for ch in "\r\n"):
+        raise ValueError(
+            "this split pattern contains a raw line break, which a .model file cannot hold;"
+            r" write it as \n or \r inside the pattern instead"
+        )
+    expected = range(256, 256 + len(tok.merges))
+    if list(tok.merges.values()) != list(expected):
+        raise ValueError(
+            "a .model file can only hold merges that made ids 256, 257, ... in order;"
+            " save this tokenizer in another format"
+        )
+    prefix = os.fspath(file_prefix)
+    lines = ["minbpe v1", tok.pattern, str(len(tok.special_tokens))]
+    lines += [f"{special} {idx}" for special, idx in tok.special_tokens.items()]
+    lines += [f"{a} {b}" for a, b in tok.merges]
+    with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+
+    with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
+        for idx, token in tok.vocab.items():
+            s = render_token(token)
+            if idx in tok.parents:
+                a, b = tok.parents[idx]
+                f.write(f"[{render_token(tok.vocab[a])}][{render_token(tok.vocab[b])}] -> [{s}] {idx}\n")
+            else:
+                f.write(f"[{s}] {idx}\n")
+
+
+def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, int], list[tuple[int, int]]]:
+    """Read a ``.model`` file's text: ``(pattern, special tokens, merges in order)``.
+
+    Any problem is a ValueError naming the file, the line and what was expected.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the file's final newline
+
+    def fail(lineno: int, message: str) -> ValueError:
+        return ValueError(f"{name}, line {lineno}: {message}")
+
+    def line(lineno: int, what: str) -> str:
+        if lineno > len(lines):
+            raise fail(lineno, f"the file ends early; expected {what}")
+        return lines[lineno - 1].rstrip("\r")
+
+    header = line(1, "the version line 'minbpe v1'").strip()
+    if header not in MODEL_HEADERS:
+        raise fail(1, f"expected 'minbpe v1' (or the seeds' 'bpe v1'), found {header[:40]!r}")
+    pattern = line(2, "the split pattern (an empty line for no split)")
+    count_line = line(3, "the number of special tokens").strip()
+    if not count_line.isdigit() or not count_line.isascii():
+        raise fail(3, f"expected the number of special tokens, found {count_line[:40]!r}")
+    num_special = int(count_line)
+    if num_special > len(lines):
+        raise fail(3, f"says {num_special} special tokens, but the file has only {len(lines)} lines")
+
+    special_tokens: dict[str, int] = {}
+    for lineno in range(4, 4 + num_special):
+        entry = line(lineno, "a special token line 'token id'")
+        special, _, idx = entry.rpartition(" ")
+        if not special or not idx.isdigit() or not idx.isascii():
+            raise fail(lineno, f"expected a special token line 'token id', found {entry[:60]!r}")
+        if special in special_tokens:
+            raise fail(lineno, f"special token {special!r} appears twice")
+        special_tokens[special] = int(idx)
+
+    merges: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for lineno in range(4 + num_special, len(lines) + 1):
+        fields = line(lineno, "a merge").split()
+        if len(fields) != 2 or not all(f.isdigit() and f.isascii() for f in fields):
+            raise fail(
+                lineno, f"expected a merge: two token ids such as '101 32', found {lines[lineno - 1][:60]!r}"
+            )
+        a, b = int(fields[0]), int(fields[1])
+        new_id = 256 + len(merges)
+        if a >= new_id or b >= new_id:
+            raise fail(
+                lineno,
+                f"merge '{a} {b}' makes token {new_id} but uses token {max(a, b)}, which does"
+                " not exist yet (merges may only use bytes 0..255 and earlier merges)",
+            )
+        if (a, b) in seen:
+            raise fail(lineno, f"the merge '{a} {b}' appears twice")
+        seen.add((a, b))
+        merges.append((a, b))
+    return pattern, special_tokens, merges
+
+
+def load(path: str | os.PathLike) -> Tokenizer:
+    """Load a tokenizer file; a minbpe ``.model`` (or the seeds' ``bpe v1``) gives the right kind.
+
+    An empty pattern line gives a ``BasicTokenizer``, any other a ``RegexTokenizer``.
+    """
+    from .basic import BasicTokenizer
+    from .regex_tokenizer import RegexTokenizer
+
+    name = os.fspath(path)
+    try:
+        size = os.path.getsize(name)
+        if size > MAX_MODEL_BYTES:
+            raise ValueError(f"{name}: {size:,} bytes is too large for a model file")
+        with open(name, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(f"cannot read {name}: {e.strerror or e}") from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        lineno = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"{name}, line {lineno}: not UTF-8 text (is this a model file?)") from e
+    pattern, special_tokens, merges = parse_minbpe(text, name)
+    try:
+        tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
+    except ValueError as e:
+        raise ValueError(f"{name}, line 2: {e}") from e
+    tok.merges = {pair: 256 + i for i, pair in enumerate(merges)}
+    tok._rebuild()
+    try:
+        tok.register_special_tokens(special_tokens)
+    except ValueError as e:
+        raise ValueError(f"{name}, special tokens (lines 4-{3 + len(special_tokens)}): {e}") from e
+    return tok

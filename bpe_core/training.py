@@ -1,0 +1,197 @@
+"""BPE training that makes exactly the merges of the seeds' loop, without rescanning the text.
+
+The seeds' loop, for every merge, counts every adjacent pair in the whole text and then rewrites
+the whole text: O(merges x text). This module gives the same merges, ties included, but
+
+1. counts each distinct chunk once, with how often it occurs (" the" may occur 20 000 times),
+2. keeps the pair counts and, for every pair, the places where it occurs,
+3. after a merge, updates only the places the merge touched,
+4. picks the next pair from a priority queue ordered like the seeds' ``max(stats, key=stats.get)``.
+
+The tie rule. ``max`` over a dict returns the first of the equally frequent pairs in insertion
+order, and ``get_stats`` inserts pairs in the order it meets them in the current token stream.
+So among the most frequent pairs the winner is the one whose first occurrence comes earliest.
+We lay the distinct chunks out in the order they first appear in the text, one node per byte,
+so the node number of a pair's first occurrence orders pairs exactly as the stream does.
+
+Data (all plain lists and dicts, indexed by node number):
+
+    tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
+    nxt[i]     next live node in the same chunk, or -1 at the end of the chunk
+    prv[i]     previous live node in the same chunk, or -1 at the start of the chunk
+    weight[i]  how many times node i's chunk occurs in the text
+    counts     (a, b) -> how many times the pair occurs in the text (every copy of a chunk counts)
+    where      (a, b) -> node numbers where the pair started, ascending (some may be stale)
+    heap       entries (-count, first node, pair)
+
+Two facts keep the queue simple. A pair's count only ever falls after it is first counted (new
+occurrences only ever form around the new token, and those are new pairs), and so does the set of
+its places. So an entry in the heap is never worse than the truth: when the top entry still
+matches the pair's current count it is the true maximum; when it does not, we push the pair back
+with its current count and first place and look again ("lazy" deletion).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+
+class MergeRecord(NamedTuple):
+    """One step of training: ``pair`` became token ``id`` (bytes ``token``); it occurred ``count`` times."""
+
+    pair: tuple[int, int]
+    id: int
+    token: bytes
+    count: int
+
+
+# progress(done, total, record) -> False to stop training early
+ProgressCallback = Callable[[int, int, MergeRecord], "bool | None"]
+
+
+class TrainResult(NamedTuple):
+    merges: dict[tuple[int, int], int]
+    history: list[MergeRecord]
+    stop_reason: str | None  # None when every requested merge was made
+
+
+def train_bpe(
+    chunks: Iterable[tuple[bytes, int]],
+    num_merges: int,
+    progress: ProgressCallback | None = None,
+    verbose: bool = False,
+) -> TrainResult:
+    """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
+
+    >>> r = train_bpe([(b"aaabdaaabac", 1)], 3)
+    >>> [(m.pair, m.id, m.token, m.count) for m in r.history]
+    [((97, 97), 256, b'aa', 4), ((256, 97), 257, b'aaa', 2), ((257, 98), 258, b'aaab', 2)]
+    """
+    # 1. Lay the distinct chunks out one after another, one node per byte.
+    tok: list[int] = []
+    weight: list[int] = []
+    starts: list[int] = []
+    for chunk, occurrences in chunks:
+        if chunk:
+            starts.append(len(tok))
+            tok.extend(chunk)
+            weight.extend([occurrences] * len(chunk))
+    n = len(tok)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    for s in starts:  # cut the links between neighbouring chunks
+        prv[s] = -1
+        if s:
+            nxt[s - 1] = -1
+    if n:
+        nxt[n - 1] = -1
+
+    # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
+    counts: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], list[int]] = {}
+    for i in range(n - 1):
+        if nxt[i] != -1:
+            pair = (tok[i], tok[i + 1])
+            if pair in counts:
+                counts[pair] += weight[i]
+                where[pair].append(i)
+            else:
+                counts[pair] = weight[i]
+                where[pair] = [i]
+    heap = [(-c, where[pair][0], pair) for pair, c in counts.items()]
+    heapq.heapify(heap)
+
+    def first_place(pair: tuple[int, int]) -> int:
+        """The first node where ``pair`` still occurs; forget the stale places before it."""
+        a, b = pair
+        places = where[pair]
+        k = 0
+        while True:
+            i = places[k]
+            j = nxt[i]
+            if tok[i] == a and j != -1 and tok[j] == b:
+                break
+            k += 1
+        if k:
+            del places[:k]
+        return places[0]
+
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: dict[tuple[int, int], int] = {}
+    history: list[MergeRecord] = []
+    stop_reason = None
+    for step in range(num_merges):
+        # 3. The most frequent pair, ties to the earliest first occurrence.
+        while heap:
+            neg_count, _, pair = heapq.heappop(heap)
+            count = counts.get(pair, 0)
+            if count == -neg_count:
+                break
+            if count > 0:  # stale entry: put the pair back with what is true now
+                heapq.heappush(heap, (-count, first_place(pair), pair))
+        else:
+            stop_reason = f"no pair left to merge after {step} merges"
+            break
+
+        # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
+        a, b = pair
+        new_id = 256 + step
+        new_pairs: set[tuple[int, int]] = set()
+        for i in where.pop(pair):
+            if tok[i] != a:
+                continue  # stale: node i was merged since
+            j = nxt[i]
+            if j == -1 or tok[j] != b:
+                continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
+            w = weight[i]
+            p = prv[i]
+            q = nxt[j]
+            if p != -1:  # (x, a) becomes (x, new)
+                x = tok[p]
+                counts[(x, a)] -= w
+                left = (x, new_id)
+                if left in counts:
+                    counts[left] += w
+                    where[left].append(p)
+                else:
+                    counts[left] = w
+                    where[left] = [p]
+                    new_pairs.add(left)
+            if q != -1:  # (b, y) becomes (new, y)
+                y = tok[q]
+                counts[(b, y)] -= w
+                right = (new_id, y)
+                if right in counts:
+                    counts[right] += w
+                    where[right].append(i)
+                else:
+                    counts[right] = w
+                    where[right] = [i]
+                    new_pairs.add(right)
+            tok[i] = new_id
+            tok[j] = -1
+            nxt[i] = q
+            if q != -1:
+                prv[q] = i
+        del counts[pair]
+        for new_pair in new_pairs:
+            if counts[new_pair] > 0:
+                heapq.heappush(heap, (-counts[new_pair], first_place(new_pair), new_pair))
+
+        # 5. Record the merge.
+        merges[pair] = new_id
+        vocab[new_id] = vocab[a] + vocab[b]
+        record = MergeRecord(pair, new_id, vocab[new_id], count)
+        history.append(record)
+        if verbose:
+            print(
+                f"merge {step + 1}/{num_merges}: {pair} -> {new_id} ({vocab[new_id]!r})"
+                f" had {count} occurrences"
+            )
+        if progress is not None and progress(step + 1, num_merges, record) is False:
+            if step + 1 < num_merges:
+                stop_reason = f"stopped by the progress callback after {step + 1} merges"
+            break
+    return TrainResult(merges, history, stop_reason)
