@@ -13,6 +13,7 @@ trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``f
 from .base import Tokenizer, clean_text, get_stats, merge, render_token
 from .basic import BasicTokenizer
 from .files import load
+from .pretrained import PRESETS, load_pretrained
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .steps import StepThrough, TokenSpan
@@ -31,6 +32,8 @@ __all__ = [
     "clean_text",
     "get_stats",
     "load",
+    "load_pretrained",
+    "PRESETS",
     "merge",
     "render_token",
     "train_bpe",

@@ -7,6 +7,8 @@ A subclass only says how text is cut into chunks (``BasicTokenizer``: not at all
     vocab:           int -> bytes        every byte, every merged token, every special token
     special_tokens:  str -> int          e.g. {"<|endoftext|>": 100257}
     history:         list[MergeRecord]   what training chose, step by step, with counts
+    byte_ids:        None, or 256 ids    the id of each single byte when it is not the byte's value
+                                         (GPT vocabularies number their bytes in their own order)
 """
 
 from __future__ import annotations
@@ -181,6 +183,7 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = {}
         self.history: list[MergeRecord] = []
         self.stop_reason: str | None = None
+        self.byte_ids: list[int] | None = None
         self.timeout = timeout  # seconds a split may take before ValueError (None: no bound)
         self.pattern = pattern
         self._rebuild()
@@ -261,6 +264,7 @@ class Tokenizer:
         chunk_counts = Counter(self.split(text))
         chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
         result = train_bpe(chunks, vocab_size - 256, progress=progress, verbose=verbose)
+        self.byte_ids = None
         self.merges = result.merges
         self.history = result.history
         self.stop_reason = result.stop_reason
@@ -270,7 +274,8 @@ class Tokenizer:
 
     def _rebuild(self) -> None:
         """Derive the vocabulary and lookups from merges and special tokens."""
-        vocab = {idx: bytes([idx]) for idx in range(256)}
+        byte_ids = range(256) if self.byte_ids is None else self.byte_ids
+        vocab = {byte_ids[b]: bytes([b]) for b in range(256)}
         for (p0, p1), idx in self.merges.items():
             vocab[idx] = vocab[p0] + vocab[p1]
         for special, idx in self.special_tokens.items():
@@ -320,7 +325,9 @@ class Tokenizer:
     # -- encoding ----------------------------------------------------------------------------
 
     def _encode_chunk(self, chunk: str) -> list[int]:
-        return apply_merges(list(chunk.encode("utf-8")), self.merges)
+        data = chunk.encode("utf-8")
+        ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
+        return apply_merges(ids, self.merges)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token text as ordinary text."""
