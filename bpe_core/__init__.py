@@ -12,7 +12,7 @@ trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``f
 
 from .base import Tokenizer, clean_text, get_stats, merge, render_token
 from .basic import BasicTokenizer
-from .files import load
+from .files import detect_format, load, read_tokenizer
 from .pretrained import PRESETS, load_pretrained
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
@@ -32,6 +32,8 @@ __all__ = [
     "clean_text",
     "get_stats",
     "load",
+    "read_tokenizer",
+    "detect_format",
     "load_pretrained",
     "PRESETS",
     "merge",

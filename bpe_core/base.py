@@ -454,6 +454,30 @@ class Tokenizer:
 
         save_minbpe(self, file_prefix)
 
+    def save_hf(self, path: str) -> None:
+        """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it)."""
+        from .formats import to_hf_json
+
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(to_hf_json(self))
+
+    def save_tiktoken(self, path: str) -> None:
+        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them)."""
+        from .formats import to_tiktoken
+
+        with open(path, "wb") as f:
+            f.write(to_tiktoken(self))
+
+    def save_gpt2(self, vocab_path: str, merges_path: str) -> None:
+        """Write GPT-2 style ``vocab.json`` and ``merges.txt``."""
+        from .formats import to_gpt2_files
+
+        vocab_text, merges_text = to_gpt2_files(self)
+        with open(vocab_path, "w", encoding="utf-8") as f:
+            f.write(vocab_text)
+        with open(merges_path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(merges_text)
+
     def __repr__(self) -> str:
         kind = type(self).__name__
         return f"<{kind} {self.vocab_size} tokens, {self.num_merges} merges>"

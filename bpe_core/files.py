@@ -13,7 +13,10 @@ The ``.vocab`` file is for people: ``[e][ ] -> [e ] 256`` per merged token, ``[a
 
 from __future__ import annotations
 
+import json
 import os
+
+import regex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,7 +36,7 @@ def save_minbpe(tok: Tokenizer, file_prefix: str | os.PathLike) -> None:
             r" write it as \n or \r inside the pattern instead"
         )
     expected = range(256, 256 + len(tok.merges))
-    if list(tok.merges.values()) != list(expected):
+    if tok.byte_ids is not None or list(tok.merges.values()) != list(expected):
         raise ValueError(
             "a .model file can only hold merges that made ids 256, 257, ... in order;"
             " save this tokenizer in another format"
@@ -116,28 +119,101 @@ def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, in
     return pattern, special_tokens, merges
 
 
-def load(path: str | os.PathLike) -> Tokenizer:
-    """Load a tokenizer file; a minbpe ``.model`` (or the seeds' ``bpe v1``) gives the right kind.
-
-    An empty pattern line gives a ``BasicTokenizer``, any other a ``RegexTokenizer``.
-    """
-    from .basic import BasicTokenizer
-    from .regex_tokenizer import RegexTokenizer
-
+def _read(path: str | os.PathLike) -> bytes:
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
         if size > MAX_MODEL_BYTES:
-            raise ValueError(f"{name}: {size:,} bytes is too large for a model file")
+            raise ValueError(f"{name}: {size:,} bytes is too large for a tokenizer file")
         with open(name, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError as e:
         raise ValueError(f"cannot read {name}: {e.strerror or e}") from e
+
+
+def _text(data: bytes, name: str) -> str:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         lineno = data.count(b"\n", 0, e.start) + 1
-        raise ValueError(f"{name}, line {lineno}: not UTF-8 text (is this a model file?)") from e
+        raise ValueError(f"{name}, line {lineno}: not UTF-8 text (is this a tokenizer file?)") from e
+
+
+def detect_format(data: bytes) -> str:
+    """Which kind of tokenizer file ``data`` is, from its content.
+
+    One of "minbpe", "hf" (tokenizer.json), "gpt2-vocab" (vocab.json / encoder.json),
+    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken"; ValueError when it is none of them.
+
+    >>> detect_format(b"minbpe v1\\n\\n0\\n")
+    'minbpe'
+    >>> detect_format(b"IQ== 0\\nIg== 1\\n")
+    'tiktoken'
+    """
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    first = head.split(b"\n", 1)[0].rstrip(b"\r")
+    if first.strip() in (b"minbpe v1", b"bpe v1"):
+        return "minbpe"
+    if head.startswith(b"{"):
+        try:
+            document = json.loads(data)
+        except (ValueError, RecursionError):
+            return "hf"  # the reader says what is wrong with it
+        is_hf = isinstance(document, dict) and isinstance(document.get("model"), dict)
+        return "hf" if is_hf else "gpt2-vocab"
+    if first.startswith(b"#version"):
+        return "gpt2-merges"
+    if regex.fullmatch(rb"[A-Za-z0-9+/]+={0,2} \d+", first):
+        return "tiktoken"
+    if first.count(b" ") == 1:
+        return "gpt2-merges"
+    raise ValueError(
+        "not a tokenizer file this tool reads: expected a minbpe .model, a Hugging Face"
+        " tokenizer.json, tiktoken ranks, or GPT-2 vocab.json / merges.txt"
+    )
+
+
+def read_tokenizer(
+    data: bytes,
+    name: str = "tokenizer file",
+    *,
+    merges: bytes | None = None,
+    vocab: bytes | None = None,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+) -> Tokenizer:
+    """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
+
+    GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=``. tiktoken
+    and GPT-2 files do not store the split pattern: ``pattern`` defaults to GPT-4's (tiktoken)
+    or GPT-2's (vocab.json + merges.txt).
+    """
+    from .formats import from_gpt2_files, from_hf_json, from_tiktoken
+
+    if len(data) > MAX_MODEL_BYTES:
+        raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
+    kind = detect_format(data)
+    if kind == "minbpe":
+        return _from_minbpe(_text(data, name), name)
+    if kind == "hf":
+        return from_hf_json(_text(data, name), name)
+    if kind == "tiktoken":
+        return from_tiktoken(data, pattern=pattern, special_tokens=special_tokens, name=name)
+    if kind == "gpt2-vocab":
+        if merges is None:
+            raise ValueError(f"{name} is a GPT-2 style vocab.json: it needs its merges.txt too")
+        return from_gpt2_files(_text(data, name), _text(merges, "merges.txt"), pattern=pattern,
+                               special_tokens=special_tokens, names=(name, "merges.txt"))
+    if vocab is None:
+        raise ValueError(f"{name} is a GPT-2 style merges.txt: it needs its vocab.json too")
+    return from_gpt2_files(_text(vocab, "vocab.json"), _text(data, name), pattern=pattern,
+                           special_tokens=special_tokens, names=("vocab.json", name))
+
+
+def _from_minbpe(text: str, name: str) -> Tokenizer:
+    from .basic import BasicTokenizer
+    from .regex_tokenizer import RegexTokenizer
+
     pattern, special_tokens, merges = parse_minbpe(text, name)
     try:
         tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
@@ -150,3 +226,36 @@ def load(path: str | os.PathLike) -> Tokenizer:
     except ValueError as e:
         raise ValueError(f"{name}, special tokens (lines 4-{3 + len(special_tokens)}): {e}") from e
     return tok
+
+
+_PARTNERS = {"gpt2-vocab": ("merges.txt", "vocab.bpe"), "gpt2-merges": ("vocab.json", "encoder.json")}
+
+
+def load(
+    path: str | os.PathLike,
+    *,
+    merges_path: str | os.PathLike | None = None,
+    vocab_path: str | os.PathLike | None = None,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+) -> Tokenizer:
+    """Load a tokenizer file of any supported kind, detected from its content.
+
+    A minbpe ``.model`` (or the seeds' ``bpe v1``) gives a ``BasicTokenizer`` when its pattern
+    line is empty, else a ``RegexTokenizer``. For ``vocab.json`` / ``merges.txt`` the partner file
+    is taken from ``merges_path`` / ``vocab_path`` or found beside it (merges.txt or vocab.bpe,
+    vocab.json or encoder.json).
+    """
+    name = os.fspath(path)
+    data = _read(name)
+    kind = detect_format(data)
+    partner: dict[str, bytes] = {}
+    if kind in _PARTNERS:
+        given = merges_path if kind == "gpt2-vocab" else vocab_path
+        candidates = [given] if given is not None else [
+            os.path.join(os.path.dirname(name), c) for c in _PARTNERS[kind]
+        ]
+        found = next((c for c in candidates if os.path.exists(c)), None)
+        if found is not None:
+            partner["merges" if kind == "gpt2-vocab" else "vocab"] = _read(found)
+    return read_tokenizer(data, name, pattern=pattern, special_tokens=special_tokens, **partner)

@@ -1,0 +1,663 @@
+"""Benchmark bpe_core against its peers, side by side in one run: ``python -m bpe_core.bench``.
+
+Sections (one table each):
+
+1. the corpus: Python's own docs (pydoc_data topics) and standard-library source, so every Python
+   install can rebuild it; its size and sha256 prefix say whether two runs used the same text;
+2. training time at several vocabulary sizes vs Hugging Face ``tokenizers``, and peak memory;
+3. the seeds' naive training loop vs bpe_core on a slice: speed-up, and a check of equal merges;
+4. encoding and decoding throughput vs ``tiktoken`` (cl100k_base from a local file) and HF;
+5. pathological inputs (one long run with no split point): is encoding near-linear?
+
+Every timing is the median of ``--repeat`` rounds; inside a round the contenders run one after the
+other, so a noisy neighbour slows all of them alike. Peers are optional: a missing package or
+vocabulary file skips its row with a note. Needs only the standard library, ``regex`` and bpe_core.
+
+    python -m bpe_core.bench --quick          # smoke run, well under a minute
+    python -m bpe_core.bench --markdown       # the tables for the README
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime
+import gc
+import hashlib
+import importlib
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import regex
+
+import bpe_core
+from bpe_core import (
+    GPT4_SPLIT_PATTERN,
+    BasicTokenizer,
+    RegexTokenizer,
+    Tokenizer,
+    get_stats,
+    load,
+    merge,
+)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RANKS = REPO_ROOT.parent / "shared" / "data" / "pretrained" / "cl100k_base.tiktoken"
+CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+FULL = {"corpus_bytes": 1_260_000, "vocabs": (512, 1024, 4096, 8192), "repeat": 3,
+        "naive_chars": 100_000}
+QUICK = {"corpus_bytes": 300_000, "vocabs": (512, 1024), "repeat": 1, "naive_chars": 20_000}
+NAIVE_VOCAB = 512
+PATHOLOGICAL_VOCAB = 1024
+PATHOLOGICAL_SIZES = (50_000, 200_000)
+MB = 1_000_000  # throughput is in MB/s of UTF-8 input, 1 MB = 10**6 bytes
+
+
+# ----------------------------------------------------------------------------------------------
+# Output: one table per section, plain text or markdown.
+
+
+class Report:
+    """Prints tables and notes as they are ready (plain text, or markdown for the README)."""
+
+    def __init__(self, markdown: bool = False) -> None:
+        self.markdown = markdown
+
+    def line(self, text: str = "") -> None:
+        print(text, flush=True)
+
+    def title(self, text: str) -> None:
+        self.line(f"### {text}" if self.markdown else f"== {text} ==")
+        self.line()
+
+    def note(self, text: str) -> None:
+        self.line(f"- {text}")
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+        self.line(render_table(headers, rows, markdown=self.markdown))
+        self.line()
+
+
+def render_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], markdown: bool = False
+) -> str:
+    """A table as text: markdown pipes, or plain columns padded to their widest cell.
+
+    >>> print(render_table(["a", "bb"], [[1, 2.5]], markdown=True))
+    | a | bb |
+    |---|---|
+    | 1 | 2.5 |
+    """
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    if markdown:
+        lines = ["| " + " | ".join(cells[0]) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
+        return "\n".join(lines)
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def fmt_s(seconds: float | None) -> str:
+    """Seconds with three significant figures ("-" when not measured)."""
+    return "-" if seconds is None else f"{seconds:.3g}"
+
+
+def fmt_ratio(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}x"
+
+
+def mb_per_s(nbytes: int, seconds: float) -> float:
+    return nbytes / MB / seconds
+
+
+# ----------------------------------------------------------------------------------------------
+# Timing
+
+
+def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
+    """``(seconds, result)`` of one call, timed with ``perf_counter`` after a garbage collection."""
+    gc.collect()
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def with_cpu_time(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``(result, CPU seconds of this whole process, all threads)`` of one call."""
+    start = time.process_time()
+    result = fn(*args)
+    return result, time.process_time() - start
+
+
+def medians(samples: dict[str, list[float]]) -> dict[str, float]:
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def fresh_loader(tok: Tokenizer, directory: str) -> Callable[[], Tokenizer]:
+    """A function returning a new copy of ``tok`` (empty chunk cache) per call, via save/load."""
+    prefix = os.path.join(directory, f"{type(tok).__name__}-{tok.vocab_size}")
+    tok.save(prefix)
+    return lambda: load(prefix + ".model")
+
+
+def import_optional(name: str) -> Any:
+    """The module, or None when it is not installed (peers are optional)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. The corpus
+
+
+def build_corpus(nbytes: int) -> str:
+    """Python's docs and standard-library source, cut to at most ``nbytes`` bytes of UTF-8.
+
+    All ``pydoc_data.topics.topics`` values (sorted by key), then the top-level ``.py`` files of
+    the standard library in sorted filename order, joined by newlines, until ``nbytes`` is reached;
+    the last file is cut at a character boundary. Different Python versions ship different text.
+    """
+    from pydoc_data.topics import topics
+
+    parts = [topics[key] for key in sorted(topics)]
+    size = sum(len(p.encode("utf-8")) + 1 for p in parts)
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(stdlib.glob("*.py"), key=lambda p: p.name):
+        if size >= nbytes:
+            break
+        source = path.read_text(encoding="utf-8", errors="replace")
+        parts.append(source)
+        size += len(source.encode("utf-8")) + 1
+    data = "\n".join(parts).encode("utf-8")[:nbytes]
+    return data.decode("utf-8", errors="ignore")
+
+
+def corpus_fingerprint(corpus: str) -> tuple[int, str]:
+    """``(UTF-8 size in bytes, first 16 hex digits of its sha256)``."""
+    data = corpus.encode("utf-8")
+    return len(data), hashlib.sha256(data).hexdigest()[:16]
+
+
+def corpus_section(report: Report, corpus: str) -> None:
+    """Section 1: what was measured on."""
+    size, digest = corpus_fingerprint(corpus)
+    report.title("1. Corpus")
+    report.table(
+        ["bytes (UTF-8)", "characters", "lines", "sha256[:16]"],
+        [[f"{size:,}", f"{len(corpus):,}", f"{corpus.count(chr(10)) + 1:,}", digest]],
+    )
+    report.note(
+        "pydoc_data topics (sorted by key) + top-level stdlib .py files in filename order;"
+        " the hash differs between Python versions, whose stdlib differs"
+    )
+    report.line()
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. Training time and memory
+
+
+def train_core(corpus: str, vocab_size: int) -> RegexTokenizer:
+    """bpe_core with the GPT-4 split."""
+    tok = RegexTokenizer(GPT4_SPLIT_PATTERN)
+    tok.train(corpus, vocab_size)
+    return tok
+
+
+def train_hf(corpus: str, vocab_size: int) -> Any:
+    """Hugging Face ``tokenizers`` BPE with the same GPT-4 split and a byte-level alphabet."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+    tk = Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(GPT4_SPLIT_PATTERN), "isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tk.train_from_iterator([corpus], trainer)
+    return tk
+
+
+def training_section(
+    report: Report, corpus: str, vocabs: Sequence[int], repeat: int
+) -> dict[tuple[str, int], Any]:
+    """Section 2b: training time per vocabulary size, bpe_core vs HF; returns the tokenizers."""
+    have_hf = import_optional("tokenizers") is not None
+    samples: dict[str, list[float]] = defaultdict(list)
+    trained: dict[tuple[str, int], Any] = {}
+    for _ in range(repeat):
+        for v in vocabs:
+            seconds, trained["core", v] = timed(train_core, corpus, v)
+            samples[f"core {v}"].append(seconds)
+            if have_hf:
+                seconds, (trained["hf", v], cpu) = timed(with_cpu_time, train_hf, corpus, v)
+                samples[f"hf {v}"].append(seconds)
+                samples[f"hf cpu {v}"].append(cpu)
+    med = medians(samples)
+    rows = []
+    for v in vocabs:
+        core, hf = med[f"core {v}"], med.get(f"hf {v}")
+        rows.append(
+            [v, fmt_s(core), fmt_s(hf), fmt_ratio(core / hf if hf else None),
+             fmt_s(med.get(f"hf cpu {v}"))]
+        )
+    report.title(f"2b. Training time, GPT-4 split (median of {repeat})")
+    report.table(["vocab", "bpe_core s", "HF s", "bpe_core/HF", "HF CPU s"], rows)
+    report.note("ratio below 1x: bpe_core is faster. HF's vocab_size includes its 256-symbol"
+                " byte alphabet, as bpe_core's does (vocab - 256 merges each)")
+    report.note("HF CPU s is the whole process's CPU time during HF training (all its threads);"
+                " bpe_core runs on one core")
+    if not have_hf:
+        report.note("HF tokenizers is not installed: its column is empty")
+    for v in vocabs:
+        if have_hf and trained["hf", v].get_vocab_size() != v:
+            report.note(f"HF stopped at {trained['hf', v].get_vocab_size()} tokens for vocab {v}")
+        if trained["core", v].stop_reason:
+            report.note(f"bpe_core at vocab {v}: {trained['core', v].stop_reason}")
+    report.line()
+    return trained
+
+
+def child_peak_rss_kib(code: str) -> int:
+    """Peak RSS of a fresh ``python -c code``, as ``getrusage(RUSAGE_CHILDREN).ru_maxrss``.
+
+    A small fresh Python process starts the child and reads the figure. Asking from this process
+    would be wrong twice over: RUSAGE_CHILDREN keeps the maximum over every child reaped so far,
+    and on Linux a child's ru_maxrss includes the RSS of the process that forked it (ours, large
+    after training) because exec keeps the old address space's high-water mark.
+    """
+    measure = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run([sys.executable, '-c', sys.argv[1]], check=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", measure, code],
+        cwd=REPO_ROOT, capture_output=True, text=True, check=True,
+    ).stdout
+    maxrss = int(out.split()[-1])
+    return maxrss // 1024 if sys.platform == "darwin" else maxrss  # macOS reports bytes
+
+
+def memory_section(report: Report, corpus_bytes: int, vocab_size: int) -> None:
+    """Section 2a: whole-process peak memory of each trainer at ``vocab_size``, fresh processes."""
+    report.title(f"2a. Peak memory, training at vocab {vocab_size} (whole process, fresh child)")
+    if import_optional("resource") is None:
+        report.note("the resource module is not available on this platform: skipped")
+        report.line()
+        return
+    prelude = (
+        f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        "from bpe_core.bench import build_corpus, train_core, train_hf\n"
+        f"corpus = build_corpus({corpus_bytes})\n"
+    )
+    children = {"baseline (builds the corpus only)": prelude,
+                "bpe_core": prelude + f"train_core(corpus, {vocab_size})\n"}
+    if import_optional("tokenizers") is not None:
+        children["HF tokenizers"] = prelude + f"train_hf(corpus, {vocab_size})\n"
+    peaks = {name: child_peak_rss_kib(code) for name, code in children.items()}
+    base = peaks["baseline (builds the corpus only)"]
+    rows = [
+        [name, f"{kib / 1024:.1f}", "-" if name.startswith("baseline") else
+         f"{(kib - base) / 1024:+.1f}"]
+        for name, kib in peaks.items()
+    ]
+    report.table(["process", "peak RSS MiB", "minus baseline MiB"], rows)
+    if "HF tokenizers" not in peaks:
+        report.note("HF tokenizers is not installed: its row is skipped")
+    report.note("each child imports bpe_core.bench, builds the corpus, then trains (or not)")
+    report.line()
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. The seeds' naive algorithm
+
+
+def naive_train(
+    text: str, vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN
+) -> dict[tuple[int, int], int]:
+    """The seeds' training loop, plainly: every merge recounts all pairs and rewrites every chunk.
+
+    >>> naive_train("aaabdaaabac", 259, pattern=r".+")
+    {(97, 97): 256, (256, 97): 257, (257, 98): 258}
+    """
+    chunks = [list(chunk.encode("utf-8")) for chunk in regex.findall(pattern, text)]
+    merges: dict[tuple[int, int], int] = {}  # (int, int) -> int, in merge order
+    for i in range(vocab_size - 256):
+        stats: dict[tuple[int, int], int] = {}
+        for ids in chunks:
+            get_stats(ids, stats)
+        if not stats:
+            break
+        pair = max(stats, key=stats.get)  # ties: the pair seen first
+        idx = 256 + i
+        chunks = [merge(ids, pair, idx) for ids in chunks]
+        merges[pair] = idx
+    return merges
+
+
+class NaiveComparison(NamedTuple):
+    chars: int
+    nbytes: int
+    naive_s: float
+    core_s: float
+    identical: bool  # bpe_core made the same merges, in the same order, with the same ids
+
+    @property
+    def speedup(self) -> float:
+        return self.naive_s / self.core_s
+
+
+def compare_naive(text: str, vocab_size: int, repeat: int = 1) -> NaiveComparison:
+    """Train ``text`` with the naive loop and with bpe_core; median times and an equality check."""
+    samples: dict[str, list[float]] = defaultdict(list)
+    identical = True
+    for _ in range(repeat):
+        seconds, naive_merges = timed(naive_train, text, vocab_size)
+        samples["naive"].append(seconds)
+        seconds, tok = timed(train_core, text, vocab_size)
+        samples["core"].append(seconds)
+        identical &= list(tok.merges.items()) == list(naive_merges.items())
+    med = medians(samples)
+    return NaiveComparison(len(text), len(text.encode("utf-8")), med["naive"], med["core"],
+                           identical)
+
+
+def naive_section(report: Report, corpus: str, naive_chars: int, repeat: int) -> None:
+    """Section 3: speed-up over the seeds' algorithm on a slice, and bpe_core on the full corpus."""
+    result = compare_naive(corpus[:naive_chars], NAIVE_VOCAB, repeat)
+    full_bytes = len(corpus.encode("utf-8"))
+    full_s = statistics.median(timed(train_core, corpus, NAIVE_VOCAB)[0] for _ in range(repeat))
+    estimate = result.naive_s * full_bytes / result.nbytes
+    report.title(f"3. bpe_core vs the seeds' naive trainer, vocab {NAIVE_VOCAB}"
+                 f" (median of {repeat})")
+    report.table(
+        ["text", "bytes", "naive s", "bpe_core s", "speed-up"],
+        [
+            [f"first {result.chars:,} chars", f"{result.nbytes:,}", fmt_s(result.naive_s),
+             fmt_s(result.core_s), fmt_ratio(result.speedup)],
+            ["full corpus", f"{full_bytes:,}", f"≈{estimate:.3g} (estimate)", fmt_s(full_s),
+             f"≈{fmt_ratio(estimate / full_s)}"],
+        ],
+    )
+    report.note(f"identical merges: {'yes' if result.identical else 'NO'}"
+                " (same pairs, same order, same ids, ties included)")
+    report.note("target speed-up on the slice: at least 100x. The full-corpus naive time is"
+                " estimated as linear in the text size, not measured")
+    report.line()
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. Encoding and decoding throughput
+
+
+def load_tiktoken(ranks_path: Path) -> tuple[Any, str | None]:
+    """cl100k_base built from the local ranks file: ``(encoding or None, why not)``. No network."""
+    tiktoken = import_optional("tiktoken")
+    if tiktoken is None:
+        return None, "tiktoken is not installed: its rows are skipped"
+    if not ranks_path.is_file():
+        return None, f"{ranks_path} not found (pass --ranks): tiktoken rows are skipped"
+    import tiktoken.load
+
+    enc = tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=GPT4_SPLIT_PATTERN,
+        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(ranks_path)),
+        special_tokens=CL100K_SPECIAL_TOKENS,
+    )
+    return enc, None
+
+
+def encoding_section(
+    report: Report,
+    corpus: str,
+    core_tok: RegexTokenizer,
+    hf_tok: Any,
+    ranks_path: Path,
+    repeat: int,
+) -> None:
+    """Section 4: encoding and decoding MB/s, bpe_core vs tiktoken cl100k and HF."""
+    nbytes = len(corpus.encode("utf-8"))
+    enc, tiktoken_note = load_tiktoken(ranks_path)
+    load_pretrained = getattr(bpe_core, "load_pretrained", None)
+    preset, preset_note = None, None
+    if load_pretrained is not None:
+        try:
+            preset_load_s, preset = timed(load_pretrained, "cl100k_base")
+            preset_cold_s, _ = timed(preset.encode_ordinary, corpus)  # its timed rows are then warm
+        except Exception as e:  # a later issue defines the API; say what went wrong, go on
+            preset_note = f"bpe_core.load_pretrained('cl100k_base') failed: {e}"
+            preset = None
+    lines = corpus.splitlines(keepends=True)
+    samples: dict[str, list[float]] = defaultdict(list)
+    out: dict[str, Any] = {}
+
+    def run(name: str, fn: Callable[..., Any], *args: Any) -> Any:
+        seconds, out[name] = timed(fn, *args)
+        samples[name].append(seconds)
+        return out[name]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = fresh_loader(core_tok, tmp)
+        for _ in range(repeat):
+            tok = fresh()
+            run("cold", tok.encode, corpus)
+            ids = run("warm", tok.encode, corpus)
+            run("split", tok.split, corpus)
+            run("decode", tok.decode, ids)
+            if enc is not None:
+                tiktoken_ids = run("tiktoken", enc.encode_ordinary, corpus)
+                run("tiktoken decode", enc.decode, tiktoken_ids)
+            if preset is not None:
+                run("preset", preset.encode_ordinary, corpus)
+            if hf_tok is not None:
+                run("hf", lambda: hf_tok.encode(corpus).ids)
+                run("hf batch", lambda: [e.ids for e in hf_tok.encode_batch(lines)])
+    med = medians(samples)
+    tt = med.get("tiktoken")
+    vocab = core_tok.vocab_size
+
+    def row(label: str, key: str, tokens: str) -> list[str]:
+        speed = mb_per_s(nbytes, med[key])
+        versus = fmt_ratio(speed / mb_per_s(nbytes, tt)) if tt else "-"
+        return [label, fmt_s(med[key]), f"{speed:.2f}", tokens, versus]
+
+    rows = [
+        row(f"bpe_core encode, vocab {vocab}, cold", "cold", f"{len(out['cold']):,}"),
+        row(f"bpe_core encode, vocab {vocab}, warm", "warm", f"{len(out['warm']):,}"),
+        row("bpe_core split alone (GPT-4 = cl100k pattern)", "split", f"{len(out['split']):,}"
+            " chunks"),
+    ]
+    if preset is not None:
+        rows.append(row("bpe_core cl100k encode_ordinary, warm", "preset",
+                        f"{len(out['preset']):,}"))
+    if enc is not None:
+        rows.append(row("tiktoken cl100k encode_ordinary", "tiktoken",
+                        f"{len(out['tiktoken']):,}"))
+    if hf_tok is not None:
+        rows.append(row(f"HF encode(one string), vocab {vocab}", "hf", f"{len(out['hf']):,}"))
+        rows.append(row(f"HF encode_batch(lines), vocab {vocab}", "hf batch",
+                        f"{sum(map(len, out['hf batch'])):,}"))
+    report.title(f"4. Encoding throughput, {nbytes:,} bytes (median of {repeat})")
+    report.table(["encoder", "s", "MB/s", "tokens", "vs tiktoken"], rows)
+    report.note("cold: first call on a freshly loaded tokenizer; warm: the second call, with its"
+                " chunk cache filled. The split alone is the ceiling for a pure-Python encoder")
+    if load_pretrained is None:
+        report.note("bpe_core has no cl100k preset yet (load_pretrained arrives in a later issue);"
+                    " its split row is the same GPT-4 pattern cl100k uses")
+    elif preset is not None and enc is not None:
+        same = out["preset"] == out["tiktoken"]
+        report.note(f"bpe_core cl100k ids identical to tiktoken's: {'yes' if same else 'NO'};"
+                    f" load_pretrained('cl100k_base') took {preset_load_s:.3g} s, its cold"
+                    f" first encode {preset_cold_s:.3g} s")
+    if preset_note:
+        report.note(preset_note)
+    if tiktoken_note:
+        report.note(tiktoken_note)
+    if hf_tok is None:
+        report.note("HF tokenizers is not installed: its rows are skipped")
+    else:
+        report.note("HF rows use the HF tokenizer trained in section 2. encode(one string) runs on"
+                    " one thread; encode_batch(lines) spreads the lines over all cores and"
+                    " pre-tokenizes each line on its own")
+    report.line()
+
+    drows = [[f"bpe_core decode, vocab {vocab}", fmt_s(med["decode"]),
+              f"{mb_per_s(nbytes, med['decode']):.1f}"]]
+    if enc is not None:
+        drows.append(["tiktoken cl100k decode", fmt_s(med["tiktoken decode"]),
+                      f"{mb_per_s(nbytes, med['tiktoken decode']):.1f}"])
+    report.title(f"4b. Decoding throughput (median of {repeat})")
+    report.table(["decoder", "s", "MB/s"], drows)
+    round_trip = out["decode"] == corpus and (enc is None or out["tiktoken decode"] == corpus)
+    report.note("decode(encode(corpus)) == corpus for every decoder:"
+                f" {'yes' if round_trip else 'NO'}")
+    report.line()
+
+
+# ----------------------------------------------------------------------------------------------
+# 5. Pathological inputs
+
+
+def pathological_inputs(n: int, seed: int = 0) -> dict[str, str]:
+    """Texts of ``n`` characters with few or no split points: one letter, base64, spaces."""
+    noise = base64.b64encode(random.Random(seed).randbytes(n)).decode("ascii")[:n]
+    return {'"a" * n': "a" * n, "random base64": noise, '" " * n': " " * n}
+
+
+def pathological_section(
+    report: Report,
+    corpus: str,
+    regex_tok: RegexTokenizer,
+    repeat: int,
+    sizes: Sequence[int] = PATHOLOGICAL_SIZES,
+) -> None:
+    """Section 5: encoding time at two input sizes; a ratio near sizes[1]/sizes[0] is linear."""
+    basic_tok = BasicTokenizer()
+    basic_s, _ = timed(basic_tok.train, corpus, PATHOLOGICAL_VOCAB)
+    inputs = {n: pathological_inputs(n) for n in sizes}
+    samples: dict[str, list[float]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as tmp:
+        tokenizers = {"Basic": fresh_loader(basic_tok, tmp), "Regex": fresh_loader(regex_tok, tmp)}
+        for _ in range(repeat):
+            for kind in inputs[sizes[0]]:
+                for name, fresh in tokenizers.items():
+                    for n in sizes:
+                        tok = fresh()  # an empty chunk cache for every measurement
+                        samples[f"{kind} {name} {n}"].append(timed(tok.encode, inputs[n][kind])[0])
+    med = medians(samples)
+    small, large = sizes
+    rows = []
+    for kind in inputs[small]:
+        for name in tokenizers:
+            t_small, t_large = med[f"{kind} {name} {small}"], med[f"{kind} {name} {large}"]
+            rows.append([kind, f"{name}Tokenizer", fmt_s(t_small), fmt_s(t_large),
+                         f"{t_large / t_small:.2f}"])
+    report.title(f"5. Pathological inputs, vocab {PATHOLOGICAL_VOCAB} (median of {repeat})")
+    report.table(["input", "tokenizer", f"t({small // 1000}k) s", f"t({large // 1000}k) s",
+                  f"t({large // 1000}k)/t({small // 1000}k)"], rows)
+    report.note(f"linear: about {large / small:.0f}; quadratic: about {(large / small) ** 2:.0f}."
+                f" Both tokenizers trained on the corpus (BasicTokenizer took {basic_s:.3g} s)")
+    report.line()
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options; ``--quick`` changes the defaults, explicit options still win."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_core.bench",
+        description="Benchmark bpe_core against the seeds' algorithm, tiktoken and HF tokenizers.",
+    )
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: 300 KB corpus, vocab 512 and 1024, one repetition")
+    parser.add_argument("--markdown", action="store_true", help="print markdown tables")
+    parser.add_argument("--repeat", type=int, help="rounds per timing, median reported (3)")
+    parser.add_argument("--corpus-bytes", type=int, help="corpus size in UTF-8 bytes (1260000)")
+    parser.add_argument("--naive-chars", type=int,
+                        help="characters of the corpus the naive trainer gets (100000)")
+    parser.add_argument("--ranks", type=Path, default=DEFAULT_RANKS,
+                        help="cl100k_base.tiktoken for the tiktoken peer"
+                             " (default: ../shared/data/pretrained/ from the repo root)")
+    args = parser.parse_args(argv)
+    defaults = QUICK if args.quick else FULL
+    args.vocabs = defaults["vocabs"]
+    for name in ("repeat", "corpus_bytes", "naive_chars"):
+        if getattr(args, name) is None:
+            setattr(args, name, defaults[name])
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    return args
+
+
+def header_line() -> str:
+    """Python, platform, CPUs and date: what a reader needs to compare two runs."""
+    cpus = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    return (f"bpe_core.bench: Python {platform.python_version()}"
+            f" ({platform.python_implementation()}), {platform.platform()},"
+            f" {cpus} CPUs ({usable} usable), {now}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run every section in order, printing each table as soon as it is measured."""
+    args = parse_args(argv)
+    report = Report(markdown=args.markdown)
+    report.line(header_line())
+    report.line()
+    report.line(f"Options: repeat {args.repeat}, corpus {args.corpus_bytes:,} bytes, vocabs"
+                f" {', '.join(map(str, args.vocabs))}, naive slice {args.naive_chars:,} chars"
+                f"{', quick' if args.quick else ''}. Times are medians of the repetitions;"
+                " contenders alternate inside each repetition.")
+    report.line()
+
+    corpus = build_corpus(args.corpus_bytes)
+    corpus_section(report, corpus)
+    # Memory first: HF tokenizers turns its parallelism off in processes forked after it has used
+    # its thread pool, so the children start before this process trains with HF.
+    memory_section(report, args.corpus_bytes, max(args.vocabs))
+    trained = training_section(report, corpus, args.vocabs, args.repeat)
+    naive_section(report, corpus, args.naive_chars, args.repeat)
+    top = max(args.vocabs)
+    encoding_section(report, corpus, trained["core", top], trained.get(("hf", top)),
+                     args.ranks, args.repeat)
+    regex_tok = trained.get(("core", PATHOLOGICAL_VOCAB)) or train_core(corpus, PATHOLOGICAL_VOCAB)
+    pathological_section(report, corpus, regex_tok, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

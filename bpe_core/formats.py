@@ -1,0 +1,383 @@
+"""Exchange formats: Hugging Face ``tokenizer.json``, tiktoken ranks, GPT-2 ``vocab.json`` + ``merges.txt``.
+
+Writers are pure functions that return the file's text or bytes (the app offers them as
+downloads); readers take the file's content and return a tokenizer. A malformed or hostile file
+is a ValueError naming the file, the line or key, and what was expected: never another
+exception, never a half-built tokenizer.
+
+Only byte-level BPE tokenizers fit here: all 256 bytes are tokens, and every other token is a
+merge of two earlier ones whose id is its rank (the lower the id, the earlier it merges).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING
+
+import regex
+
+from .patterns import GPT4_SPLIT_PATTERN
+from .pretrained import bytes_to_unicode, parse_tiktoken_ranks
+
+if TYPE_CHECKING:
+    from .base import Tokenizer
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_TOKENS = 1_000_000
+
+_BYTE_TO_CHAR = bytes_to_unicode()
+_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
+
+
+def _gpt2_string(token: bytes) -> str:
+    """A token's bytes spelled the GPT-2 way (each byte as one printable character)."""
+    return "".join(_BYTE_TO_CHAR[b] for b in token)
+
+
+def _gpt2_bytes(s: str, where: str) -> bytes:
+    try:
+        return bytes(_CHAR_TO_BYTE[c] for c in s)
+    except KeyError as e:
+        raise ValueError(
+            f"{where}: {s[:40]!r} has the character {e.args[0]!r}, which is not a byte in GPT-2's"
+            " byte-level spelling (is this a byte-level BPE file?)"
+        ) from None
+
+
+def _unique_tokens(tok: Tokenizer, fmt: str) -> None:
+    """These formats key tokens by their bytes, so two ids with the same bytes cannot be saved."""
+    seen: dict[bytes, int] = {}
+    for idx, token in tok.vocab.items():
+        if idx in tok.special_tokens.values():
+            continue
+        if token in seen:
+            raise ValueError(
+                f"tokens {seen[token]} and {idx} have the same bytes {token!r}; {fmt} files key"
+                " tokens by their bytes, so this tokenizer cannot be saved as one (use .model)"
+            )
+        seen[token] = idx
+
+
+# ---------------------------------------------------------------------------------------------
+# Hugging Face tokenizer.json
+
+
+# one regex atom: \p{..}, a [...] class, an escape, or a plain character
+_ATOM = r"(\\[pP]\{[^}]*\}|\[(?:\\.|[^\]\\])*\]|\\.|[^\\()\[\]{}|])"
+
+
+def hf_pattern(pattern: str) -> str:
+    """The split pattern rewritten for Hugging Face's regex engine (Oniguruma).
+
+    Oniguruma reads a possessive interval such as ``\\p{N}{1,3}+`` as "``\\p{N}{1,3}``, one or
+    more times", so it would keep a long number in one chunk. An atomic group means what the
+    ``regex`` package means: ``(?>\\p{N}{1,3})``.
+
+    >>> hf_pattern(r"\\p{N}{1,3}+| ?\\p{L}++")
+    '(?>\\\\p{N}{1,3})| ?\\\\p{L}++'
+    """
+    return regex.sub(_ATOM + r"(\{\d+(?:,\d*)?\})\+", r"(?>\1\2)", pattern)
+
+
+def unhf_pattern(pattern: str) -> str:
+    """Undo ``hf_pattern``: ``(?>\\p{N}{1,3})`` becomes ``\\p{N}{1,3}+`` again.
+
+    >>> unhf_pattern(hf_pattern(r"\p{N}{1,3}+")) == r"\p{N}{1,3}+"
+    True
+    """
+    return regex.sub(r"\(\?>" + _ATOM + r"(\{\d+(?:,\d*)?\})\)", r"\1\2+", pattern)
+
+
+def to_hf_json(tok: Tokenizer) -> str:
+    """The tokenizer as a Hugging Face ``tokenizer.json`` (byte-level BPE, our split, specials)."""
+    _unique_tokens(tok, "tokenizer.json")
+    specials = set(tok.special_tokens.values())
+    vocab = {
+        _gpt2_string(token): idx for idx, token in sorted(tok.vocab.items()) if idx not in specials
+    }
+    vocab.update(tok.special_tokens)  # else Hugging Face renumbers added tokens past the vocab
+    merges = [
+        [_gpt2_string(tok.vocab[a]), _gpt2_string(tok.vocab[b])]
+        for (a, b), _ in sorted(tok.merges.items(), key=lambda item: item[1])
+    ]
+    pre_tokenizers = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                       "use_regex": False}]
+    if tok.pattern:
+        split = {"type": "Split", "pattern": {"Regex": hf_pattern(tok.pattern)},
+                 "behavior": "Isolated", "invert": False}
+        pre_tokenizers.insert(0, split)
+    document = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": idx, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": False, "special": True}
+            for s, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1])
+        ],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre_tokenizers},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                    "use_regex": False},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None,
+                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": merges},
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+def _hf_split_pattern(pre: object, name: str) -> str:
+    """Our pattern back from a pre_tokenizer: a Split with a regex (or none), then ByteLevel."""
+    if not isinstance(pre, dict):
+        raise ValueError(f"{name}: key 'pre_tokenizer' should be an object")
+    steps = pre.get("pretokenizers") if pre.get("type") == "Sequence" else [pre]
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        raise ValueError(f"{name}: key 'pre_tokenizer.pretokenizers' should be a list of objects")
+    pattern = ""
+    for step in steps:
+        if step.get("type") == "Split":
+            regex_field = step.get("pattern")
+            if not isinstance(regex_field, dict) or not isinstance(regex_field.get("Regex"), str):
+                raise ValueError(f"{name}: key 'pre_tokenizer' Split needs pattern.Regex (a string)")
+            pattern = regex_field["Regex"]
+        elif step.get("type") == "ByteLevel":
+            if step.get("use_regex"):
+                from .patterns import GPT2_SPLIT_PATTERN
+
+                pattern = pattern or GPT2_SPLIT_PATTERN
+        else:
+            raise ValueError(
+                f"{name}: pre_tokenizer type {str(step.get('type'))[:40]!r} is not supported"
+                " (expected Split and ByteLevel)"
+            )
+    return pattern
+
+
+def from_hf_json(text: str, name: str = "tokenizer.json") -> Tokenizer:
+    """Read a byte-level BPE ``tokenizer.json`` (ours, or any with the same shape)."""
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        line = getattr(e, "lineno", "?")
+        raise ValueError(f"{name}, line {line}: not valid JSON ({e})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
+        raise ValueError(f"{name}: expected a JSON object with a 'model' object")
+    model = document["model"]
+    if model.get("type", "BPE") != "BPE":
+        raise ValueError(f"{name}: key 'model.type' is {model.get('type')!r}; only BPE is supported")
+    vocab, merges = model.get("vocab"), model.get("merges")
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
+        raise ValueError(f"{name}: 'model.vocab' must be an object and 'model.merges' a list")
+    pairs = []
+    for k, m in enumerate(merges):
+        if isinstance(m, str) and m.count(" ") == 1:
+            m = m.split(" ")
+        if not (isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) for s in m)):
+            raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found {str(m)[:60]}")
+        pairs.append(tuple(m))
+    specials = {}
+    added = document.get("added_tokens") or []
+    if not isinstance(added, list):
+        raise ValueError(f"{name}: key 'added_tokens' should be a list")
+    for k, entry in enumerate(added):
+        if not (isinstance(entry, dict) and isinstance(entry.get("content"), str)
+                and isinstance(entry.get("id"), int)):
+            raise ValueError(f"{name}: key 'added_tokens[{k}]' needs 'content' (string) and 'id'")
+        specials[entry["content"]] = entry["id"]
+    pattern = _hf_split_pattern(document.get("pre_tokenizer") or {"type": "Sequence",
+                                                                   "pretokenizers": []}, name)
+    pattern = unhf_pattern(pattern)
+    return _build(name, {s: i for s, i in vocab.items() if s not in specials}, pairs, pattern,
+                  specials, "model.vocab")
+
+
+# ---------------------------------------------------------------------------------------------
+# GPT-2 style vocab.json + merges.txt (GPT-2's own encoder.json + vocab.bpe are the same formats)
+
+
+def to_gpt2_files(tok: Tokenizer) -> tuple[str, str]:
+    """``(vocab.json text, merges.txt text)``, spelled with GPT-2's byte-to-character table."""
+    _unique_tokens(tok, "vocab.json")
+    vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
+             if idx not in tok.special_tokens.values()}
+    vocab.update(tok.special_tokens)
+    lines = ["#version: 0.2"]
+    for (a, b), _ in sorted(tok.merges.items(), key=lambda item: item[1]):
+        lines.append(f"{_gpt2_string(tok.vocab[a])} {_gpt2_string(tok.vocab[b])}")
+    return json.dumps(vocab, ensure_ascii=False), "\n".join(lines) + "\n"
+
+
+def from_gpt2_files(
+    vocab_text: str,
+    merges_text: str,
+    *,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    names: tuple[str, str] = ("vocab.json", "merges.txt"),
+) -> Tokenizer:
+    """Read ``vocab.json`` + ``merges.txt``; the pattern defaults to GPT-2's.
+
+    Tokens in vocab.json that are not byte-level (such as ``<|endoftext|>``) become special tokens.
+    """
+    from .patterns import GPT2_SPLIT_PATTERN
+
+    vocab_name, merges_name = names
+    try:
+        vocab = json.loads(vocab_text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{vocab_name}, line {getattr(e, 'lineno', '?')}: not valid JSON ({e})") from None
+    if not isinstance(vocab, dict):
+        raise ValueError(f"{vocab_name}: expected a JSON object of token -> id")
+    pairs = []
+    lines = merges_text.split("\n")
+    for lineno, line in enumerate(lines, 1):
+        line = line.rstrip("\r")
+        if not line or (lineno == 1 and line.startswith("#version")):
+            continue
+        fields = line.split(" ")
+        if len(fields) != 2 or not all(fields):
+            raise ValueError(f"{merges_name}, line {lineno}: expected two tokens separated by one"
+                             f" space, found {line[:60]!r}")
+        pairs.append((fields[0], fields[1], lineno))
+    # entries that are neither a byte nor made by a merge, such as <|endoftext|>, are special
+    made = {a + b for a, b, _ in pairs}
+    specials = dict(special_tokens or {})
+    for s in list(vocab):
+        if len(s) != 1 and s not in made:
+            specials.setdefault(s, vocab.pop(s))
+    return _build(vocab_name, vocab, pairs, GPT2_SPLIT_PATTERN if pattern is None else pattern,
+                  specials, "vocab", merges_name)
+
+
+# ---------------------------------------------------------------------------------------------
+# tiktoken ranks
+
+
+def to_tiktoken(tok: Tokenizer) -> bytes:
+    """tiktoken's ``base64(token) rank`` lines; load with ``tiktoken.load.load_tiktoken_bpe``.
+
+    The file holds neither the split pattern nor the special tokens: give those to
+    ``tiktoken.Encoding(pat_str=tok.pattern, special_tokens=tok.special_tokens, ...)``.
+    """
+    _unique_tokens(tok, "tiktoken")
+    specials = set(tok.special_tokens.values())
+    return b"".join(
+        base64.b64encode(token) + b" " + str(idx).encode() + b"\n"
+        for idx, token in sorted(tok.vocab.items()) if idx not in specials
+    )
+
+
+def from_tiktoken(
+    data: bytes,
+    *,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    name: str = "tiktoken file",
+) -> Tokenizer:
+    """Read tiktoken ranks; the merges are recovered from the ranks (slow for 100 000+ tokens).
+
+    The pattern defaults to GPT-4's, since the file does not say which one it was made with.
+    """
+    from .pretrained import recover_merges
+
+    ranks = parse_tiktoken_ranks(data, name)
+    if len(ranks) > MAX_TOKENS:
+        raise ValueError(f"{name}: {len(ranks):,} tokens is more than this tool reads ({MAX_TOKENS:,})")
+    _check_ranks(ranks, name)
+    try:
+        merges = recover_merges(ranks)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    return _assemble(name, ranks, merges, GPT4_SPLIT_PATTERN if pattern is None else pattern,
+                     special_tokens or {})
+
+
+def _check_ranks(ranks: dict[bytes, int], name: str) -> None:
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"{name}: byte {missing[0]:#04x} has no token; a byte-level BPE file"
+                         " needs all 256 single bytes")
+    if len(set(ranks.values())) != len(ranks):
+        raise ValueError(f"{name}: two tokens share one rank")
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared assembly and checks
+
+
+def _build(
+    name: str,
+    vocab: dict[str, int],
+    pairs: list[tuple],
+    pattern: str,
+    specials: dict[str, int],
+    vocab_key: str,
+    merges_name: str | None = None,
+) -> Tokenizer:
+    """Tokenizer from GPT-2-spelled ``vocab`` and merge ``pairs`` ((a, b) or (a, b, line))."""
+    if len(vocab) > MAX_TOKENS or len(pairs) > MAX_TOKENS:
+        raise ValueError(f"{name}: more than {MAX_TOKENS:,} tokens is more than this tool reads")
+    ranks: dict[bytes, int] = {}
+    for s, idx in vocab.items():
+        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+            raise ValueError(f"{name}: key '{vocab_key}[{s[:40]!r}]' should be a token id, found {idx!r}")
+        token = _gpt2_bytes(s, f"{name}, key '{vocab_key}'")
+        if token in ranks:
+            raise ValueError(f"{name}: tokens {ranks[token]} and {idx} have the same bytes")
+        ranks[token] = idx
+    _check_ranks(ranks, name)
+    by_bytes = ranks
+    merges: dict[tuple[int, int], int] = {}
+    for k, pair in enumerate(pairs):
+        a, b = pair[0], pair[1]
+        where = f"{merges_name}, line {pair[2]}" if merges_name else f"{name}: merge {k}"
+        left = by_bytes.get(_gpt2_bytes(a, where))
+        right = by_bytes.get(_gpt2_bytes(b, where))
+        made = by_bytes.get(_gpt2_bytes(a + b, where))
+        if left is None or right is None or made is None:
+            raise ValueError(f"{where}: the merge {a!r} + {b!r} uses or makes a token missing"
+                             " from the vocabulary")
+        merges[(left, right)] = made
+    return _assemble(name, ranks, merges, pattern, specials)
+
+
+def _assemble(
+    name: str,
+    ranks: dict[bytes, int],
+    merges: dict[tuple[int, int], int],
+    pattern: str,
+    specials: dict[str, int],
+) -> Tokenizer:
+    from .basic import BasicTokenizer
+    from .regex_tokenizer import RegexTokenizer
+
+    ordered = sorted(merges.items(), key=lambda item: item[1])
+    for (a, b), idx in ordered:
+        if not (a < idx and b < idx):
+            raise ValueError(
+                f"{name}: token {idx} is made from {a} and {b}, but a merged token's id must be"
+                " larger than its parts' ids (ids are merge ranks here)"
+            )
+    multi = len(ranks) - 256
+    if len(ordered) != multi:
+        raise ValueError(f"{name}: {multi} multi-byte tokens but {len(ordered)} merges make them")
+    try:
+        tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    byte_ids = [ranks[bytes([b])] for b in range(256)]
+    tok.byte_ids = None if byte_ids == list(range(256)) else byte_ids
+    tok.merges = dict(ordered)
+    tok._rebuild()
+    token_of = {idx: token for token, idx in ranks.items()}
+    for idx, token in tok.vocab.items():
+        if token_of.get(idx) != token:
+            raise ValueError(f"{name}: token {idx}'s merge does not spell its bytes {token_of.get(idx)!r}")
+    try:
+        tok.register_special_tokens(specials)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    return tok
