@@ -165,7 +165,8 @@ def detect_format(data: bytes) -> str:
         return "gpt2-merges"
     if regex.fullmatch(rb"[A-Za-z0-9+/]+={0,2} \d+", first):
         return "tiktoken"
-    if first.count(b" ") == 1:
+    first_lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:5] if line.strip()]
+    if first_lines and all(len(line.split(b" ")) == 2 for line in first_lines):
         return "gpt2-merges"
     raise ValueError(
         "not a tokenizer file this tool reads: expected a minbpe .model, a Hugging Face"
@@ -192,7 +193,13 @@ def read_tokenizer(
 
     if len(data) > MAX_MODEL_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
-    kind = detect_format(data)
+    if name.endswith(".model"):
+        kind = "minbpe"  # minbpe's own extension: its reader says which line is wrong
+    else:
+        try:
+            kind = detect_format(data)
+        except ValueError as e:
+            raise ValueError(f"{name}, line 1: {e}") from None
     if kind == "minbpe":
         return _from_minbpe(_text(data, name), name)
     if kind == "hf":
@@ -248,7 +255,10 @@ def load(
     """
     name = os.fspath(path)
     data = _read(name)
-    kind = detect_format(data)
+    try:
+        kind = detect_format(data)
+    except ValueError:
+        kind = "unknown"  # read_tokenizer says what is wrong
     partner: dict[str, bytes] = {}
     if kind in _PARTNERS:
         given = merges_path if kind == "gpt2-vocab" else vocab_path

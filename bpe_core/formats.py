@@ -81,7 +81,7 @@ def hf_pattern(pattern: str) -> str:
 
 
 def unhf_pattern(pattern: str) -> str:
-    """Undo ``hf_pattern``: ``(?>\\p{N}{1,3})`` becomes ``\\p{N}{1,3}+`` again.
+    r"""Undo ``hf_pattern``: ``(?>\\p{N}{1,3})`` becomes ``\\p{N}{1,3}+`` again.
 
     >>> unhf_pattern(hf_pattern(r"\p{N}{1,3}+")) == r"\p{N}{1,3}+"
     True

@@ -1,0 +1,83 @@
+"""Helpers shared by the test modules (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import inspect
+import json.decoder
+import re
+import textwrap
+
+import pydoc_data.topics
+
+from naive import naive_train_stream
+
+CORPUS_CHARS = 24_000
+CORPUS_VOCAB = 456  # 200 merges
+KINDS = ("basic", "gpt2", "gpt4", "gpt4o")
+
+
+def _prose() -> str:
+    topics = pydoc_data.topics.topics
+    return "\n\n".join(topics[key] for key in sorted(topics))[:CORPUS_CHARS]
+
+
+def _code() -> str:
+    return (inspect.getsource(textwrap) + inspect.getsource(json.decoder))[:CORPUS_CHARS]
+
+
+CORPORA = {"prose": _prose(), "code": _code()}
+
+
+def pattern_of(kind: str) -> str:
+    """The core's split pattern for a tokenizer kind ("" for basic)."""
+    import bpe_core
+
+    return {
+        "basic": "",
+        "gpt2": bpe_core.GPT2_SPLIT_PATTERN,
+        "gpt4": bpe_core.GPT4_SPLIT_PATTERN,
+        "gpt4o": bpe_core.GPT4O_SPLIT_PATTERN,
+    }[kind]
+
+
+def new_tokenizer(kind: str):
+    """A fresh, untrained tokenizer of the given kind."""
+    import bpe_core
+
+    if kind == "basic":
+        return bpe_core.BasicTokenizer()
+    return bpe_core.RegexTokenizer(pattern_of(kind))
+
+
+def trained(kind: str, text: str, vocab_size: int):
+    """A fresh tokenizer of the given kind trained on text."""
+    tok = new_tokenizer(kind)
+    tok.train(text, vocab_size)
+    return tok
+
+
+_naive_cache: dict = {}
+_core_cache: dict = {}
+
+
+def naive_corpus_result(kind: str, corpus: str):
+    """(merges, counts, stream) of the naive reference on a corpus; computed once per session."""
+    key = (kind, corpus)
+    if key not in _naive_cache:
+        _naive_cache[key] = naive_train_stream(CORPORA[corpus], CORPUS_VOCAB, pattern_of(kind))
+    return _naive_cache[key]
+
+
+def core_corpus_tokenizer(kind: str, corpus: str):
+    """A core tokenizer trained on a corpus; shared, so callers must not modify it."""
+    key = (kind, corpus)
+    if key not in _core_cache:
+        _core_cache[key] = trained(kind, CORPORA[corpus], CORPUS_VOCAB)
+    return _core_cache[key]
+
+
+def line_numbers_in(message: str) -> set[int]:
+    """The line numbers a parse-error message names ("line 5", "line: 5", "file.model:5:")."""
+    found = re.findall(r"\blines?\s*(?:no\.?|number)?\s*[:#]?\s*(\d+)", message, re.IGNORECASE)
+    found += re.findall(r"\.model:(\d+)", message)
+    return {int(n) for n in found}

@@ -1,0 +1,1 @@
+"""Helpers for the bpe-lab Streamlit pages: data building that does not need Streamlit."""
