@@ -246,11 +246,13 @@ class Tokenizer:
         *,
         verbose: bool = False,
         progress: ProgressCallback | None = None,
+        candidates: int = 0,
     ) -> None:
         """Learn ``vocab_size - 256`` merges from ``text`` with the seeds' rule (see training.py).
 
         ``progress(done, total, record)`` is called after every merge; returning False stops
         training there. ``stop_reason`` says why training stopped early (None if it did not).
+        ``candidates=n`` keeps the n best pairs of every step in ``history`` ("why this merge").
         """
         text = clean_text(_check_text(text))
         vocab_size = _check_vocab_size(vocab_size)
@@ -263,7 +265,9 @@ class Tokenizer:
             )
         chunk_counts = Counter(self.split(text))
         chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
-        result = train_bpe(chunks, vocab_size - 256, progress=progress, verbose=verbose)
+        result = train_bpe(
+            chunks, vocab_size - 256, progress=progress, verbose=verbose, candidates=candidates
+        )
         self.byte_ids = None
         self.merges = result.merges
         self.history = result.history

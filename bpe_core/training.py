@@ -38,13 +38,30 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 
+class Candidate(NamedTuple):
+    """A pair that could have been merged at a step: its count and where it first occurs.
+
+    ``first`` orders first occurrences in the text (smaller is earlier); it is a position in
+    the training layout, comparable between candidates of one step, not a text offset.
+    """
+
+    pair: tuple[int, int]
+    count: int
+    first: int
+
+
 class MergeRecord(NamedTuple):
-    """One step of training: ``pair`` became token ``id`` (bytes ``token``); it occurred ``count`` times."""
+    """One step of training: ``pair`` became token ``id`` (bytes ``token``); it occurred ``count`` times.
+
+    ``candidates`` (when training was asked to keep them) are the best pairs at that step,
+    the chosen one first, in the order the rule ranks them: higher count, then earlier first.
+    """
 
     pair: tuple[int, int]
     id: int
     token: bytes
     count: int
+    candidates: tuple[Candidate, ...] = ()
 
 
 # progress(done, total, record) -> False to stop training early
@@ -62,8 +79,11 @@ def train_bpe(
     num_merges: int,
     progress: ProgressCallback | None = None,
     verbose: bool = False,
+    candidates: int = 0,
 ) -> TrainResult:
     """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
+
+    With ``candidates=n`` every MergeRecord also keeps the n best pairs of its step.
 
     >>> r = train_bpe([(b"aaabdaaabac", 1)], 3)
     >>> [(m.pair, m.id, m.token, m.count) for m in r.history]
@@ -118,22 +138,36 @@ def train_bpe(
             del places[:k]
         return places[0]
 
+    def pop_best() -> tuple[int, int, tuple[int, int]] | None:
+        """Take the most frequent pair off the heap: ``(count, first place, pair)``, or None."""
+        while heap:
+            neg_count, first, pair = heapq.heappop(heap)
+            count = counts.get(pair, 0)
+            if count == -neg_count:
+                return count, first, pair
+            if count > 0:  # stale entry: put the pair back with what is true now
+                heapq.heappush(heap, (-count, first_place(pair), pair))
+        return None
+
     vocab = {i: bytes([i]) for i in range(256)}
     merges: dict[tuple[int, int], int] = {}
     history: list[MergeRecord] = []
     stop_reason = None
     for step in range(num_merges):
         # 3. The most frequent pair, ties to the earliest first occurrence.
-        while heap:
-            neg_count, _, pair = heapq.heappop(heap)
-            count = counts.get(pair, 0)
-            if count == -neg_count:
-                break
-            if count > 0:  # stale entry: put the pair back with what is true now
-                heapq.heappush(heap, (-count, first_place(pair), pair))
-        else:
+        best = pop_best()
+        if best is None:
             stop_reason = f"no pair left to merge after {step} merges"
             break
+        count, first, pair = best
+        ranked: tuple[Candidate, ...] = ()
+        if candidates:
+            runners_up = []
+            while len(runners_up) < candidates - 1 and (entry := pop_best()) is not None:
+                runners_up.append(entry)
+            for entry in runners_up:  # put them back as they were
+                heapq.heappush(heap, (-entry[0], entry[1], entry[2]))
+            ranked = tuple(Candidate(p, c, f) for c, f, p in [best, *runners_up])
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
         a, b = pair
@@ -183,7 +217,7 @@ def train_bpe(
         # 5. Record the merge.
         merges[pair] = new_id
         vocab[new_id] = vocab[a] + vocab[b]
-        record = MergeRecord(pair, new_id, vocab[new_id], count)
+        record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)
         if verbose:
             print(
