@@ -16,7 +16,7 @@ def get_stats(ids: list[int], counts: dict[tuple[int, int], int] | None = None):
     {(1, 2): 2, (2, 3): 1, (3, 1): 1}
     """
     counts = {} if counts is None else counts
-    for pair in zip(ids, ids[1:]):
+    for pair in zip(ids, ids[1:], strict=False):
         counts[pair] = counts.get(pair, 0) + 1
     return counts
 

@@ -10,9 +10,14 @@ mixes random code points with fragments of the corpus.
 from __future__ import annotations
 
 import base64
-import random
-
+import functools
+import json
+import os
 import pydoc_data.topics
+import random
+from pathlib import Path
+
+import pytest
 from hypothesis import strategies as st
 
 
@@ -33,8 +38,10 @@ CORPUS: list[tuple[str, str]] = [
         "people've used it since the 1880s to test typewriters - and fonts, too!\n"
         "\"Quoted,\" he said. 'Single-quoted,' she replied... (Parentheses) [brackets] {braces}."
     )),
-    ("typography", "\u201cCurly quotes\u201d \u2014 em dash \u2013 en dash \u2026 caf\u00e9 na\u00efve "
-                   "\u00bfQu\u00e9? \u00a1S\u00ed! \u00a9 2024 \u2122 \u00b5s \u00bd \u00bc \u2153"),
+    ("typography", (
+        "\u201cCurly quotes\u201d \u2014 em dash \u2013 en dash \u2026 caf\u00e9 na\u00efve "
+        "\u00bfQu\u00e9? \u00a1S\u00ed! \u00a9 2024 \u2122 \u00b5s \u00bd \u00bc \u2153"
+    )),
     ("python", (
         "def fib(n: int) -> int:\n"
         "    \"\"\"Return the n-th Fibonacci number.\"\"\"\n"
@@ -94,11 +101,13 @@ CORPUS: list[tuple[str, str]] = [
     )),
     ("spaces", "a  b   c    d     e" + " " * 40 + "f" + " " * 7),
     ("tabs", "\tone\t\ttwo\t\t\tthree" + "\t" * 20 + "end\t"),
-    ("mixed_whitespace", " \t \t\t  \n \n\n\t\n   \n" + " \t" * 15 + "x \u00a0\u00a0y\u3000z\u2003"),
+    ("mixed_whitespace",
+     " \t \t\t  \n \n\n\t\n   \n" + " \t" * 15 + "x \u00a0\u00a0y\u3000z\u2003"),
     ("trailing_whitespace", "line with trailing spaces   \nnext line\t\t\n\n   "),
     ("only_spaces", " " * 65),
     ("only_newlines", "\n" * 12),
-    ("unicode_spaces", "a\x1cb\x1dc\x1ed\x1ff\x85g\u2028h\u2029i\u180ej\u200bk\ufeffl \u2009m\u202fn"),
+    ("unicode_spaces",
+     "a\x1cb\x1dc\x1ed\x1ff\x85g\u2028h\u2029i\u180ej\u200bk\ufeffl \u2009m\u202fn"),
     ("digits", (
         "1234567890123456789012345 3.14159265358979 1,234,567 -42 +7 0x1F 1e-10 "
         "2024-01-31 12:34:56 $1,000.00 50% \u0663\u0664\u0665 \u2460\u2461 \u00b2\u00b3 "
@@ -117,13 +126,16 @@ CORPUS: list[tuple[str, str]] = [
     )),
     ("lone_surrogates", "before \ud800 middle \udfff after \udc00\ud800 end"),
     ("surrogate_pair_halves", "pair: \ud83d\ude00 and reversed \ude00\ud83d"),
-    ("controls", "nul\x00byte, bell\x07, backspace\x08, escape\x1b[31mred\x1b[0m, del\x7f, \x0b\x0c vt ff"),
+    ("controls",
+     "nul\x00byte, bell\x07, backspace\x08, escape\x1b[31mred\x1b[0m, del\x7f, \x0b\x0c vt"),
     ("url", "See https://example.com/path/to/page?query=1&x=%20y#frag-ment or "
             "http://user:pw@127.0.0.1:8080/a_b-c.d~e and mailto:someone@example.org."),
     ("base64", _base64_blob()),
-    ("latin_extended", "\u0141\u00f3d\u017a \u017b\u00f3\u0142\u0107 \u00df STRASSE "
-                       "\u0130stanbul \u0131 \u01c5 \u1e9e \u0149 \ufb01 \u0391\u03b8\u03ae\u03bd\u03b1"
-                       " \u041c\u043e\u0441\u043a\u0432\u0430 \u0410\u0411\u0412abc"),
+    ("latin_extended", (
+        "\u0141\u00f3d\u017a \u017b\u00f3\u0142\u0107 \u00df STRASSE \u0130stanbul \u0131 "
+        "\u01c5 \u1e9e \u0149 \ufb01 \u0391\u03b8\u03ae\u03bd\u03b1"
+        " \u041c\u043e\u0441\u043a\u0432\u0430 \u0410\u0411\u0412abc"
+    )),
     ("punctuation_runs", "!!!??? ... --- ___ *** ### @@@ ;;; ::: /// \\\\\\ |||\n!!!\n\n???\r\n"),
     ("pydoc", _pydoc_sample()),
 ]
@@ -151,6 +163,69 @@ def random_text(*, surrogates: bool = False) -> st.SearchStrategy[str]:
     pieces = st.one_of(
         st.text(chars, max_size=8),
         st.sampled_from(fragments),
-        st.sampled_from([" ", "  ", "\n", "\r\n", "\t", " \n ", "'s", "'LL", "123", "<|endoftext|>"]),
+        st.sampled_from(
+            [" ", "  ", "\n", "\r\n", "\t", " \n ", "'s", "'LL", "123", "<|endoftext|>"]
+        ),
     )
     return st.lists(pieces, max_size=12).map("".join)
+
+
+# ---------------------------------------------------------------------------------------------
+# References built from OpenAI's published files in the shared data folder (no network).
+
+SHARED_PRETRAINED = Path(__file__).resolve().parents[2] / "shared" / "data" / "pretrained"
+
+
+def shared_pretrained_dir() -> Path:
+    """The shared folder with OpenAI's files; skip (or fail when CI=true) if it is missing."""
+    if not (SHARED_PRETRAINED / "cl100k_base.tiktoken").is_file():
+        reason = f"OpenAI's reference files are not in {SHARED_PRETRAINED}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason + " (required when CI=true)")
+        pytest.skip(reason)
+    return SHARED_PRETRAINED
+
+
+def gpt2_ranks(directory: Path) -> dict[bytes, int]:
+    """GPT-2's encoder.json as tiktoken ranks: token bytes -> id, without <|endoftext|>."""
+    from bpe_core.pretrained import bytes_to_unicode
+
+    byte_of = {c: b for b, c in bytes_to_unicode().items()}
+    encoder = json.loads((directory / "gpt2" / "encoder.json").read_text(encoding="utf-8"))
+    return {
+        bytes(byte_of[c] for c in s): idx for s, idx in encoder.items() if s != "<|endoftext|>"
+    }
+
+
+@functools.cache
+def _tiktoken_reference(name: str, directory: Path):
+    import tiktoken
+    import tiktoken.load
+
+    from bpe_core import PRESETS
+
+    os.environ["TIKTOKEN_CACHE_DIR"] = ""  # tiktoken caches files by path; never reuse one
+    if name == "gpt2":
+        ranks = gpt2_ranks(directory)
+    else:
+        ranks = tiktoken.load.load_tiktoken_bpe(str(directory / f"{name}.tiktoken"))
+    preset = PRESETS[name]
+    return tiktoken.Encoding(
+        f"reference-{name}",
+        pat_str=preset["pattern"],
+        mergeable_ranks=ranks,
+        special_tokens=preset["special_tokens"],
+    )
+
+
+def tiktoken_reference(name: str):
+    """tiktoken's own encoder for a preset, built from the shared files (once per session)."""
+    return _tiktoken_reference(name, shared_pretrained_dir())
+
+
+@functools.cache
+def pretrained(name: str):
+    """``load_pretrained(name)``, loaded once per session; callers must not modify it."""
+    from bpe_core import load_pretrained
+
+    return load_pretrained(name)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import inspect
 import json.decoder
+import pydoc_data.topics
 import re
 import textwrap
-
-import pydoc_data.topics
 
 from naive import naive_train_stream
 

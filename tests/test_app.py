@@ -1,11 +1,10 @@
-"""AppTest tests for the first page (app.py)."""
+"""AppTest tests for the frame: the shared sidebar, training, and state kept across pages."""
 
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ui.training
 from ui.samples import load_samples
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -14,112 +13,72 @@ SAMPLES = load_samples()
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(APP, default_timeout=30)
+    app = AppTest.from_file(APP, default_timeout=60)
     app.run()
     assert not app.exception
     return app
 
 
-def shown_ids(app):
-    """The token ids the page shows, read back from its code block."""
-    return [int(part) for part in app.code[0].value.split(",") if part.strip()]
+def metrics(app):
+    return {m.label: m.value for m in app.metric}
 
 
-def test_page_loads_with_the_english_sample(at):
-    assert at.title[0].value == "bpe-lab"
+def test_first_visit_trains_on_the_english_sample(at):
     assert at.text_area(key="text").value == SAMPLES["English prose"]
-    assert at.selectbox(key="sample").value == "English prose"
-    assert at.selectbox(key="split").value == "GPT-4 (cl100k) split"
     assert at.number_input(key="vocab_size").value == 512
-    assert "tokenizer" not in at.session_state
-    assert len(at.dataframe) == 0
+    tok = at.session_state["tok"]
+    assert tok.num_merges == 256 or tok.stop_reason
+    text = SAMPLES["English prose"]
+    assert metrics(at)["Tokens"] == f"{len(tok.encode(text)):,}"
+    assert len(at.dataframe[0].value) == tok.num_merges
 
 
-def test_train_shows_merges_and_ids_that_decode_back(at):
+def test_train_button_retrains_with_the_new_vocabulary_size(at):
     at.number_input(key="vocab_size").set_value(300).run()
+    assert "press **Train**" in " ".join(c.value for c in at.caption)
     at.button(key="train").click().run()
-    assert not at.exception
-    assert not at.error
-    assert not at.warning
-
-    tok = at.session_state["tokenizer"]
+    assert not at.exception and not at.error
+    tok = at.session_state["tok"]
+    assert tok.num_merges == 44
     frame = at.dataframe[0].value
-    assert list(frame.columns) == ["step", "id", "left", "right", "token", "bytes", "count"]
-    if tok.stop_reason is None:
-        assert len(frame) == 44
-    else:  # only allowed when the text ran out of pairs
-        assert len(frame) < 44
-    assert list(frame["id"]) == list(range(256, 256 + len(frame)))
-    assert list(frame["step"]) == list(range(1, len(frame) + 1))
-
-    text = at.text_area(key="text").value
-    ids = shown_ids(at)
-    assert ids == tok.encode_ordinary(text)
-    assert tok.decode(ids) == text
-
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Merges made"] == str(len(frame))
-    assert metrics["Tokens before (bytes)"] == f"{len(text.encode('utf-8')):,}"
-    assert metrics["Tokens after"] == f"{len(ids):,}"
+    assert list(frame["id"]) == list(range(256, 300))
+    ids = [int(x) for x in at.code[0].value.split(",")]
+    assert tok.decode(ids) == at.text_area(key="text").value
 
 
-def test_empty_text_shows_an_error(at):
-    at.text_area(key="text").input("").run()
+def test_empty_text_and_bad_pattern_show_messages_not_tracebacks(at):
+    at.text_area(key="text").set_value("").run()
     at.button(key="train").click().run()
     assert not at.exception
-    assert len(at.error) == 1
-    assert "empty" in at.error[0].value
-    assert "tokenizer" not in at.session_state
-
-
-def test_whitespace_text_shows_a_warning(at):
-    at.text_area(key="text").input("  \t\n  ").run()
-    at.button(key="train").click().run()
+    assert "The text is empty" in at.error[0].value
+    at.selectbox(key="kind").set_value("Train: custom split pattern").run()
+    at.text_input(key="pattern").set_value("(a+").run()
     assert not at.exception
-    assert "whitespace" in at.warning[0].value
-    assert "tokenizer" not in at.session_state
+    assert "invalid split pattern" in at.error[0].value
 
 
-def test_value_error_from_the_core_is_shown_not_raised(at, monkeypatch):
-    class Failing:
-        def train(self, text, vocab_size, **kwargs):
-            raise ValueError("vocab_size must be at least 256: pick a larger size")
+def test_settings_survive_page_changes(at):
+    at.number_input(key="vocab_size").set_value(320).run()
+    at.text_area(key="text").set_value("hello hello world").run()
+    at.selectbox(key="kind").set_value("Train: GPT-2 split").run()
+    for page in ["pages/tokens.py", "pages/steps.py", "pages/overview.py"]:
+        at.switch_page(page).run()
+        assert not at.exception
+        assert at.number_input(key="vocab_size").value == 320
+        assert at.text_area(key="text").value == "hello hello world"
+        assert at.selectbox(key="kind").value == "Train: GPT-2 split"
 
-    monkeypatch.setattr(ui.training, "make_tokenizer", lambda label: Failing())
-    at.button(key="train").click().run()
-    assert not at.exception
-    assert at.error[0].value == "vocab_size must be at least 256: pick a larger size"
-    assert "tokenizer" not in at.session_state
 
-
-def test_switching_the_sample_replaces_the_text(at):
+def test_choosing_a_sample_replaces_the_text_on_any_page(at):
+    at.switch_page("pages/tokens.py").run()
     at.selectbox(key="sample").set_value("Source code").run()
-    assert not at.exception
     assert at.text_area(key="text").value == SAMPLES["Source code"]
 
-    label = "Tricky: numbers, contractions, whitespace"
-    at.selectbox(key="sample").set_value(label).run()
-    assert at.text_area(key="text").value == SAMPLES[label]
-    assert "\r\n" in at.text_area(key="text").value
 
-
-@pytest.mark.parametrize("split", list(ui.training.SPLITS))
-def test_every_split_trains_on_the_multilingual_sample(at, split):
-    at.selectbox(key="sample").set_value("Multilingual + emoji").run()
-    at.selectbox(key="split").set_value(split).run()
-    at.number_input(key="vocab_size").set_value(264).run()
-    at.button(key="train").click().run()
+def test_pretrained_gpt4_counts_tokens_like_tiktoken(at):
+    at.selectbox(key="kind").set_value("Pretrained: GPT-4 (cl100k_base)").run()
     assert not at.exception
-    assert not at.error
-    tok = at.session_state["tokenizer"]
-    assert len(at.dataframe[0].value) == len(tok.merges) == 8
-    assert tok.decode(shown_ids(at)) == SAMPLES["Multilingual + emoji"]
-
-
-def test_long_id_lists_are_cut_with_a_note(at):
-    at.text_area(key="text").input("ab" * 3000).run()
-    at.number_input(key="vocab_size").set_value(256).run()
-    at.button(key="train").click().run()
-    assert not at.exception
-    assert len(shown_ids(at)) == 5000
-    assert any("1,000 more were left out" in c.value for c in at.caption)
+    assert at.number_input(key="vocab_size").disabled
+    at.text_area(key="text").set_value("hello world").run()
+    assert metrics(at)["Tokens"] == "2"  # cl100k: [15339, 1917]
+    assert at.code[0].value.replace(" ", "") == "15339,1917"

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_encode, naive_train_stream
-from support import CORPORA, KINDS, core_corpus_tokenizer, naive_corpus_result, new_tokenizer, trained
+from support import (
+    CORPORA,
+    KINDS,
+    core_corpus_tokenizer,
+    naive_corpus_result,
+    new_tokenizer,
+    trained,
+)
 
 from bpe_core import BasicTokenizer, RegexTokenizer
 

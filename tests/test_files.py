@@ -7,7 +7,7 @@ import re
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from support import KINDS, CORPORA, core_corpus_tokenizer, line_numbers_in, trained
+from support import CORPORA, KINDS, core_corpus_tokenizer, line_numbers_in, trained
 
 from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer, load
 
@@ -84,7 +84,8 @@ def test_hand_written_minbpe_file_loads(tmp_path):
     assert tok.pattern == GPT4_SPLIT_PATTERN
     assert list(tok.merges.items()) == [((97, 97), 256), ((256, 97), 257), ((104, 105), 258)]
     assert tok.special_tokens == {"<|endoftext|>": 300}
-    assert tok.vocab[257] == b"aaa" and tok.vocab[258] == b"hi" and tok.vocab[300] == b"<|endoftext|>"
+    assert tok.vocab[257] == b"aaa" and tok.vocab[258] == b"hi"
+    assert tok.vocab[300] == b"<|endoftext|>"
     assert tok.vocab_size == 256 + 3 + 1
     assert tok.encode("aaa hi aaaa") == [257, 32, 258, 32, 256, 256]
     assert tok.encode("hi<|endoftext|>", allowed_special="all") == [258, 300]
@@ -163,7 +164,10 @@ def scratch_dir(tmp_path_factory):
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.binary(max_size=300) | st.text(alphabet="0123456789 \n-abv", max_size=60).map(str.encode))
+@given(
+    data=st.binary(max_size=300)
+    | st.text(alphabet="0123456789 \n-abv", max_size=60).map(str.encode)
+)
 def test_random_bytes_as_model_file_give_value_error_only(data, scratch_dir):
     assume(not data.startswith((b"minbpe v1", b"bpe v1")))
     path = scratch_dir / "random.model"

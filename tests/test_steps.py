@@ -88,7 +88,9 @@ def test_ascii_char_spans_equal_byte_spans():
     assert [(s.id, s.byte_start, s.byte_end) for s in spans] == [
         (258, 0, 4), (100, 4, 5), (258, 5, 9), (97, 9, 10), (99, 10, 11)
     ]
-    assert [(s.char_start, s.char_end) for s in spans] == [(0, 4), (4, 5), (5, 9), (9, 10), (10, 11)]
+    assert [(s.char_start, s.char_end) for s in spans] == [
+        (0, 4), (4, 5), (5, 9), (9, 10), (10, 11)
+    ]
     assert [s.new for s in spans] == [True, False, True, False, False]
     assert not any(s.partial for s in spans)
     at_two = tok.tokens_at_step("aaabdaaabac", 2)

@@ -4,17 +4,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from bpe_core import BasicTokenizer
+from ui.choices import KINDS, make_settings, parse_specials, text_problem, train_tokenizer
 from ui.samples import load_samples
 from ui.tables import MERGE_COLUMNS, merges_frame, render_token
-from ui.training import (
-    SPLITS,
-    clip_ids,
-    format_ids,
-    make_tokenizer,
-    summarize,
-    text_problem,
-    throttled,
-)
 
 
 def test_samples_are_ordered_and_non_trivial():
@@ -69,7 +62,7 @@ def test_merges_frame_known_answer():
     #   a a a b d a a a b a c : (a,a)=4 is the top pair            -> 256 "aa"
     #   256 a b d 256 a b a c : (256,a)=2 and (a,b)=2 tie; (256,a) comes first -> 257 "aaa"
     #   257 b d 257 b a c     : (257,b)=2                           -> 258 "aaab"
-    tok = make_tokenizer("No split (BasicTokenizer)")
+    tok = BasicTokenizer()
     tok.train("aaabdaaabac", 259)
     frame = merges_frame(tok)
     assert list(frame.columns) == MERGE_COLUMNS
@@ -116,39 +109,36 @@ def test_merges_frame_renders_controls_and_handles_empty_history():
     assert str(empty["count"].dtype) == "int64"
 
 
-@pytest.mark.parametrize("label", list(SPLITS))
-def test_make_tokenizer_gives_a_trainable_tokenizer_for_every_split(label):
-    tok = make_tokenizer(label)
-    assert (tok.pattern == "") == (label == "No split (BasicTokenizer)")
-    tok.train("hello hello hello world", 258)
-    assert tok.decode(tok.encode_ordinary("hello world")) == "hello world"
+@pytest.mark.parametrize("kind", [k for k, (how, _) in KINDS.items() if how != "preset"])
+def test_every_trainable_choice_trains_and_round_trips(kind):
+    settings = make_settings(kind, r"\w+|\s+|[^\w\s]+", 300, "<|endoftext|>")
+    tok = train_tokenizer("the cat sat on the mat, the end", settings)
+    assert tok.num_merges > 0
+    assert tok.special_tokens == {"<|endoftext|>": max(tok.vocab)}
+    text = "the mat<|endoftext|>"
+    assert tok.decode(tok.encode(text, allowed_special="all")) == text
 
 
-def test_make_tokenizer_rejects_unknown_split():
-    with pytest.raises(ValueError, match="unknown split"):
-        make_tokenizer("GPT-5 split")
+def test_settings_reject_bad_input_with_a_message():
+    kind = "Train: GPT-4 split"
+    for bad, words in [(100, "between 256"), (10**9, "between 256"), ("big", "whole number")]:
+        with pytest.raises(ValueError, match=words):
+            make_settings(kind, "", bad, "")
+    with pytest.raises(ValueError, match="invalid split pattern"):
+        make_settings("Train: custom split pattern", "(a+", 300, "")
+    with pytest.raises(ValueError, match="Write a split pattern"):
+        make_settings("Train: custom split pattern", "  ", 300, "")
+    with pytest.raises(ValueError, match="unknown"):
+        make_settings("nope", "", 300, "")
+
+
+def test_parse_specials_splits_on_commas_and_lines_and_dedupes():
+    assert parse_specials("<|a|>, <|b|>\n<|a|>\n\n") == ("<|a|>", "<|b|>")
+    with pytest.raises(ValueError, match="At most"):
+        parse_specials(",".join(f"<|{i}|>" for i in range(30)))
 
 
 def test_text_problem():
-    assert text_problem("") is not None and "empty" in text_problem("")
-    assert "whitespace" in text_problem(" \t\r\n")
-    assert text_problem("x") is None
-
-
-def test_summary_clip_and_format():
-    summary = summarize("héllo", [104, 300, 108, 111], merges=1)
-    assert (summary.bytes_before, summary.tokens_after) == (6, 4)
-    assert summary.ratio == pytest.approx(1.5)
-    assert summarize("", [], 0).ratio == 1.0
-    assert clip_ids(list(range(10)), 4) == ([0, 1, 2, 3], 6)
-    assert clip_ids([1, 2], 4) == ([1, 2], 0)
-    assert format_ids([1, 22, 333]) == "1, 22, 333"
-
-
-def test_throttled_progress_calls_about_steps_times_and_always_the_last():
-    calls = []
-    callback = throttled(lambda done, total: calls.append(done), steps=10)
-    results = [callback(done, 1000, None) for done in range(1, 1001)]
-    assert all(r is None for r in results)  # never stops training
-    assert 10 <= len(calls) <= 12
-    assert calls[-1] == 1000
+    assert text_problem("") == "The text is empty: paste some text or pick a sample to train on."
+    assert "only whitespace" in text_problem(" \t\n")
+    assert text_problem("hi") is None

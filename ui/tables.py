@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 import pandas as pd
 
+from bpe_core import render_token
+
 MERGE_COLUMNS = ["step", "id", "left", "right", "token", "bytes", "count"]
-
-
-def replace_control_characters(s: str) -> str:
-    """Escape every Unicode control/format/unassigned character (category C*) as ``\\uXXXX``.
-
-    >>> replace_control_characters("a\\nb")
-    'a\\\\u000ab'
-    """
-    return "".join(ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}" for ch in s)
-
-
-def render_token(token: bytes) -> str:
-    """Show a token's bytes as printable text, the way minbpe does.
-
-    Bytes that are not valid UTF-8 on their own become U+FFFD; control characters are escaped.
-
-    >>> render_token(b"hi\\n")
-    'hi\\\\u000a'
-    >>> render_token(b"\\xe2\\x82")
-    '�'
-    """
-    return replace_control_characters(token.decode("utf-8", errors="replace"))
 
 
 def merges_frame(tok: Any) -> pd.DataFrame:

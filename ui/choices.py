@@ -1,0 +1,118 @@
+"""What the sidebar lets a user choose, and how a choice becomes a tokenizer (no Streamlit here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpe_core
+from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+
+# label in the sidebar -> (kind, split pattern or preset name)
+KINDS: dict[str, tuple[str, str | None]] = {
+    "Train: GPT-4 split": ("regex", GPT4_SPLIT_PATTERN),
+    "Train: GPT-2 split": ("regex", GPT2_SPLIT_PATTERN),
+    "Train: GPT-4o split": ("regex", GPT4O_SPLIT_PATTERN),
+    "Train: custom split pattern": ("regex", None),
+    "Train: no split (Basic)": ("basic", ""),
+    "Pretrained: GPT-2": ("preset", "gpt2"),
+    "Pretrained: GPT-4 (cl100k_base)": ("preset", "cl100k_base"),
+    "Pretrained: GPT-4o (o200k_base)": ("preset", "o200k_base"),
+}
+DEFAULT_KIND = "Train: GPT-4 split"
+
+MIN_VOCAB = 256
+MAX_VOCAB = 20_000  # training 1 MB to 20 000 tokens takes about a second here
+DEFAULT_VOCAB = 512
+MAX_TEXT_CHARS = 1_000_000  # longer pasted or uploaded text is cut, with a note
+REGEX_TIMEOUT = 2.0  # seconds a custom split pattern may take on the whole text
+MAX_SPECIALS = 20
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a trained tokenizer, besides the text."""
+
+    kind: str  # a KINDS label
+    pattern: str  # the split pattern ("" for Basic; the custom one for custom)
+    vocab_size: int
+    specials: tuple[str, ...]
+
+    @property
+    def is_preset(self) -> bool:
+        return KINDS[self.kind][0] == "preset"
+
+    @property
+    def preset(self) -> str | None:
+        kind, name = KINDS[self.kind]
+        return name if kind == "preset" else None
+
+
+def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_text: str) -> Settings:
+    """Check the sidebar's values and bundle them; ValueError says what to change."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown tokenizer choice {kind!r}")
+    how, pattern = KINDS[kind]
+    if how == "regex" and pattern is None:
+        pattern = custom_pattern
+        if not pattern.strip():
+            raise ValueError("Write a split pattern, e.g. \\w+|\\s+|[^\\w\\s]+ (or pick a GPT split).")
+        bpe_core.RegexTokenizer(pattern)  # raises ValueError with the regex error
+    try:
+        size = int(vocab_size)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        raise ValueError(f"The vocabulary size must be a whole number, not {vocab_size!r}.") from None
+    if not MIN_VOCAB <= size <= MAX_VOCAB:
+        raise ValueError(
+            f"The vocabulary size must be between {MIN_VOCAB} (the 256 bytes) and {MAX_VOCAB:,}."
+        )
+    return Settings(kind, pattern or "", size, parse_specials(specials_text))
+
+
+def parse_specials(text: str) -> tuple[str, ...]:
+    """Special tokens written one per line or separated by commas.
+
+    >>> parse_specials("<|endoftext|>, <|pad|>")
+    ('<|endoftext|>', '<|pad|>')
+    """
+    parts = [p.strip() for line in text.splitlines() for p in line.split(",")]
+    specials = tuple(dict.fromkeys(p for p in parts if p))
+    if len(specials) > MAX_SPECIALS:
+        raise ValueError(f"At most {MAX_SPECIALS} special tokens, please.")
+    for s in specials:
+        if len(s) > 100:
+            raise ValueError(f"The special token {s[:20]!r}… is too long (100 characters at most).")
+    return specials
+
+
+def text_problem(text: str | None) -> str | None:
+    """Why a text cannot be trained on, or None.
+
+    >>> text_problem("  \\n")
+    'The text is only whitespace: paste some text or pick a sample to train on.'
+    """
+    if not text:
+        return "The text is empty: paste some text or pick a sample to train on."
+    if text.isspace():
+        return "The text is only whitespace: paste some text or pick a sample to train on."
+    return None
+
+
+def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> tuple[str, str | None]:
+    """The text cut to ``limit`` characters, and a note when something was cut."""
+    if len(text) <= limit:
+        return text, None
+    return text[:limit], f"Using the first {limit:,} of {len(text):,} characters."
+
+
+def train_tokenizer(text: str, settings: Settings, progress=None, candidates: int = 6):
+    """A new tokenizer trained on ``text`` as ``settings`` say, with its special tokens added."""
+    how, _ = KINDS[settings.kind]
+    if how == "basic":
+        tok = bpe_core.BasicTokenizer()
+    else:
+        tok = bpe_core.RegexTokenizer(settings.pattern, timeout=REGEX_TIMEOUT)
+    tok.train(text, settings.vocab_size, progress=progress, candidates=candidates)
+    if settings.specials:
+        start = max(tok.vocab) + 1
+        tok.register_special_tokens({s: start + i for i, s in enumerate(settings.specials)})
+    return tok

@@ -1,0 +1,228 @@
+"""The shared sidebar and the session's state: the text, the tokenizer, training.
+
+Every page calls nothing here but ``current_text()``, ``active_tokenizer()`` and
+``step_through()``; app.py calls ``sidebar()`` once per run. The user's trained tokenizer lives in
+``st.session_state`` (never in a cache shared by sessions); presets are loaded once per server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+import bpe_core
+from ui.choices import (
+    DEFAULT_KIND,
+    DEFAULT_VOCAB,
+    KINDS,
+    MAX_TEXT_CHARS,
+    MAX_VOCAB,
+    MIN_VOCAB,
+    Settings,
+    cap_text,
+    make_settings,
+    text_problem,
+    train_tokenizer,
+)
+from ui.samples import load_samples
+
+MAX_UPLOAD_MB = 10
+# Sidebar widgets whose values must survive a page change. The same keyed widget on another page
+# is a new widget to Streamlit and starts from its default, so every value is mirrored under
+# "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
+# the widget is re-seeded from the mirror on every run.
+KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials")
+TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
+
+
+@st.cache_data(show_spinner=False)
+def samples() -> dict[str, str]:
+    return load_samples()
+
+
+@st.cache_resource(show_spinner="Loading the pretrained vocabulary…")
+def preset(name: str) -> bpe_core.Tokenizer:
+    """A GPT tokenizer, loaded once per server and shared read-only by every session."""
+    return bpe_core.load_pretrained(name)
+
+
+def _init() -> None:
+    ss = st.session_state
+    for key in KEPT:
+        if f"_keep_{key}" in ss:
+            ss[key] = ss[f"_keep_{key}"]
+    if "text" not in ss:
+        first = next(iter(samples()))
+        ss["sample"] = first
+        ss["text"] = samples()[first]
+    ss.setdefault("kind", DEFAULT_KIND)
+    ss.setdefault("pattern", r"\w+|\s+|[^\w\s]+")
+    ss.setdefault("vocab_size", DEFAULT_VOCAB)
+    ss.setdefault("specials", "")
+    ss.setdefault("train_memo", {})
+
+
+def _keep(key: str) -> None:
+    st.session_state[f"_keep_{key}"] = st.session_state[key]
+
+
+def _set_text(text: str) -> None:
+    st.session_state["text"] = st.session_state["_keep_text"] = text
+
+
+def _use_sample() -> None:
+    _keep("sample")
+    _set_text(samples()[st.session_state["sample"]])
+
+
+def _use_upload() -> None:
+    upload = st.session_state.get("upload")
+    if upload is None:
+        return
+    data = upload.getvalue()
+    text = data.decode("utf-8", errors="replace")
+    note = None
+    if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
+        note = f"{upload.name} is not valid UTF-8: undecodable bytes became U+FFFD."
+    text, cut = cap_text(text)
+    _set_text(text)
+    st.session_state["notice"] = " ".join(n for n in (note, cut) if n) or None
+
+
+def _key(text: str, settings: Settings) -> tuple:
+    return (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), settings)
+
+
+def _train(text: str, settings: Settings, show_progress: bool) -> None:
+    """Train (or take from this session's memo) and make it the session's tokenizer."""
+    ss = st.session_state
+    memo = ss["train_memo"]
+    key = _key(text, settings)
+    tok = memo.get(key)
+    if tok is None:
+        bar = st.sidebar.progress(0.0, text="Training…") if show_progress else None
+        last = [-1]
+
+        def progress(done: int, total: int, record) -> None:
+            pct = done * 50 // max(total, 1)
+            if bar is not None and pct != last[0]:
+                last[0] = pct
+                bar.progress(done / total, text=f"Merge {done:,} of {total:,}")
+
+        try:
+            tok = train_tokenizer(text, settings, progress=progress)
+        finally:
+            if bar is not None:
+                bar.empty()
+        if len(memo) >= TRAIN_MEMO_SIZE:
+            memo.pop(next(iter(memo)))
+        memo[key] = tok
+    ss["tok"] = tok
+    ss["tok_settings"] = settings
+    ss["tok_text"] = text
+
+
+def sidebar() -> None:
+    """The controls shared by every page: text, tokenizer, vocabulary size, special tokens, Train."""
+    _init()
+    ss = st.session_state
+    with st.sidebar:
+        st.selectbox("Sample text", list(samples()), key="sample", on_change=_use_sample)
+        st.text_area("Text", key="text", height=180, max_chars=MAX_TEXT_CHARS,
+                     help="Paste anything. Ctrl+Enter applies it.", on_change=_keep, args=("text",))
+        st.file_uploader("…or upload a .txt / .md file", type=["txt", "md"], key="upload",
+                         on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
+        if ss.get("notice"):
+            st.info(ss["notice"])
+        st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
+        preset_chosen = KINDS[ss["kind"]][0] == "preset"
+        if ss["kind"] == "Train: custom split pattern":
+            st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
+                          args=("pattern",))
+        st.number_input("Vocabulary size", min_value=MIN_VOCAB, max_value=MAX_VOCAB, step=64,
+                        key="vocab_size", disabled=preset_chosen, on_change=_keep,
+                        args=("vocab_size",))
+        st.text_input("Special tokens (comma-separated)", key="specials", disabled=preset_chosen,
+                      placeholder="<|endoftext|>", on_change=_keep, args=("specials",))
+        clicked = st.button("Train", key="train", type="primary", disabled=preset_chosen,
+                            use_container_width=True)
+        if ss.get("stop"):
+            st.warning("Training was stopped; the previous tokenizer is kept.")
+        if not preset_chosen:
+            _train_if_asked(clicked)
+    for key in KEPT:
+        ss[f"_keep_{key}"] = ss[key]
+
+
+def _train_if_asked(clicked: bool) -> None:
+    ss = st.session_state
+    try:
+        settings = make_settings(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"])
+    except ValueError as e:
+        st.error(str(e))
+        return
+    text, note = cap_text(ss["text"])
+    first_visit = "tok" not in ss
+    if not (clicked or first_visit):
+        if ss.get("tok_settings") != settings or ss.get("tok_text") != text:
+            st.caption("Settings or text changed: press **Train** to train on them.")
+        return
+    problem = text_problem(text)
+    if problem:
+        st.error(problem)
+        return
+    if note:
+        st.info(note)
+    if clicked:
+        st.button("Stop", key="stop", help="Stops training and keeps the previous tokenizer.")
+    try:
+        _train(text, settings, show_progress=clicked)
+    except ValueError as e:
+        st.error(str(e))
+
+
+# -- what pages use ------------------------------------------------------------------------------
+
+
+def current_text() -> str:
+    """The text in the sidebar (at most MAX_TEXT_CHARS characters)."""
+    return cap_text(st.session_state.get("text", ""))[0]
+
+
+def active_tokenizer() -> bpe_core.Tokenizer | None:
+    """The chosen pretrained tokenizer, or this session's trained one (None before training)."""
+    ss = st.session_state
+    how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
+    if how == "preset":
+        return preset(name)
+    return ss.get("tok")
+
+
+def tokenizer_label() -> str:
+    ss = st.session_state
+    how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
+    if how == "preset":
+        return bpe_core.PRESETS[name]["title"]
+    settings = ss.get("tok_settings")
+    if settings is None:
+        return "untrained"
+    return f"{settings.kind.removeprefix('Train: ')}, {ss['tok'].vocab_size:,} tokens"
+
+
+def trained_text() -> str | None:
+    """The text the session's tokenizer was trained on (None for presets)."""
+    if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] == "preset":
+        return None
+    return st.session_state.get("tok_text")
+
+
+def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:
+    """``tok.step_through(text)``, kept for the session while tokenizer and text stay the same."""
+    ss = st.session_state
+    key = (id(tok), hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    cached = ss.get("_steps")
+    if cached is None or cached[0] != key:
+        cached = (key, tok.step_through(text, allowed_special="all"))
+        ss["_steps"] = cached
+    return cached[1]
