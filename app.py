@@ -9,10 +9,18 @@ import streamlit as st
 st.set_page_config(page_title="bpe-lab", page_icon="🧩", layout="wide")
 
 page = st.navigation(
-    [
-        st.Page("pages/overview.py", title="Train & merges", icon="🏋️", default=True),
-        st.Page("pages/tokens.py", title="Tokens", icon="🎨"),
-        st.Page("pages/steps.py", title="Step through merges", icon="👣"),
-    ]
+    {
+        "Train and look": [
+            st.Page("pages/overview.py", title="Train & merges", icon="🏋️", default=True),
+            st.Page("pages/tokens.py", title="Tokens", icon="🎨"),
+            st.Page("pages/steps.py", title="Step through merges", icon="👣"),
+            st.Page("pages/forest.py", title="Merge forest", icon="🌳"),
+        ],
+        "Compare and exchange": [
+            st.Page("pages/compare.py", title="Compare with GPT", icon="⚖️"),
+            st.Page("pages/exchange.py", title="Export & import", icon="💾"),
+            st.Page("pages/bytes.py", title="Bytes & decoding", icon="🔢"),
+        ],
+    }
 )
 page.run()
