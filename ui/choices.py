@@ -17,6 +17,7 @@ KINDS: dict[str, tuple[str, str | None]] = {
     "Pretrained: GPT-2": ("preset", "gpt2"),
     "Pretrained: GPT-4 (cl100k_base)": ("preset", "cl100k_base"),
     "Pretrained: GPT-4o (o200k_base)": ("preset", "o200k_base"),
+    "Imported file": ("imported", None),
 }
 DEFAULT_KIND = "Train: GPT-4 split"
 
@@ -39,7 +40,7 @@ class Settings:
 
     @property
     def is_preset(self) -> bool:
-        return KINDS[self.kind][0] == "preset"
+        return KINDS[self.kind][0] in ("preset", "imported")
 
     @property
     def preset(self) -> str | None:

@@ -136,7 +136,13 @@ def sidebar() -> None:
         if ss.get("notice"):
             st.info(ss["notice"])
         st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
-        preset_chosen = KINDS[ss["kind"]][0] == "preset"
+        how = KINDS[ss["kind"]][0]
+        preset_chosen = how in ("preset", "imported")
+        if how == "imported":
+            if ss.get("imported") is None:
+                st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
+            else:
+                st.caption(f"Using the imported tokenizer from {ss['imported'][1]}.")
         if ss["kind"] == "Train: custom split pattern":
             st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
                           args=("pattern",))
@@ -191,12 +197,28 @@ def current_text() -> str:
 
 
 def active_tokenizer() -> bpe_core.Tokenizer | None:
-    """The chosen pretrained tokenizer, or this session's trained one (None before training)."""
+    """The chosen pretrained tokenizer, the imported one, or this session's trained one.
+
+    None before training (or before an import, when "Imported file" is chosen).
+    """
     ss = st.session_state
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return preset(name)
+    if how == "imported":
+        return (ss.get("imported") or (None, ""))[0]
     return ss.get("tok")
+
+
+def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
+    """Make an imported tokenizer the session's choice on every page.
+
+    Call it from a widget callback (on_change / on_click): it sets the sidebar's "kind" widget,
+    which Streamlit allows only before the sidebar is drawn in a run.
+    """
+    ss = st.session_state
+    ss["imported"] = (tok, name)
+    ss["kind"] = ss["_keep_kind"] = "Imported file"
 
 
 def tokenizer_label() -> str:
@@ -204,6 +226,9 @@ def tokenizer_label() -> str:
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return bpe_core.PRESETS[name]["title"]
+    if how == "imported":
+        imported = ss.get("imported")
+        return f"imported from {imported[1]}" if imported else "nothing imported yet"
     settings = ss.get("tok_settings")
     if settings is None:
         return "untrained"
@@ -211,8 +236,8 @@ def tokenizer_label() -> str:
 
 
 def trained_text() -> str | None:
-    """The text the session's tokenizer was trained on (None for presets)."""
-    if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] == "preset":
+    """The text the session's tokenizer was trained on (None for presets and imports)."""
+    if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] in ("preset", "imported"):
         return None
     return st.session_state.get("tok_text")
 
