@@ -82,3 +82,34 @@ def test_pretrained_gpt4_counts_tokens_like_tiktoken(at):
     at.text_area(key="text").set_value("hello world").run()
     assert metrics(at)["Tokens"] == "2"  # cl100k: [15339, 1917]
     assert at.code[0].value.replace(" ", "") == "15339,1917"
+
+
+def test_a_shared_link_opens_the_same_view():
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params.update({"sample": "code", "kind": "gpt2", "vocab": "300", "step": "7"})
+    app.run()
+    assert not app.exception
+    assert app.selectbox(key="sample").value == "Source code"
+    assert app.text_area(key="text").value == SAMPLES["Source code"]
+    assert app.selectbox(key="kind").value == "Train: GPT-2 split"
+    assert app.session_state["tok"].vocab_size == 300
+    assert app.session_state["step"] == 7
+
+
+def test_the_address_follows_the_sidebar_but_never_holds_the_text(at):
+    at.number_input(key="vocab_size").set_value(320).run()
+    at.selectbox(key="kind").set_value("Train: no split (Basic)").run()
+    at.text_area(key="text").set_value("a secret pasted text").run()
+    query = dict(at.query_params)
+    assert query["vocab"] == "320" and query["kind"] == "basic" and query["sample"] == "english"
+    assert not any("secret" in str(v) for v in query.values())
+
+
+def test_a_bad_link_is_explained_not_crashed():
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params.update({"vocab": "lots", "kind": "<script>", "step": "-3"})
+    app.run()
+    assert not app.exception
+    note = " ".join(i.value for i in app.info)
+    assert "vocab 'lots'" in note and "kind '<script>'" in note and "step '-3'" in note
+    assert app.number_input(key="vocab_size").value == 512

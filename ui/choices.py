@@ -21,6 +21,79 @@ KINDS: dict[str, tuple[str, str | None]] = {
 }
 DEFAULT_KIND = "Train: GPT-4 split"
 
+# Short names for links: ?sample=code&kind=gpt2&vocab=1024&step=40 (the text itself never goes in)
+KIND_SLUGS = {
+    "gpt4": "Train: GPT-4 split",
+    "gpt2": "Train: GPT-2 split",
+    "gpt4o": "Train: GPT-4o split",
+    "custom": "Train: custom split pattern",
+    "basic": "Train: no split (Basic)",
+    "pretrained-gpt2": "Pretrained: GPT-2",
+    "pretrained-cl100k": "Pretrained: GPT-4 (cl100k_base)",
+    "pretrained-o200k": "Pretrained: GPT-4o (o200k_base)",
+}
+SAMPLE_SLUGS = {
+    "english": "English prose",
+    "code": "Source code",
+    "multilingual": "Multilingual + emoji",
+    "tricky": "Tricky: numbers, contractions, whitespace",
+}
+
+
+def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[str]]:
+    """Sidebar values from a link's query, and a note for every part that was not understood.
+
+    >>> settings_from_query({"sample": "code", "kind": "gpt2", "vocab": "1024", "step": "7"})
+    ({'sample': 'Source code', 'kind': 'Train: GPT-2 split', 'vocab_size': 1024, 'step': 7}, [])
+    >>> settings_from_query({"vocab": "lots"})[1]
+    ["the link's vocab 'lots' is not a whole number from 256 to 20000"]
+    """
+    values: dict[str, object] = {}
+    notes = []
+    sample = query.get("sample")
+    if sample is not None:
+        if sample in SAMPLE_SLUGS:
+            values["sample"] = SAMPLE_SLUGS[sample]
+        else:
+            notes.append(f"the link's sample {sample[:30]!r} is not one of {list(SAMPLE_SLUGS)}")
+    kind = query.get("kind")
+    if kind is not None:
+        if kind in KIND_SLUGS:
+            values["kind"] = KIND_SLUGS[kind]
+        else:
+            notes.append(f"the link's kind {kind[:30]!r} is not one of {list(KIND_SLUGS)}")
+    if "pattern" in query and values.get("kind") == KIND_SLUGS["custom"]:
+        values["pattern"] = query["pattern"][:500]
+    for name, key, low, high in (("vocab", "vocab_size", MIN_VOCAB, MAX_VOCAB),
+                                 ("step", "step", 0, 10**6)):
+        raw = query.get(name)
+        if raw is None:
+            continue
+        if raw.isascii() and raw.isdigit() and low <= int(raw) <= high:
+            values[key] = int(raw)
+        else:
+            notes.append(f"the link's {name} {raw[:30]!r} is not a whole number from {low} to {high}")
+    return values, notes
+
+
+def query_from_settings(sample: str, kind: str, vocab_size: int, pattern: str,
+                        step: int | None) -> dict[str, str]:
+    """The link's query for these sidebar values (the inverse of ``settings_from_query``)."""
+    query = {}
+    sample_slug = {v: k for k, v in SAMPLE_SLUGS.items()}.get(sample)
+    kind_slug = {v: k for k, v in KIND_SLUGS.items()}.get(kind)
+    if sample_slug:
+        query["sample"] = sample_slug
+    if kind_slug:
+        query["kind"] = kind_slug
+        if kind_slug == "custom":
+            query["pattern"] = pattern
+    if KINDS.get(kind, ("",))[0] in ("regex", "basic"):
+        query["vocab"] = str(vocab_size)
+    if step is not None:
+        query["step"] = str(step)
+    return query
+
 MIN_VOCAB = 256
 MAX_VOCAB = 20_000  # training 1 MB to 20 000 tokens takes about a second here
 DEFAULT_VOCAB = 512

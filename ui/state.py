@@ -22,6 +22,8 @@ from ui.choices import (
     Settings,
     cap_text,
     make_settings,
+    query_from_settings,
+    settings_from_query,
     text_problem,
     train_tokenizer,
 )
@@ -52,6 +54,14 @@ def _init() -> None:
     for key in KEPT:
         if f"_keep_{key}" in ss:
             ss[key] = ss[f"_keep_{key}"]
+    if "_link_read" not in ss:  # a shared link sets the sample, tokenizer, size and step once
+        ss["_link_read"] = True
+        values, notes = settings_from_query({k: st.query_params[k] for k in st.query_params})
+        if "sample" in values:
+            ss["text"] = samples()[values["sample"]]
+        ss.update(values)
+        if notes:
+            ss["notice"] = "Parts of the link were ignored: " + "; ".join(notes) + "."
     if "text" not in ss:
         first = next(iter(samples()))
         ss["sample"] = first
@@ -159,6 +169,16 @@ def sidebar() -> None:
             _train_if_asked(clicked)
     for key in KEPT:
         ss[f"_keep_{key}"] = ss[key]
+    _update_link()
+
+
+def _update_link() -> None:
+    """Keep the address bar a link to this view (sample, tokenizer, size, step; never the text)."""
+    ss = st.session_state
+    step = ss.get("step") if isinstance(ss.get("step"), int) else None
+    query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step)
+    if {k: st.query_params[k] for k in st.query_params} != query:
+        st.query_params.from_dict(query)
 
 
 def _train_if_asked(clicked: bool) -> None:
