@@ -13,8 +13,8 @@ trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``f
 from .base import Tokenizer, clean_text, get_stats, merge, render_token
 from .basic import BasicTokenizer
 from .files import detect_format, load, read_tokenizer
-from .pretrained import PRESETS, load_pretrained
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .pretrained import PRESETS, load_pretrained
 from .regex_tokenizer import RegexTokenizer
 from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 import regex
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .base import Tokenizer
@@ -159,8 +159,14 @@ def detect_format(data: bytes) -> str:
             document = json.loads(data)
         except (ValueError, RecursionError):
             return "hf"  # the reader says what is wrong with it
-        is_hf = isinstance(document, dict) and isinstance(document.get("model"), dict)
-        return "hf" if is_hf else "gpt2-vocab"
+        if isinstance(document, dict) and isinstance(document.get("model"), dict):
+            return "hf"
+        is_vocab = (  # token -> id; GPT-2's own encoder.json even has a token "model"
+            isinstance(document, dict)
+            and len(document) > 0
+            and all(isinstance(v, int) for v in list(document.values())[:100])
+        )
+        return "gpt2-vocab" if is_vocab else "hf"  # the tokenizer.json reader says what is wrong
     if first.startswith(b"#version"):
         return "gpt2-merges"
     if regex.fullmatch(rb"[A-Za-z0-9+/]+={0,2} \d+", first):
@@ -182,10 +188,12 @@ def read_tokenizer(
     vocab: bytes | None = None,
     pattern: str | None = None,
     special_tokens: dict[str, int] | None = None,
+    partner_name: str | None = None,
 ) -> Tokenizer:
     """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
 
-    GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=``. tiktoken
+    GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=`` (and its
+    name as ``partner_name``, for messages). tiktoken
     and GPT-2 files do not store the split pattern: ``pattern`` defaults to GPT-4's (tiktoken)
     or GPT-2's (vocab.json + merges.txt).
     """
@@ -209,12 +217,14 @@ def read_tokenizer(
     if kind == "gpt2-vocab":
         if merges is None:
             raise ValueError(f"{name} is a GPT-2 style vocab.json: it needs its merges.txt too")
-        return from_gpt2_files(_text(data, name), _text(merges, "merges.txt"), pattern=pattern,
-                               special_tokens=special_tokens, names=(name, "merges.txt"))
+        other = partner_name or "merges.txt"
+        return from_gpt2_files(_text(data, name), _text(merges, other), pattern=pattern,
+                               special_tokens=special_tokens, names=(name, other))
     if vocab is None:
         raise ValueError(f"{name} is a GPT-2 style merges.txt: it needs its vocab.json too")
-    return from_gpt2_files(_text(vocab, "vocab.json"), _text(data, name), pattern=pattern,
-                           special_tokens=special_tokens, names=("vocab.json", name))
+    other = partner_name or "vocab.json"
+    return from_gpt2_files(_text(vocab, other), _text(data, name), pattern=pattern,
+                           special_tokens=special_tokens, names=(other, name))
 
 
 def _from_minbpe(text: str, name: str) -> Tokenizer:
@@ -260,6 +270,7 @@ def load(
     except ValueError:
         kind = "unknown"  # read_tokenizer says what is wrong
     partner: dict[str, bytes] = {}
+    partner_name = None
     if kind in _PARTNERS:
         given = merges_path if kind == "gpt2-vocab" else vocab_path
         candidates = [given] if given is not None else [
@@ -268,4 +279,6 @@ def load(
         found = next((c for c in candidates if os.path.exists(c)), None)
         if found is not None:
             partner["merges" if kind == "gpt2-vocab" else "vocab"] = _read(found)
-    return read_tokenizer(data, name, pattern=pattern, special_tokens=special_tokens, **partner)
+            partner_name = os.fspath(found)
+    return read_tokenizer(data, name, pattern=pattern, special_tokens=special_tokens,
+                          partner_name=partner_name, **partner)

@@ -45,8 +45,12 @@ def _gpt2_bytes(s: str, where: str) -> bytes:
         ) from None
 
 
-def _unique_tokens(tok: Tokenizer, fmt: str) -> None:
-    """These formats key tokens by their bytes, so two ids with the same bytes cannot be saved."""
+def _unique_tokens(tok: Tokenizer, fmt: str, specials_by_text: bool = False) -> None:
+    """These formats key tokens by their bytes, so two ids with the same bytes cannot be saved.
+
+    With ``specials_by_text`` the special tokens share that key space (vocab.json keys them by
+    their text), so a special token spelled like a learned token cannot be saved either.
+    """
     seen: dict[bytes, int] = {}
     for idx, token in tok.vocab.items():
         if idx in tok.special_tokens.values():
@@ -57,6 +61,14 @@ def _unique_tokens(tok: Tokenizer, fmt: str) -> None:
                 " tokens by their bytes, so this tokenizer cannot be saved as one (use .model)"
             )
         seen[token] = idx
+    if specials_by_text:
+        spelled = {_gpt2_string(token): idx for token, idx in seen.items()}
+        for special in tok.special_tokens:
+            if special in spelled:
+                raise ValueError(
+                    f"the special token {special!r} is spelled like token {spelled[special]};"
+                    f" {fmt} keys tokens by their text, so it cannot hold both (use .model)"
+                )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,7 +103,7 @@ def unhf_pattern(pattern: str) -> str:
 
 def to_hf_json(tok: Tokenizer) -> str:
     """The tokenizer as a Hugging Face ``tokenizer.json`` (byte-level BPE, our split, specials)."""
-    _unique_tokens(tok, "tokenizer.json")
+    _unique_tokens(tok, "tokenizer.json", specials_by_text=True)
     specials = set(tok.special_tokens.values())
     vocab = {
         _gpt2_string(token): idx for idx, token in sorted(tok.vocab.items()) if idx not in specials
@@ -200,7 +212,7 @@ def from_hf_json(text: str, name: str = "tokenizer.json") -> Tokenizer:
 
 def to_gpt2_files(tok: Tokenizer) -> tuple[str, str]:
     """``(vocab.json text, merges.txt text)``, spelled with GPT-2's byte-to-character table."""
-    _unique_tokens(tok, "vocab.json")
+    _unique_tokens(tok, "vocab.json", specials_by_text=True)
     vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
              if idx not in tok.special_tokens.values()}
     vocab.update(tok.special_tokens)
@@ -300,8 +312,6 @@ def _check_ranks(ranks: dict[bytes, int], name: str) -> None:
     if missing:
         raise ValueError(f"{name}: byte {missing[0]:#04x} has no token; a byte-level BPE file"
                          " needs all 256 single bytes")
-    if len(set(ranks.values())) != len(ranks):
-        raise ValueError(f"{name}: two tokens share one rank")
 
 
 # ---------------------------------------------------------------------------------------------

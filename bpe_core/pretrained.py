@@ -107,16 +107,28 @@ def _read_checked(directory: Path, name: str, sha256: str) -> bytes:
 def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes, int]:
     """``base64(token) rank`` lines -> ``{token bytes: rank}``; ValueError names the bad line."""
     ranks: dict[bytes, int] = {}
+    line_of_rank: dict[int, int] = {}
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            token_b64, rank = line.split()
-            ranks[base64.b64decode(token_b64, validate=True)] = int(rank)
+            token_b64, rank_text = line.split()
+            token = base64.b64decode(token_b64, validate=True)
+            if not (rank_text.isdigit() and rank_text.isascii()):
+                raise ValueError("the rank is not a whole number >= 0")
         except (ValueError, TypeError) as e:
             raise ValueError(
-                f"{name}, line {lineno}: expected 'base64-token rank', found {line[:60]!r}"
+                f"{name}, line {lineno}: expected 'base64-token rank' with a rank >= 0,"
+                f" found {line[:60]!r}"
             ) from e
+        rank = int(rank_text)
+        if rank in line_of_rank:
+            raise ValueError(f"{name}, line {lineno}: rank {rank} was already given on line"
+                             f" {line_of_rank[rank]}")
+        if token in ranks:
+            raise ValueError(f"{name}, line {lineno}: this token already has rank {ranks[token]}")
+        line_of_rank[rank] = lineno
+        ranks[token] = rank
     return ranks
 
 

@@ -1,4 +1,4 @@
-"""The presets (GPT-2, cl100k_base, o200k_base) against tiktoken, built offline from OpenAI's files."""
+"""The presets (GPT-2, cl100k_base, o200k_base) against tiktoken, built offline from their files."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def test_step_through_intermediate_steps_match_tiktoken_with_fewer_ranks(name):
     """After k merges the tokens are what tiktoken gives with only the first k merged ranks."""
     import tiktoken
 
-    tok, ref = pretrained(name), tiktoken_reference(name)
+    tok = pretrained(name)
     steps = tok.step_through(STEP_TEXT)
     merged_ranks = list(tok.merges.values())
     byte_ranks = {bytes([b]): tok.byte_ids[b] for b in range(256)}
