@@ -10,6 +10,9 @@ st.set_page_config(page_title="bpe-lab", page_icon="🧩", layout="wide")
 
 page = st.navigation(
     {
+        "Learn": [
+            st.Page("pages/lesson.py", title="Lesson: BPE step by step", icon="🎓"),
+        ],
         "Train and look": [
             st.Page("pages/overview.py", title="Train & merges", icon="🏋️", default=True),
             st.Page("pages/tokens.py", title="Tokens", icon="🎨"),
