@@ -34,7 +34,14 @@ MAX_UPLOAD_MB = 10
 # is a new widget to Streamlit and starts from its default, so every value is mirrored under
 # "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
 # the widget is re-seeded from the mirror on every run.
-KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials")
+KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector")
+
+# Projector mode: larger token text and numbers, for the back row of a classroom.
+PROJECTOR_CSS = """<style>
+[data-testid="stMetricValue"] { font-size: 3rem; }
+[data-testid="stMetricLabel"] p { font-size: 1.3rem; }
+.stMainBlockContainer p, .stMainBlockContainer li { font-size: 1.25rem; }
+</style>"""
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
 
@@ -70,6 +77,7 @@ def _init() -> None:
     ss.setdefault("pattern", r"\w+|\s+|[^\w\s]+")
     ss.setdefault("vocab_size", DEFAULT_VOCAB)
     ss.setdefault("specials", "")
+    ss.setdefault("projector", False)
     ss.setdefault("train_memo", {})
 
 
@@ -138,6 +146,9 @@ def sidebar() -> None:
     _init()
     ss = st.session_state
     with st.sidebar:
+        st.toggle("Projector mode", key="projector", on_change=_keep, args=("projector",),
+                  help="Larger tokens and numbers for a classroom; colours stay distinguishable "
+                       "for colour-blind viewers.")
         st.selectbox("Sample text", list(samples()), key="sample", on_change=_use_sample)
         st.text_area("Text", key="text", height=180, max_chars=MAX_TEXT_CHARS,
                      help="Paste anything. Ctrl+Enter applies it.", on_change=_keep, args=("text",))
@@ -169,6 +180,8 @@ def sidebar() -> None:
             _train_if_asked(clicked)
     for key in KEPT:
         ss[f"_keep_{key}"] = ss[key]
+    if ss["projector"]:
+        st.html(PROJECTOR_CSS)
     _update_link()
 
 
@@ -209,6 +222,11 @@ def _train_if_asked(clicked: bool) -> None:
 
 
 # -- what pages use ------------------------------------------------------------------------------
+
+
+def projector_mode() -> bool:
+    """True when the sidebar's projector toggle is on: pages draw tokens large."""
+    return bool(st.session_state.get("projector"))
 
 
 def current_text() -> str:
