@@ -28,6 +28,16 @@ MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
 
 def save_minbpe(tok: Tokenizer, file_prefix: str | os.PathLike) -> None:
     """Write ``<prefix>.model`` and ``<prefix>.vocab`` as minbpe does."""
+    model_text, vocab_text = to_minbpe(tok)
+    prefix = os.fspath(file_prefix)
+    with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
+        f.write(model_text)
+    with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
+        f.write(vocab_text)
+
+
+def to_minbpe(tok: Tokenizer) -> tuple[str, str]:
+    """The text of the ``.model`` and ``.vocab`` files (see the top of this module)."""
     from .base import render_token
 
     if any(ch in tok.pattern for ch in "\r\n"):
@@ -41,21 +51,20 @@ def save_minbpe(tok: Tokenizer, file_prefix: str | os.PathLike) -> None:
             "a .model file can only hold merges that made ids 256, 257, ... in order;"
             " save this tokenizer in another format"
         )
-    prefix = os.fspath(file_prefix)
     lines = ["minbpe v1", tok.pattern, str(len(tok.special_tokens))]
     lines += [f"{special} {idx}" for special, idx in tok.special_tokens.items()]
     lines += [f"{a} {b}" for a, b in tok.merges]
-    with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
-        f.write("\n".join(lines) + "\n")
+    model_text = "\n".join(lines) + "\n"
 
-    with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-        for idx, token in tok.vocab.items():
-            s = render_token(token)
-            if idx in tok.parents:
-                a, b = tok.parents[idx]
-                f.write(f"[{render_token(tok.vocab[a])}][{render_token(tok.vocab[b])}] -> [{s}] {idx}\n")
-            else:
-                f.write(f"[{s}] {idx}\n")
+    listing = []
+    for idx, token in tok.vocab.items():
+        s = render_token(token)
+        if idx in tok.parents:
+            a, b = tok.parents[idx]
+            listing.append(f"[{render_token(tok.vocab[a])}][{render_token(tok.vocab[b])}] -> [{s}] {idx}\n")
+        else:
+            listing.append(f"[{s}] {idx}\n")
+    return model_text, "".join(listing)
 
 
 def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, int], list[tuple[int, int]]]:

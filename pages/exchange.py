@@ -1,9 +1,133 @@
-"""Placeholder: replaced by the exchange page."""
+"""Export & import: download the tokenizer in five formats; upload one to use it on every page."""
+
+from functools import partial
 
 import streamlit as st
 
-from ui.state import sidebar
+from ui.exchange import (
+    EXPORTS,
+    IMPORT_PATTERNS,
+    MAX_IMPORT_MB,
+    export_problems,
+    file_stem,
+    import_summary,
+    md_escape,
+    parse_import_specials,
+    pick_upload,
+    read_uploads,
+    zip_bytes,
+)
+from ui.state import active_tokenizer, import_tokenizer, sidebar, tokenizer_label
 
 sidebar()
-st.title("exchange")
-st.info("Coming soon.")
+
+
+def read_import(changed: str) -> None:
+    """Callback of the import widgets: read the uploaded file(s) and make them the tokenizer.
+
+    ``changed`` is "files" (the uploader: read what was just added) or "options" (pattern or
+    special tokens: read the last files again). On any problem the message is kept for the page
+    and the current tokenizer stays.
+    """
+    ss = st.session_state
+    uploads = ss.get("import_file") or []
+    seen, last = ss.get("_import_seen", set()), ss.get("_import_last", set())
+    ss["_import_seen"] = {f.file_id for f in uploads}
+    ss["import_error"] = None
+    files = [(f.name, f.getvalue()) for f in uploads]
+    if changed == "files":
+        new = [f.file_id not in seen for f in uploads]
+        if not any(new):
+            return  # a file was removed from the list: nothing new to read
+        chosen = pick_upload(files, new)
+    else:
+        chosen = [i for i, f in enumerate(uploads) if f.file_id in last]
+        if not chosen:
+            return
+    ss["_import_last"] = {uploads[i].file_id for i in chosen}
+    try:
+        specials = parse_import_specials(ss.get("import_specials", ""))
+        with st.spinner("Reading… a 100 000-token tiktoken file takes a few seconds to recover"
+                        " its merges."):
+            imported = read_uploads([files[i] for i in chosen], special_tokens=specials,
+                                    pattern=IMPORT_PATTERNS[ss["import_pattern"]])
+    except ValueError as e:
+        ss["import_error"] = str(e)
+        return
+    except Exception as e:  # a hostile file must never become a traceback
+        ss["import_error"] = f"This file could not be read ({type(e).__name__}: {e})."
+        return
+    ss["import_info"] = imported
+    import_tokenizer(imported.tok, imported.name)
+
+
+st.title("Export & import")
+
+# -- export ---------------------------------------------------------------------------------------
+st.header("Export")
+tok = active_tokenizer()
+if tok is None:
+    st.info("Nothing to export yet: train a tokenizer in the sidebar, or import one below.")
+else:
+    stem = file_stem(tokenizer_label())
+    st.write(f"The tokenizer in the sidebar: **{md_escape(tokenizer_label())}**. Files are made"
+             " when you press a button.")
+    memo = st.session_state.get("_export_problems")  # about 0.1 s for o200k: once per tokenizer
+    if memo is None or memo[0] is not tok:
+        memo = st.session_state["_export_problems"] = (tok, export_problems(tok))
+    problems = memo[1]
+    for export in EXPORTS:
+        what, button = st.columns([3, 2], vertical_alignment="center")
+        what.markdown(f"**{export.title}**: {export.what}")
+        if problems[export.key]:
+            button.warning(problems[export.key], icon="🚫")
+        else:
+            button.download_button(f"Download {export.title}", partial(export.make, tok),
+                                   file_name=stem + export.suffix, mime=export.mime,
+                                   key=export.key, on_click="ignore", icon="⬇️")
+    st.download_button("Download every format that fits, as one .zip",
+                       partial(zip_bytes, tok, stem), file_name=stem + ".zip",
+                       mime="application/zip", key="export_zip", on_click="ignore",
+                       type="primary", icon="📦")
+
+# -- import ---------------------------------------------------------------------------------------
+st.header("Import")
+st.write(
+    "Upload a minbpe `.model`, a Hugging Face `tokenizer.json`, tiktoken ranks, or a GPT-2 style"
+    " `vocab.json` together with its `merges.txt`. The format is read from the content. A file"
+    " that cannot be read leaves the current tokenizer as it is."
+)
+pattern_col, specials_col = st.columns(2)
+pattern_col.selectbox(
+    "Split pattern for tiktoken and GPT-2 files", list(IMPORT_PATTERNS), key="import_pattern",
+    on_change=read_import, args=("options",),
+    help="These files do not store the split pattern. .model and tokenizer.json files do.",
+)
+specials_col.text_input(
+    "Special tokens for tiktoken files (token=id, comma-separated)", key="import_specials",
+    placeholder="<|endoftext|>=100257", on_change=read_import, args=("options",),
+    help="tiktoken files do not store special tokens. Other formats do; this is ignored for them.",
+)
+st.file_uploader(
+    f"Tokenizer file(s), up to {MAX_IMPORT_MB} MB each", accept_multiple_files=True,
+    key="import_file", on_change=read_import, args=("files",), max_upload_size=MAX_IMPORT_MB,
+)
+
+ss = st.session_state
+if ss.get("import_error"):
+    st.error(f"Not imported: {md_escape(ss['import_error'])} The current tokenizer is kept.")
+imported = ss.get("import_info")
+if imported is not None and (ss.get("imported") or (None,))[0] is imported.tok:
+    st.subheader("Loaded")
+    rows = import_summary(imported)
+    st.dataframe({"What": [k for k, _ in rows], "Value": [v for _, v in rows]}, hide_index=True,
+                 key="import_summary")
+    st.code(imported.tok.pattern or "(no split pattern)", language=None, wrap_lines=True)
+    for note in imported.notes:
+        st.caption(md_escape(note))
+    if ss.get("kind") == "Imported file":
+        st.success("Every page now uses this tokenizer: the sidebar's **Tokenizer** says"
+                   " *Imported file*. Pick another one there to go back.")
+    else:
+        st.info("The imported tokenizer is kept: choose *Imported file* as the sidebar's"
+                " **Tokenizer** to use it again.")

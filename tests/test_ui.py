@@ -1,6 +1,5 @@
 """Tests for the pure helpers in ui/ (no Streamlit session needed)."""
 
-from types import SimpleNamespace
 
 import pytest
 
@@ -98,15 +97,24 @@ def test_merges_frame_known_answer():
 
 
 def test_merges_frame_renders_controls_and_handles_empty_history():
-    record = SimpleNamespace(pair=(10, 10), id=256, token=b"\n\n", count=3)
-    frame = merges_frame(SimpleNamespace(history=[record]))
-    assert frame.loc[0, "token"] == "\\u000a\\u000a"
-    assert frame.loc[0, "bytes"] == "0a 0a"
+    tok = BasicTokenizer()
+    tok.train("\n\n\n\n", 257)
+    frame = merges_frame(tok)
+    assert frame.loc[0, "token"] == "\\u000a\\u000a"  # control characters escaped, minbpe style
+    assert frame.loc[0, "count"] == 3
+    empty = merges_frame(BasicTokenizer())
+    assert list(empty.columns) == MERGE_COLUMNS and len(empty) == 0
+    assert str(empty["count"].dtype) == "Int64"
 
-    empty = merges_frame(SimpleNamespace(history=[]))
-    assert list(empty.columns) == MERGE_COLUMNS
-    assert len(empty) == 0
-    assert str(empty["count"].dtype) == "int64"
+
+def test_merges_frame_of_a_pretrained_tokenizer_has_every_merge_and_no_counts():
+    from bpe_core import load_pretrained
+
+    tok = load_pretrained("gpt2")
+    frame = merges_frame(tok)
+    assert len(frame) == 50_000
+    assert frame.loc[0, "token"] == "\u0120t"[1:] or frame.loc[0, "token"] == " t"
+    assert frame["count"].isna().all()
 
 
 @pytest.mark.parametrize("kind", [k for k, (how, _) in KINDS.items() if how in ("regex", "basic")])

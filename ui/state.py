@@ -163,7 +163,8 @@ def sidebar() -> None:
             if ss.get("imported") is None:
                 st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
             else:
-                st.caption(f"Using the imported tokenizer from {ss['imported'][1]}.")
+                st.caption("Using the imported tokenizer from:")
+                st.text(ss["imported"][1])
         if ss["kind"] == "Train: custom split pattern":
             st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
                           args=("pattern",))

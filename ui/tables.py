@@ -1,4 +1,4 @@
-"""Tables (pandas DataFrames) built from a trained tokenizer."""
+"""Tables (pandas DataFrames) built from a tokenizer."""
 
 from __future__ import annotations
 
@@ -11,27 +11,31 @@ from bpe_core import render_token
 MERGE_COLUMNS = ["step", "id", "left", "right", "token", "bytes", "count"]
 
 
-def merges_frame(tok: Any) -> pd.DataFrame:
-    """One row per merge of a trained tokenizer, in merge order.
+def merge_rows(tok: Any) -> list[dict[str, Any]]:
+    """One row per merge, in merge order: step, id, left, right, token, bytes (hex), count.
 
-    Columns: ``step`` (1-based), ``id`` (the new token id), ``left``/``right`` (the ids that were
-    merged), ``token`` (rendered text), ``bytes`` (hex, space separated) and ``count`` (how often
-    the pair occurred when it was chosen). Uses ``tok.history``.
+    ``count`` (how often the pair occurred when training chose it) is None for merges that were
+    not trained here: pretrained and imported tokenizers have merges but no training history.
     """
-    rows = [
+    counts = {rec.id: rec.count for rec in tok.history}
+    ordered = sorted(tok.merges.items(), key=lambda item: item[1])
+    return [
         {
             "step": step,
-            "id": rec.id,
-            "left": rec.pair[0],
-            "right": rec.pair[1],
-            "token": render_token(rec.token),
-            "bytes": rec.token.hex(" "),
-            "count": rec.count,
+            "id": idx,
+            "left": a,
+            "right": b,
+            "token": render_token(tok.vocab[idx]),
+            "bytes": tok.vocab[idx].hex(" "),
+            "count": counts.get(idx),
         }
-        for step, rec in enumerate(tok.history, start=1)
+        for step, ((a, b), idx) in enumerate(ordered, start=1)
     ]
-    frame = pd.DataFrame(rows, columns=MERGE_COLUMNS)
-    # An empty history still gives integer columns, not object ones.
+
+
+def merges_frame(tok: Any) -> pd.DataFrame:
+    """``merge_rows`` as a DataFrame (``count`` may be empty: see merge_rows)."""
+    frame = pd.DataFrame(merge_rows(tok), columns=MERGE_COLUMNS)
     return frame.astype(
-        {"step": "int64", "id": "int64", "left": "int64", "right": "int64", "count": "int64"}
+        {"step": "int64", "id": "int64", "left": "int64", "right": "int64", "count": "Int64"}
     )

@@ -1,0 +1,153 @@
+"""AppTest tests for the Export & import page (pages/exchange.py).
+
+Download contents are not readable in AppTest: tests/test_exchange.py tests the bytes of every
+download. Here: which buttons show, and uploads driven through ``at.file_uploader``.
+"""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer
+from ui.exchange import (
+    EXPORTS,
+    gpt2_merges_bytes,
+    gpt2_vocab_bytes,
+    minbpe_model_bytes,
+    tiktoken_bytes,
+)
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "pages/exchange.py"
+EXPORT_KEYS = [e.key for e in EXPORTS] + ["export_zip"]
+
+
+@pytest.fixture
+def at():
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    app.switch_page(PAGE).run()
+    assert not app.exception
+    return app
+
+
+def download_keys(app) -> list[str]:
+    return [b.key for b in app.get("download_button")]
+
+
+def basic_tokenizer() -> BasicTokenizer:
+    tok = BasicTokenizer()
+    tok.train("aaabdaaabac " * 20, 262)
+    tok.register_special_tokens({"<|end|>": 300})
+    return tok
+
+
+def upload(app, *files):
+    """Upload ``(name, bytes)`` files through the page's uploader and rerun."""
+    value = [(name, data, "application/octet-stream") for name, data in files]
+    return app.file_uploader(key="import_file").set_value(value).run()
+
+
+def test_trained_tokenizer_gets_every_download_button(at):
+    assert download_keys(at) == EXPORT_KEYS
+    assert not at.warning and not at.error
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download minbpe .model" in labels
+
+
+def test_preset_shows_why_model_is_missing_and_offers_the_rest(at):
+    at.selectbox(key="kind").set_value("Pretrained: GPT-4 (cl100k_base)").run()
+    assert not at.exception
+    keys = download_keys(at)
+    assert "export_model" not in keys and "export_vocab" not in keys
+    assert {"export_hf", "export_tiktoken", "export_gpt2_vocab", "export_gpt2_merges",
+            "export_history", "export_zip"} <= set(keys)
+    assert len(at.warning) == 2
+    assert "256 bytes in its own order" in at.warning[0].value
+
+
+def test_importing_a_model_makes_it_the_tokenizer_on_every_page(at):
+    tok = basic_tokenizer()
+    upload(at, ("abc.model", minbpe_model_bytes(tok)))
+    assert not at.exception and not at.error
+    assert at.selectbox(key="kind").value == "Imported file"
+    imported, name = at.session_state["imported"]
+    assert name == "abc.model" and imported.merges == tok.merges
+    summary = dict(zip(*at.dataframe[0].value.to_dict("list").values(), strict=True))
+    assert summary["Format"] == "minbpe .model" and summary["Merges"] == "6"
+    assert "<|end|> = 300" in summary["Special tokens"]
+    assert "Every page now uses" in at.success[0].value
+    # another page uses it
+    at.text_area(key="text").set_value("aaabdaaabac").run()
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    assert at.selectbox(key="kind").value == "Imported file"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Tokenizer"] == "imported from abc.model"
+    assert metrics["Tokens"] == str(len(tok.encode("aaabdaaabac")))
+    assert "Merges (6)" in [s.value for s in at.subheader]
+    # and the export page now offers it for download
+    at.switch_page(PAGE).run()
+    assert download_keys(at) == EXPORT_KEYS
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("bad.model", b"minbpe v1\n\n0\n1 2 3\n", "line 4"),
+        ("noise.bin", bytes(range(256)) * 8, "not a tokenizer file"),
+        ("huge.tiktoken", b"QQ== 0\n" * (10 * 1024 * 1024 // 7 + 1), "more than the 10 MB"),
+    ],
+)
+def test_a_bad_file_shows_an_error_and_keeps_the_tokenizer(at, name, data, message):
+    before = at.session_state["tok"]
+    upload(at, (name, data))
+    assert not at.exception
+    assert message in at.error[0].value.replace("\\", "")
+    assert "current tokenizer is kept" in at.error[0].value
+    assert at.session_state["tok"] is before
+    assert at.selectbox(key="kind").value == "Train: GPT-4 split"
+    assert "imported" not in at.session_state
+
+
+def test_a_bad_file_after_an_import_keeps_the_imported_tokenizer(at):
+    upload(at, ("good.model", minbpe_model_bytes(basic_tokenizer())))
+    first = at.session_state["imported"]
+    upload(at, ("bad.model", b"minbpe v1\n\n0\n1 2 3\n"))
+    assert at.error and at.session_state["imported"] is first
+    assert at.selectbox(key="kind").value == "Imported file"
+    assert "Every page now uses" in at.success[0].value  # the summary of the one still in use
+
+
+def test_vocab_json_and_merges_txt_together_with_the_chosen_pattern(at):
+    tok = at.session_state["tok"]  # trained with the GPT-4 split
+    at.selectbox(key="import_pattern").set_value("GPT-4 (cl100k_base)").run()
+    upload(at, ("vocab.json", gpt2_vocab_bytes(tok)), ("merges.txt", gpt2_merges_bytes(tok)))
+    assert not at.exception and not at.error
+    imported, name = at.session_state["imported"]
+    assert name == "vocab.json + merges.txt"
+    assert imported.pattern == GPT4_SPLIT_PATTERN and imported.merges == tok.merges
+    # choosing another pattern reads the files again with it
+    at.selectbox(key="import_pattern").set_value("None (no split, like Basic)").run()
+    assert type(at.session_state["imported"][0]) is BasicTokenizer
+
+
+def test_tiktoken_upload_takes_the_special_tokens_written_on_the_page(at):
+    tok = basic_tokenizer()
+    at.selectbox(key="import_pattern").set_value("None (no split, like Basic)").run()
+    at.text_input(key="import_specials").input("<|end|>=300").run()
+    upload(at, ("abc.tiktoken", tiktoken_bytes(tok)))
+    assert not at.exception and not at.error
+    imported = at.session_state["imported"][0]
+    assert imported.special_tokens == {"<|end|>": 300}
+    text = "aaab<|end|>daaabac"
+    assert imported.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+
+
+def test_badly_written_special_tokens_show_an_error(at):
+    at.text_input(key="import_specials").input("<|end|>").run()
+    upload(at, ("abc.tiktoken", tiktoken_bytes(basic_tokenizer())))
+    assert not at.exception
+    assert "token=id" in at.error[0].value.replace("\\", "")
+    assert "imported" not in at.session_state
