@@ -1,9 +1,97 @@
-"""Placeholder: replaced by the compare page."""
+"""Compare: the text under your tokenizer and under GPT-2, GPT-4 and GPT-4o; where they differ."""
 
 import streamlit as st
 
-from ui.state import sidebar
+from bpe_core import PRESETS
+from ui.compare import (
+    MARK_MODES,
+    MAX_SPANS_PER_VIEW,
+    compare_html,
+    disagreements,
+    encode_all,
+    marked_cuts,
+    remember,
+    summary_frame,
+    tokens_chart,
+)
+from ui.state import active_tokenizer, current_text, preset, sidebar, tokenizer_label
 
 sidebar()
-st.title("compare")
-st.info("Coming soon.")
+
+st.title("Compare with GPT")
+st.write(
+    "The sidebar's text under your tokenizer and under the GPT tokenizers: how many tokens each "
+    "needs, how each cuts the text, and the words where they disagree most. A bigger vocabulary "
+    "and a split pattern that keeps runs of spaces or digits together both mean fewer tokens."
+)
+
+text = current_text()
+if not text:
+    st.info("The text is empty: paste some text in the sidebar or pick a sample.")
+    st.stop()
+
+tok = active_tokenizer()
+tokenizers = {}
+if tok is None:
+    st.info("You have no tokenizer of your own yet (press **Train** in the sidebar): "
+            "comparing the GPT tokenizers only.")
+elif getattr(tok, "name", None) in PRESETS:
+    st.caption(f"Your choice in the sidebar, {tokenizer_label()}, is one of the GPT tokenizers.")
+else:
+    tokenizers[f"Yours: {tokenizer_label()}"] = tok
+options = [*tokenizers, *(p["title"] for p in PRESETS.values())]
+chosen = st.multiselect("Tokenizers", options, default=options, key="compare_which")
+if not chosen:
+    st.info("Pick at least one tokenizer.")
+    st.stop()
+for name, p in PRESETS.items():
+    if p["title"] in chosen:
+        tokenizers[p["title"]] = preset(name)
+tokenizers = {label: tokenizers[label] for label in chosen}
+
+memo = st.session_state.setdefault("_compare_memo", {})  # this text's encodings and analyses
+try:
+    with st.spinner("Encoding…"):
+        encodings = encode_all(tokenizers, text, memo)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+
+summary = summary_frame(encodings, text)
+table_col, chart_col = st.columns([3, 2])
+table_col.dataframe(summary, hide_index=True, key="compare_summary")
+chart_col.altair_chart(tokens_chart(summary), width="stretch", key="compare_chart")
+
+st.subheader("How each one cuts the text")
+controls = st.columns(3)
+layout = controls[0].radio("Layout", ["Side by side", "Stacked"], horizontal=True,
+                           key="compare_layout")
+mark = controls[1].selectbox("Mark the cuts…", list(MARK_MODES), key="compare_marks",
+                             help="A cut is the boundary between two tokens.")
+whitespace = controls[2].checkbox("Show spaces and line breaks", value=True, key="compare_ws")
+if MARK_MODES[mark] != "none":
+    st.caption(f"A token with an orange left edge starts at a cut {mark}. "
+               "Hover over a token for its id and bytes.")
+cuts = remember(memo, "cuts", encodings,
+                lambda: {label: enc.cuts() for label, enc in encodings.items()})
+marks = remember(memo, mark, encodings, lambda: marked_cuts(cuts, MARK_MODES[mark]))
+
+if layout == "Side by side":
+    places = st.columns(min(len(encodings), 4))
+else:
+    places = [st.container() for _ in encodings]
+for i, (label, enc) in enumerate(encodings.items()):
+    with places[i % len(places)]:
+        body, left_out = compare_html(enc, marks[label], whitespace=whitespace, title=label)
+        st.html(body)
+        if left_out:
+            st.caption(f"Showing the first {MAX_SPANS_PER_VIEW:,} of {len(enc.ids):,} tokens.")
+
+st.subheader("Words they disagree on")
+st.caption("Tokens touching each word (or punctuation run, or run of spaces) where it first "
+           "occurs; the largest differences first.")
+words = remember(memo, "words", encodings, lambda: disagreements(encodings, text))
+if words.empty:
+    st.write("They split every word into the same number of tokens.")
+else:
+    st.dataframe(words, hide_index=True, key="compare_words")

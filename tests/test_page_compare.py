@@ -1,0 +1,97 @@
+"""AppTest tests for the Compare page: counts, coloured views, escaping, messages."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PRESET_TITLES = ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+
+
+@pytest.fixture
+def at():
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception
+    return app
+
+
+def rows(app) -> dict[str, dict]:
+    return {r["tokenizer"]: r for r in app.dataframe[0].value.to_dict("records")}
+
+
+def test_default_sample_compares_yours_and_the_three_gpt_tokenizers(at):
+    table = rows(at)
+    assert list(table) == ["Yours: GPT-4 split, 512 tokens", *PRESET_TITLES]
+    assert table["GPT-4 (cl100k_base)"]["vocabulary size"] == 100261
+    # a 512-token vocabulary needs more tokens than any GPT vocabulary
+    assert table["Yours: GPT-4 split, 512 tokens"]["tokens"] > table["GPT-2"]["tokens"]
+    views = [h.value for h in at.html if 'class="bpe-compare"' in h.value]
+    assert len(views) == 4
+    assert at.get("vega_lite_chart")  # the bar chart
+    assert len(at.dataframe) == 2  # the summary and the words they disagree on
+
+
+def test_known_counts_for_hello_world(at):
+    at.text_area(key="text").set_value("hello world").run()
+    assert not at.exception
+    table = rows(at)
+    assert table["GPT-4 (cl100k_base)"]["tokens"] == 2  # [15339, 1917]
+    assert table["GPT-2"]["tokens"] == 2
+    assert table["GPT-4 (cl100k_base)"]["bytes/token"] == 5.5
+
+
+def test_the_seed_example_marks_gpt2s_extra_cuts(at):
+    at.text_area(key="text").set_value("    hello world!!!").run()
+    at.multiselect(key="compare_which").set_value(["GPT-2", "GPT-4 (cl100k_base)"]).run()
+    assert not at.exception
+    table = rows(at)
+    assert [table[t]["tokens"] for t in ["GPT-2", "GPT-4 (cl100k_base)"]] == [6, 4]
+    gpt2_view, gpt4_view = [h.value for h in at.html if 'class="bpe-compare"' in h.value]
+    assert gpt2_view.count(" new") == 2 and gpt4_view.count(" new") == 0
+    words = at.dataframe[1].value.to_dict("records")
+    assert words == [{"word": "····", "times": 1, "GPT-2": 4, "GPT-4 (cl100k_base)": 2,
+                      "spread": 2}]
+    at.selectbox(key="compare_marks").set_value("no marks").run()
+    at.radio(key="compare_layout").set_value("Stacked").run()
+    assert not at.exception
+    assert all(" new" not in h.value for h in at.html)
+
+
+def test_hostile_text_stays_escaped(at):
+    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    at.text_area(key="text").set_value(hostile).run()
+    assert not at.exception
+    views = [h.value for h in at.html if 'class="bpe-compare"' in h.value]
+    assert len(views) == 4
+    for body in views:
+        assert "<script" not in body and "<img" not in body
+        assert "&lt;" in body
+
+
+def test_empty_text_gives_a_message(at):
+    at.text_area(key="text").set_value("").run()
+    assert not at.exception
+    assert "The text is empty" in at.info[0].value
+    assert not at.dataframe
+
+
+def test_without_a_tokenizer_of_your_own_the_presets_are_compared(at):
+    at.selectbox(key="kind").set_value("Imported file").run()  # nothing imported yet
+    assert not at.exception
+    assert list(rows(at)) == PRESET_TITLES
+    assert any("comparing the GPT tokenizers only" in i.value for i in at.info)
+
+
+def test_a_preset_chosen_in_the_sidebar_is_not_listed_twice(at):
+    at.selectbox(key="kind").set_value("Pretrained: GPT-2").run()
+    assert not at.exception
+    assert list(rows(at)) == PRESET_TITLES
+
+
+def test_choosing_no_tokenizer_gives_a_message(at):
+    at.multiselect(key="compare_which").set_value([]).run()
+    assert not at.exception
+    assert "Pick at least one tokenizer" in at.info[0].value
