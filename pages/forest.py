@@ -1,9 +1,227 @@
-"""Placeholder: replaced by the forest page."""
+"""Merge forest: every token as the binary tree of its merges, a text's forest, a word's trace.
+
+A token is chosen by typing its id or text, from the tokens of the text, from the vocabulary
+table, or by clicking a node in either chart; the last choice wins (callbacks record it).
+"""
 
 import streamlit as st
 
-from ui.state import sidebar
+from ui import forest as fo
+from ui.forest_chart import (
+    edge_frame,
+    node_frame,
+    picked_id,
+    trace_frame,
+    tree_chart,
+    vocab_frame,
+)
+from ui.state import active_tokenizer, current_text, sidebar, step_through
+
+MAX_TEXT_TOKENS = 500  # tokens offered in the "tokens of the text" picker
+MAX_VOCAB_ROWS = 1_000  # rows of the vocabulary table sent to the browser
 
 sidebar()
-st.title("forest")
-st.info("Coming soon.")
+ss = st.session_state
+
+st.title("Merge forest")
+st.write(
+    "Every merged token has exactly two parents, down to single bytes: the merges form a "
+    "*binary forest*. Pick a token to see its tree, see the forest of the text's tokens grow "
+    "merge by merge, and trace how the encoder walks the forest for one word."
+)
+
+tok = active_tokenizer()
+if tok is None:
+    st.info("Press **Train** in the sidebar to train a tokenizer on the text.")
+    st.stop()
+try:
+    steps = step_through(tok, current_text())
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+text_uses = fo.most_used(steps.final)
+uses_in_text = dict(text_uses)
+vocab = tok.vocab
+
+
+def show(token_id: int) -> str:
+    return f"{fo.token_text(vocab[token_id], 40)}  (id {token_id})"
+
+
+# -- one chosen token, set by whichever picker changed last (callbacks run before the script) ----
+
+
+def choose(token_id: int, source: str) -> None:
+    ss["_forest_chosen"] = (id(tok), token_id)
+    if source not in ("typed", "piece"):
+        ss["forest_token"] = str(token_id)
+    if source != "text":
+        ss["forest_from_text"] = None
+    if source != "piece":
+        ss["forest_piece"] = None
+
+
+def on_typed() -> None:
+    try:
+        found = fo.find_token(tok, ss["forest_token"])
+    except ValueError:
+        return  # the page shows the message
+    if found is not None and found.id is not None:
+        choose(found.id, "typed")
+
+
+def on_pick(key: str, source: str) -> None:
+    if ss.get(key) is not None:
+        choose(ss[key], source)
+
+
+def on_table() -> None:
+    token_id = fo.selected_row(ss.get("forest_vocab"), ss.get("_forest_vocab_ids", []))
+    if token_id is not None and token_id in vocab:
+        choose(token_id, "table")
+
+
+def on_chart(key: str) -> None:
+    token_id = picked_id(ss.get(key))
+    if token_id is not None and token_id in vocab:
+        choose(token_id, "chart")
+
+
+chosen = ss.get("_forest_chosen")
+if not chosen or chosen[0] != id(tok) or chosen[1] not in vocab:
+    chosen = (id(tok), fo.default_token(tok, steps.final))
+    ss["_forest_chosen"] = chosen
+    ss["forest_token"] = str(chosen[1])
+ss.setdefault("forest_token", str(chosen[1]))
+chosen_id = chosen[1]
+
+# -- token tree ------------------------------------------------------------------------------------
+
+st.header("Token tree")
+pick_col, tree_col = st.columns([2, 3])
+with pick_col:
+    st.text_input(
+        "Token id or text", key="forest_token", on_change=on_typed,
+        help='A number is an id; put a number in quotes ("42") to look up its text.',
+    )
+    try:
+        found = fo.find_token(tok, ss["forest_token"])
+    except ValueError as e:
+        st.error(str(e))
+        found = None
+    if found is not None and found.id is None:
+        st.warning(
+            f"“{fo.md_escape(fo.token_text(found.text.encode('utf-8'), 60))}” is not one token: "
+            f"it becomes {len(found.pieces)}: "
+            + ", ".join(fo.named(tok, t) for t in found.pieces[:20])
+            + ("…" if len(found.pieces) > 20 else "") + ". Pick one:"
+        )
+        st.selectbox(
+            "Tokens of what you typed", list(dict.fromkeys(found.pieces)), index=None,
+            format_func=show, key="forest_piece", on_change=on_pick,
+            args=("forest_piece", "piece"), placeholder="Pick one of its tokens",
+        )
+    st.selectbox(
+        "…or a token of the text (most used first)",
+        [t for t, _ in text_uses[:MAX_TEXT_TOKENS]], index=None, key="forest_from_text",
+        format_func=lambda t: f"{show(t)} · {uses_in_text[t]:,}×",
+        on_change=on_pick, args=("forest_from_text", "text"),
+        placeholder=f"{len(text_uses):,} different tokens in the text",
+    )
+    search = st.text_input("…or search the vocabulary", key="forest_search",
+                           placeholder="text or id, then pick a row", persist_state="session")
+    order = st.radio("Order", fo.VOCAB_ORDERS, key="forest_vocab_order", horizontal=True,
+                     label_visibility="collapsed", persist_state="session")
+    rows, matched = fo.vocab_rows(tok, search, order, MAX_VOCAB_ROWS)
+    ss["_forest_vocab_ids"] = [r["id"] for r in rows]
+    st.dataframe(
+        vocab_frame(rows),
+        key="forest_vocab", on_select=on_table, selection_mode="single-row", hide_index=True,
+        height=300,
+    )
+    if matched > len(rows):
+        st.caption(f"{matched:,} tokens match; the first {len(rows):,} are listed: search to "
+                   "narrow them down.")
+
+with tree_col:
+    tree = fo.forest_layout(tok, [chosen_id])
+    nodes = node_frame(tok, tree.nodes)
+    st.altair_chart(
+        tree_chart(nodes, edge_frame(tok, tree.nodes), svg=True,
+                   title=f"{fo.token_text(vocab[chosen_id], 40)} (id {chosen_id})"),
+        key="forest_tree_chart", on_select=lambda: on_chart("forest_tree_chart"),
+        selection_mode="pick",
+    )
+    st.caption(fo.describe_tree(tok, chosen_id, tree))
+
+# -- the forest of the text ------------------------------------------------------------------------
+
+st.header("Forest of the text")
+num = tok.num_merges
+# One step for the session: the step-through page's slider ("step") and this one follow each
+# other, so the forest at k is the text at k over there.
+if ss.get("_forest_step_for") != id(tok):  # another tokenizer: start from the whole forest
+    ss["_forest_step_for"] = id(tok)
+    ss["forest_step"] = num
+outside = ss.get("step")
+if isinstance(outside, int) and outside != ss.get("_forest_outside_step"):
+    ss["_forest_outside_step"] = outside
+    ss["forest_step"] = outside
+ss["forest_step"] = min(max(int(ss.get("forest_step", num)), 0), num)
+
+
+def on_step() -> None:
+    ss["step"] = ss["_forest_outside_step"] = ss["forest_step"]
+
+
+step_col, n_col, level_col = st.columns([3, 1, 1])
+with step_col:
+    if num:
+        k = st.slider("Merges applied", 0, num, key="forest_step", on_change=on_step,
+                      persist_state="session",
+                      help="At step k the forest has only the first k merges (the same k as "
+                      "on the *Step through merges* page).")
+    else:
+        k = 0
+        st.caption("This tokenizer has no merges: every token is a byte.")
+with n_col:
+    ss.setdefault("forest_n", 30)
+    n = st.number_input("Trees", 1, fo.MAX_TREES, key="forest_n", persist_state="session",
+                        help="The trees of this many most used tokens")
+with level_col:
+    levels = st.radio("Height", ["depth", "step"], key="forest_levels", horizontal=True,
+                      persist_state="session",
+                      help="depth: roots on top; step: each node at the merge step that made it")
+
+at_k = fo.most_used(steps.token_ids_at(k))
+forest = fo.forest_layout(tok, [t for t, _ in at_k[:n]])
+if forest.nodes:
+    uses = dict(at_k)
+    fnodes = node_frame(tok, forest.nodes, levels=levels, uses=uses)
+    st.altair_chart(
+        tree_chart(fnodes, edge_frame(tok, forest.nodes, levels=levels), levels=levels,
+                   sublabels=False),
+        key="forest_chart", on_select=lambda: on_chart("forest_chart"), selection_mode="pick",
+    )
+    st.caption(fo.describe_forest(forest, len(at_k), k))
+else:
+    st.info("The text has no tokens: paste some text in the sidebar.")
+
+# -- word trace ------------------------------------------------------------------------------------
+
+st.header("Word trace")
+st.write(
+    "How the encoder, not the trainer, walks the forest: it starts from the word's bytes and "
+    "applies the merge of lowest rank (the earliest learned) wherever it can, again and again."
+)
+ss.setdefault("forest_word", fo.default_word(steps.text))
+word = st.text_input("Word", key="forest_word", max_chars=fo.MAX_WORD_CHARS,
+                     persist_state="session")
+if word:
+    try:
+        trace = fo.word_trace(tok, word)
+    except ValueError as e:
+        st.error(str(e))
+    else:
+        st.markdown(fo.describe_trace(tok, trace))
+        st.dataframe(trace_frame(tok, trace), key="forest_trace", hide_index=True)

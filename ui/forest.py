@@ -1,0 +1,558 @@
+"""The merge forest: every token as the binary tree of the merges that made it (no Streamlit here).
+
+Every merged token has exactly two parents (``tok.parents[id] == (left, right)``), down to single
+bytes, so a vocabulary is "a binary forest" (the seed tutorial's words). This module lays those
+trees out for drawing and replays how the encoder walks them:
+
+    tree_nodes(tok, id)          one token's tree, laid out: leaves left to right in byte order,
+                                 every parent centred over its two children, y = depth
+    forest_layout(tok, ids)      several trees side by side, capped at ``max_nodes`` nodes
+    word_trace(tok, word)        the merges ``encode`` applies to a word, lowest rank first
+    find_token / vocab_rows      what the page's pickers need
+
+A token that appears in several trees is drawn once per occurrence (a forest of trees, not a
+DAG); the chart links the copies by their id.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import regex
+
+from bpe_core import clean_text
+from bpe_core.base import replace_control_characters
+from ui.tokens_html import text_and_bytes
+
+MAX_CHART_NODES = 2_000  # no chart gets more nodes than this
+TREE_GAP = 1.0  # empty leaf slots between two trees of a forest
+VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+
+
+# -- showing one token ---------------------------------------------------------------------------
+
+
+def token_text(token: bytes, limit: int | None = None) -> str:
+    """A token as one line of text: whitespace visible, bytes that are not UTF-8 in hex.
+
+    >>> token_text(b" the")
+    '·the'
+    >>> token_text(b"\\xe2\\x80")
+    '⟨e2 80⟩'
+    >>> token_text(b"abcdefgh", limit=4)
+    'abc…'
+    """
+    out = []
+    for part, is_bytes in text_and_bytes(token):
+        if is_bytes:
+            out.append(f"⟨{part}⟩")
+        else:
+            shown = "".join(VISIBLE.get(ch, ch) for ch in part)
+            out.append(replace_control_characters(shown))
+    text = "".join(out)
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+# -- one tree --------------------------------------------------------------------------------------
+
+
+class Node(NamedTuple):
+    """One drawn node. Indices point into the list the node belongs to (-1: none)."""
+
+    tree: int  # which tree of the forest (0 for a single tree)
+    id: int  # the token id
+    depth: int  # 0 for the root
+    x: float  # leaves at consecutive positions, parents centred over their children
+    parent: int  # index of the parent node, -1 for a root
+    left: int  # index of the left child, -1 for a drawn leaf
+    right: int  # index of the right child, -1 for a drawn leaf
+    collapsed: bool  # a merged token drawn without its parents (the node cap cut the tree)
+
+
+def tree_size(tok: Any, token_id: int) -> int:
+    """How many nodes the whole tree of a token has: 2 × bytes − 1 (its leaves are its bytes).
+
+    A special token is a tree of one node: it is not made by merges.
+    """
+    if token_id not in tok.parents:
+        return 1
+    return 2 * len(tok.vocab[token_id]) - 1
+
+
+def level_sizes(tok: Any, token_id: int) -> list[int]:
+    """Nodes of a token's tree at depth 0, 1, 2, …  (``len(...)`` is the tree's depth + 1)."""
+    sizes = []
+    level = [token_id]
+    parents = tok.parents
+    while level:
+        sizes.append(len(level))
+        level = [p for t in level if t in parents for p in parents[t]]
+    return sizes
+
+
+def depth_limit(tok: Any, token_id: int, max_nodes: int) -> int | None:
+    """The deepest level to draw so that at most ``max_nodes`` nodes are drawn (None: all of it)."""
+    total = 0
+    sizes = level_sizes(tok, token_id)
+    for depth, size in enumerate(sizes):
+        total += size
+        if total > max_nodes:
+            return max(depth - 1, 0)
+    return None
+
+
+def tree_nodes(
+    tok: Any,
+    token_id: int,
+    *,
+    tree: int = 0,
+    x0: float = 0.0,
+    offset: int = 0,
+    max_depth: int | None = None,
+) -> list[Node]:
+    """The tree of one token, laid out (a tidy tree).
+
+    Nodes come in pre-order (root, left subtree, right subtree), so the leaves come left to right
+    in byte order; they get x = x0, x0 + 1, …, and every inner node sits at the midpoint of its
+    two children. Two nodes at one depth have disjoint leaf ranges, so they are at least 1 apart.
+    ``offset`` is added to every index (for nodes appended to a longer list); nodes deeper than
+    ``max_depth`` are left out and their parents marked ``collapsed``.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer(); tok.train("aaabdaaabac", 259)
+    >>> [(n.id, n.depth, n.x) for n in tree_nodes(tok, 258)]  # doctest: +NORMALIZE_WHITESPACE
+    [(258, 0, 2.125), (257, 1, 1.25), (256, 2, 0.5), (97, 3, 0.0), (97, 3, 1.0), (97, 2, 2.0),
+     (98, 1, 3.0)]
+    """
+    parents = tok.parents
+    ids: list[int] = []
+    depth: list[int] = []
+    parent: list[int] = []
+    kids: list[list[int]] = []
+    collapsed: list[bool] = []
+    stack = [(token_id, 0, -1)]
+    while stack:  # iterative: a long token's tree may be deeper than Python's recursion limit
+        t, d, p = stack.pop()
+        i = len(ids)
+        ids.append(t)
+        depth.append(d)
+        parent.append(p)
+        kids.append([])
+        if p >= 0:
+            kids[p].append(i)  # the left child is popped, and so appended, before the right one
+        pair = parents.get(t)
+        cut = pair is not None and max_depth is not None and d >= max_depth
+        collapsed.append(cut)
+        if pair is not None and not cut:
+            stack.append((pair[1], d + 1, i))
+            stack.append((pair[0], d + 1, i))
+    x = [0.0] * len(ids)
+    next_x = x0
+    for i, k in enumerate(kids):
+        if not k:
+            x[i] = next_x
+            next_x += 1
+    for i in reversed(range(len(ids))):  # children come after their parent in pre-order
+        if kids[i]:
+            x[i] = (x[kids[i][0]] + x[kids[i][1]]) / 2
+    return [
+        Node(
+            tree,
+            ids[i],
+            depth[i],
+            x[i],
+            parent[i] + offset if parent[i] >= 0 else -1,
+            kids[i][0] + offset if kids[i] else -1,
+            kids[i][1] + offset if kids[i] else -1,
+            collapsed[i],
+        )
+        for i in range(len(ids))
+    ]
+
+
+# -- a forest --------------------------------------------------------------------------------------
+
+
+class Forest(NamedTuple):
+    """Trees side by side, and what did not fit under the node cap."""
+
+    nodes: list[Node]
+    roots: list[int]  # the token ids drawn, left to right (tree k is roots[k])
+    left_out: list[int]  # the token ids asked for but not drawn
+    left_out_nodes: int  # how many nodes their trees have
+    cut_depth: int | None  # the first tree alone was too big: drawn down to this depth only
+    full_size: int  # nodes of all the asked-for trees together
+
+
+def forest_layout(
+    tok: Any,
+    roots: Sequence[int],
+    *,
+    max_nodes: int = MAX_CHART_NODES,
+    gap: float = TREE_GAP,
+) -> Forest:
+    """Lay out the trees of ``roots`` left to right, stopping before ``max_nodes`` is passed.
+
+    The trees are taken in the order given (most used first, say) until the next one would not
+    fit; the rest are reported as left out. If the first tree alone is too big, its top levels
+    are drawn (``cut_depth``), so a chart always shows something and never more than the cap.
+    """
+    if max_nodes < 1:
+        raise ValueError(f"max_nodes must be at least 1, not {max_nodes}")
+    nodes: list[Node] = []
+    drawn: list[int] = []
+    cut_depth = None
+    x0 = 0.0
+    sizes = [tree_size(tok, t) for t in roots]
+    for k, (t, size) in enumerate(zip(roots, sizes, strict=True)):
+        if len(nodes) + size > max_nodes:
+            if drawn:
+                break
+            cut_depth = depth_limit(tok, t, max_nodes)
+        tree = tree_nodes(tok, t, tree=k, x0=x0, offset=len(nodes), max_depth=cut_depth)
+        nodes += tree
+        drawn.append(t)
+        x0 = max(n.x for n in tree) + 1 + gap
+        if cut_depth is not None:
+            break
+    left_out = list(roots[len(drawn) :])
+    return Forest(
+        nodes, drawn, left_out, sum(sizes[len(drawn) :]), cut_depth, sum(sizes)
+    )
+
+
+def most_used(ids: Iterable[int], n: int | None = None) -> list[tuple[int, int]]:
+    """``[(id, uses), …]``, most used first; equal counts in order of first appearance."""
+    return Counter(ids).most_common(n)
+
+
+def copies(nodes: Sequence[Node]) -> dict[int, int]:
+    """How many times each token id is drawn: ids drawn more than once are shared sub-trees."""
+    return Counter(n.id for n in nodes)
+
+
+def token_depth(tok: Any) -> dict[int, int]:
+    """The depth of every token's tree (0 for bytes and special tokens), for the whole vocabulary.
+
+    Merges come in merge order, so a token's parents always have their depth already.
+    """
+    depth: dict[int, int] = {}
+    get = depth.get
+    for (a, b), idx in tok.merges.items():
+        depth[idx] = 1 + max(get(a, 0), get(b, 0))
+    return depth
+
+
+def default_token(tok: Any, ids: Sequence[int]) -> int:
+    """A token worth showing first: the deepest of the text's tokens (else of the vocabulary)."""
+    depth = depths(tok)
+    pool = dict.fromkeys(ids) or tok.vocab
+    return max(pool, key=lambda t: depth.get(t, 0))  # ties: the first one
+
+
+def count_of(tok: Any) -> dict[int, int]:
+    """The pair count at the merge that made each token (empty for pretrained vocabularies)."""
+    return {rec.id: rec.count for rec in getattr(tok, "history", ())}
+
+
+# -- choosing a token ------------------------------------------------------------------------------
+
+
+class Lookup(NamedTuple):
+    """What the user typed, resolved: one token id, or the tokens a text became."""
+
+    id: int | None  # the token, when the input named exactly one
+    pieces: list[int]  # the tokens the text became (one or more), [] for an id
+    text: str  # the text that was encoded ("" for an id)
+
+
+def find_token(tok: Any, query: str) -> Lookup | None:
+    """Read a token id ("258") or a token's text ("the", or "\\"42\\"" for the text 42).
+
+    Text is encoded: if it is one token, that token; else the tokens it became. A special
+    token's text is that special token. None for an empty query; ValueError for an unknown id.
+    """
+    if not query:
+        return None
+    stripped = query.strip()
+    if stripped.isdigit():
+        token_id = int(stripped)
+        if token_id not in tok.vocab:
+            raise ValueError(
+                f"No token has id {token_id}: this tokenizer's ids are 0 to {max(tok.vocab):,}."
+                ' To look up the text, put it in quotes: "' + stripped + '".'
+            )
+        return Lookup(token_id, [], "")
+    text = query
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        text = text[1:-1]
+        if not text:
+            return None
+    if text in tok.special_tokens:
+        return Lookup(tok.special_tokens[text], [tok.special_tokens[text]], text)
+    pieces = tok.encode_ordinary(text)
+    return Lookup(pieces[0] if len(pieces) == 1 else None, pieces, text)
+
+
+def selected_row(state: Any, shown: Sequence[int]) -> int | None:
+    """The token id of the row a table selection picked (``shown``: the ids listed), or None."""
+    try:
+        rows = state["selection"]["rows"]
+    except (KeyError, TypeError):
+        return None
+    if rows and 0 <= rows[0] < len(shown):
+        return shown[rows[0]]
+    return None
+
+
+_memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _memo_for(tok: Any) -> dict:
+    """Facts about a whole vocabulary, computed once per tokenizer (and again if it changes)."""
+    stamp = (len(tok.vocab), len(tok.merges))
+    memo = _memo.get(tok)
+    if memo is None or memo["stamp"] != stamp:
+        memo = {"stamp": stamp}
+        _memo[tok] = memo
+    return memo
+
+
+def depths(tok: Any) -> dict[int, int]:
+    """``token_depth(tok)``, remembered for the tokenizer (a GPT vocabulary takes a moment)."""
+    memo = _memo_for(tok)
+    if "depth" not in memo:
+        memo["depth"] = token_depth(tok)
+    return memo["depth"]
+
+
+VOCAB_ORDERS = ("longest first", "deepest first", "by id")
+
+
+def _ordered(tok: Any, order: str) -> tuple[list[int], list[str]]:
+    """The vocabulary's ids in ``order`` and their lower-cased texts (for searching)."""
+    memo = _memo_for(tok)
+    if order not in memo:
+        vocab = tok.vocab
+        if order == "longest first":
+            ids = sorted(vocab, key=lambda t: (-len(vocab[t]), t))
+        elif order == "deepest first":
+            depth = depths(tok)
+            ids = sorted(vocab, key=lambda t: (-depth.get(t, 0), t))
+        else:
+            ids = sorted(vocab)
+        memo[order] = (ids, [vocab[t].decode("utf-8", "replace").casefold() for t in ids])
+    return memo[order]
+
+
+def vocab_rows(
+    tok: Any, search: str = "", order: str = "longest first", limit: int = 1_000
+) -> tuple[list[dict], int]:
+    """Rows of the vocabulary that match ``search``, in ``order``: ``(rows[:limit], matches)``.
+
+    ``search`` matches the token's text anywhere, ignoring case; a number also matches that id
+    (listed first). Each row: id, token (shown text), bytes (length), depth, step, count.
+    """
+    if order not in VOCAB_ORDERS:
+        raise ValueError(f"order must be one of {VOCAB_ORDERS}, not {order!r}")
+    ids, texts = _ordered(tok, order)
+    if search:
+        needle = search.casefold()
+        picked = [t for t, text in zip(ids, texts, strict=True) if needle in text]
+    else:
+        picked = ids
+    exact = int(search.strip()) if search.strip().isdigit() else None
+    if exact in tok.vocab:
+        picked = [exact] + [t for t in picked if t != exact]
+    vocab = tok.vocab
+    depth = depths(tok)
+    counts = count_of(tok)
+    step_of = tok.step_of
+    rows = [
+        {
+            "id": t,
+            "token": token_text(vocab[t]),
+            "bytes": len(vocab[t]),
+            "depth": depth.get(t, 0),
+            "step": step_of.get(t, 0),
+            "count": counts.get(t),
+        }
+        for t in picked[:limit]
+    ]
+    return rows, len(picked)
+
+
+# -- the word trace: how the encoder walks the forest --------------------------------------------
+
+
+class TraceStep(NamedTuple):
+    """One merge the encoder applied to one chunk of a word."""
+
+    chunk: int  # which chunk of the word (the split pattern cuts a word before merging)
+    left: int
+    right: int
+    new: int  # the id the pair became
+    rank: int  # the merge's step (1 = first merge learned); the encoder applies lowest first
+    position: int  # where in the chunk's token list the pair stood
+    tokens: tuple[int, ...]  # the chunk's tokens right after this merge
+
+
+class WordTrace(NamedTuple):
+    chunks: list[str]  # the word cut by the split pattern
+    start: list[list[int]]  # each chunk's bytes as token ids
+    steps: list[TraceStep]
+    final: list[int]  # all chunks' tokens at the end (== tok.encode_ordinary(word))
+
+
+def trace_merges(
+    ids: list[int], merges: dict[tuple[int, int], int]
+) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
+    """``apply_merges`` (bpe_core.base), one merge at a time: ``[(a, b, new, position, after)]``.
+
+    Like the encoder: the pair whose new id (its rank) is lowest goes first; every occurrence of
+    it is merged, left to right, before the next pair is looked for.
+
+    >>> trace_merges([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
+    [(97, 97, 256, 0, (256, 97, 98)), (256, 97, 257, 0, (257, 98))]
+    """
+    events = []
+    get = merges.get
+    while len(ids) >= 2:
+        best = None
+        for pair in zip(ids, ids[1:], strict=False):
+            rank = get(pair)
+            if rank is not None and (best is None or rank < best):
+                best, best_pair = rank, pair
+        if best is None:
+            break
+        a, b = best_pair
+        out: list[int] = []
+        i = 0
+        n = len(ids)
+        while i < n:
+            if ids[i] == a and i < n - 1 and ids[i + 1] == b:
+                out.append(best)
+                events.append((a, b, best, len(out) - 1, (*out, *ids[i + 2 :])))
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+    return events
+
+
+MAX_WORD_CHARS = 100
+_WORD = regex.compile(r" ?[\p{L}\p{N}]+")
+
+
+def default_word(text: str, fallback: str = " tokenization") -> str:
+    """A word of the text worth tracing: the longest of its first words (at most 30 characters)."""
+    words = [w for w in _WORD.findall(text[:5_000]) if len(w) <= 30]
+    return max(words, key=len) if words else fallback
+
+
+def word_trace(tok: Any, word: str) -> WordTrace:
+    """Every merge ``tok.encode_ordinary(word)`` makes, in the order it makes them, per chunk."""
+    if len(word) > MAX_WORD_CHARS:
+        raise ValueError(
+            f"The word is {len(word)} characters long; trace at most {MAX_WORD_CHARS}."
+        )
+    word = clean_text(word)
+    byte_ids = tok.byte_ids
+    chunks = tok.split(word)
+    start: list[list[int]] = []
+    steps: list[TraceStep] = []
+    final: list[int] = []
+    for c, chunk in enumerate(chunks):
+        data = chunk.encode("utf-8")
+        ids = list(data) if byte_ids is None else [byte_ids[b] for b in data]
+        start.append(ids)
+        last = ids
+        for a, b, new, pos, after in trace_merges(ids, tok.merges):
+            steps.append(TraceStep(c, a, b, new, tok.step_of.get(new, 0), pos, after))
+            last = list(after)
+        final += last
+    return WordTrace(chunks, start, steps, final)
+
+
+# -- sentences for the page (Markdown; token text escaped) ----------------------------------------
+
+MAX_TREES = 500
+
+
+def md_escape(text: str) -> str:
+    """Text that Markdown shows as it is: every ASCII punctuation mark backslash-escaped.
+
+    >>> print(md_escape("**x** <b>"))
+    \\*\\*x\\*\\* \\<b\\>
+    """
+    return "".join("\\" + ch if ch.isascii() and not ch.isalnum() and ch != " " else ch
+                   for ch in text)
+
+
+def named(tok: Any, token_id: int) -> str:
+    """A token for a Markdown sentence: “text” (id), the text escaped."""
+    return f"“{md_escape(token_text(tok.vocab[token_id], 40))}” ({token_id})"
+
+
+def describe_tree(tok: Any, token_id: int, forest: Forest) -> str:
+    """One sentence under a token's tree: what made it, how big its tree is, what was cut."""
+    token = tok.vocab[token_id]
+    head = f"{named(tok, token_id)}: {len(token):,} byte{'s' * (len(token) != 1)}"
+    if token_id not in tok.parents:
+        if len(token) == 1:
+            return head + ": a single byte, a leaf of every tree it is in."
+        return head + ": a special token, added whole; no merge made it."
+    a, b = tok.parents[token_id]
+    depth = len(level_sizes(tok, token_id)) - 1
+    out = (f"{head}, depth {depth}, {tree_size(tok, token_id):,} nodes. Made by merge "
+           f"{tok.step_of[token_id]:,} of {tok.num_merges:,} from {named(tok, a)} + "
+           f"{named(tok, b)}")
+    count = count_of(tok).get(token_id)
+    out += f", a pair seen {count:,}× when it was chosen." if count else "."
+    if forest.cut_depth is not None:
+        out += (f" Only its top {forest.cut_depth + 1} levels are drawn (a chart gets at most "
+                f"{MAX_CHART_NODES:,} nodes): click an orange node to see its own tree.")
+    return out + " Hover a node for its bytes; click one to see its tree; scroll to zoom."
+
+
+def describe_forest(forest: Forest, distinct: int, step: int) -> str:
+    """What the forest chart shows, and what it leaves out and how to see it."""
+    drawn = len(forest.roots)
+    out = (f"After {step:,} merges the text has {distinct:,} different tokens; the trees of the "
+           f"{drawn:,} most used are drawn ({len(forest.nodes):,} nodes).")
+    asked = drawn + len(forest.left_out)
+    if forest.left_out:
+        out += (f" The next {len(forest.left_out):,} trees ({forest.left_out_nodes:,} nodes) are "
+                f"left out: a chart gets at most {MAX_CHART_NODES:,} nodes. Ask for fewer "
+                "**Trees** or fewer merges, or pick a token above to see its tree alone.")
+    elif asked < distinct:
+        out += f" {distinct - asked:,} less used tokens are not asked for: raise **Trees**."
+    if forest.cut_depth is not None:
+        out += f" The first tree is drawn down to depth {forest.cut_depth} only."
+    shared = sum(1 for c in copies(forest.nodes).values() if c > 1)
+    if shared:
+        out += (f" {shared:,} token ids are drawn more than once (shared sub-trees): hover a "
+                "node to outline every copy; click one to see its tree above.")
+    return out
+
+
+def describe_trace(tok: Any, trace: WordTrace) -> str:
+    """The trace in one paragraph: bytes in, merges, tokens out."""
+    n_bytes = sum(map(len, trace.start))
+    out = ""
+    if len(trace.chunks) > 1:
+        parts = " | ".join(md_escape(token_text(c.encode("utf-8"))) for c in trace.chunks)
+        out += (f"The split pattern cuts it into {len(trace.chunks)} chunks first ({parts}); "
+                "merges never cross them. ")
+    tokens = " | ".join(md_escape(token_text(tok.vocab[t])) for t in trace.final)
+    out += (f"{n_bytes:,} bytes → {len(trace.steps):,} merge{'s' * (len(trace.steps) != 1)} → "
+            f"{len(trace.final):,} "
+            f"token{'s' * (len(trace.final) != 1)}: {tokens} (ids "
+            f"{', '.join(map(str, trace.final))}).")
+    return out
