@@ -8,6 +8,8 @@ splitting every token made by a merge later than k back into its two parents, an
 
 from __future__ import annotations
 
+import copy
+from bisect import bisect_right
 from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -72,8 +74,27 @@ class StepThrough:
             self.char_of = [c for c, ch in enumerate(self.text) for _ in range(_utf8_length(ch))]
             self.char_of.append(len(self.text))
 
+    def head(self, max_bytes: int) -> StepThrough:
+        """The same text cut after the last full token that ends within ``max_bytes`` bytes.
+
+        Its ``tokens_at(k)`` are exactly the first tokens of this one's at every step k (every
+        token at any step lies inside one token of the full encoding), so a page can draw the
+        start of a long text cheaply. ``head(n).num_bytes`` says how many bytes it kept.
+        """
+        m = bisect_right(self.starts, max_bytes) - 1  # full tokens that end by max_bytes
+        if m >= len(self.final):
+            return self
+        view = copy.copy(self)
+        view.final = self.final[:m]
+        view.special = self.special[:m]
+        view.starts = self.starts[: m + 1]
+        view.num_bytes = self.starts[m]
+        view.text = self.text[: self.char_of[view.num_bytes]]
+        return view
+
     def _is_boundary(self, b: int) -> bool:
-        return b == 0 or b == self.num_bytes or self.char_of[b] != self.char_of[b - 1]
+        last = len(self.char_of) - 1  # the whole text's byte length, also in a head()
+        return b == 0 or b >= last or self.char_of[b] != self.char_of[b - 1]
 
     def token_ids_at(self, k: int) -> list[int]:
         """Only the ids of the tokens at step ``k`` (cheaper than ``tokens_at``)."""

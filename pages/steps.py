@@ -1,9 +1,233 @@
-"""Placeholder: replaced by the steps page."""
+"""Step through the merges: the text after only k merges, the merge made at k, and why it won.
+
+Everything that depends on the step lives in one fragment, so a slider move, a button click or a
+tick of Play reruns only that part. Play gives the fragment a ``run_every`` timer; the timer goes
+away with a full rerun (pausing, or reaching the last merge).
+"""
+
+import hashlib
+from array import array
 
 import streamlit as st
 
-from ui.state import sidebar
+from ui import steps_view as sv
+from ui.charts import Series, steps_spec
+from ui.state import (
+    active_tokenizer,
+    current_text,
+    samples,
+    sidebar,
+    step_through,
+    tokenizer_label,
+    trained_text,
+)
+from ui.tokens_html import tokens_html
+
+MEMO_SIZE = 8  # per-session results kept: token counts, merge ids, merge tables
 
 sidebar()
+ss = st.session_state
 
-st.title("steps")
+
+def _memo(kind: str, tok, text: str | None, make):
+    """``make()`` once per (kind, tokenizer, text) in this session. The entry holds the
+    tokenizer, so its id cannot be reused by another object while the entry lives."""
+    memo = ss.setdefault("_stepspage_memo", {})
+    digest = None if text is None else hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+    key = (kind, id(tok), digest)
+    entry = memo.get(key)
+    if entry is None or entry[0] is not tok:
+        if len(memo) >= MEMO_SIZE:
+            memo.pop(next(iter(memo)))
+        entry = memo[key] = (tok, make())
+    return entry[1]
+
+
+def _counts(tok, text: str) -> tuple[array, int]:
+    """Token counts of ``text`` after 0..N merges, and its number of bytes."""
+
+    def make():
+        steps = tok.step_through(text, allowed_special="all")
+        return array("q", steps.token_counts()), steps.num_bytes
+
+    return _memo("counts", tok, text, make)
+
+
+@st.cache_resource(max_entries=3, show_spinner="Listing the merges…")
+def _preset_table(label: str, _tok):
+    """The merge table of a pretrained vocabulary, built once per server (199 742 rows: ~3 s)."""
+    return sv.merges_table(_tok)
+
+
+def _set_step(value: int) -> None:
+    ss["step"] = sv.clamp_step(value, ss.get("_stepspage_n", 0))
+
+
+def _on_play() -> None:
+    """Pressing Play at the last merge starts again from step 0."""
+    if ss.get("step_play") and ss.get("step", 0) >= ss.get("_stepspage_n", 0):
+        ss["step"] = 0
+
+
+def _jump_to_row() -> None:
+    """A row picked in the merge table: go to that merge."""
+    rows = ss["merge_table"]["selection"]["rows"]
+    steps = ss.get("_stepspage_table_steps", [])
+    if rows and rows[0] < len(steps):
+        _set_step(steps[rows[0]])
+
+
+st.title("Step through the merges")
+st.write(
+    "Training made its merges one at a time. Move the slider to see the text tokenized with only "
+    "the first **k** merges (k = 0: every byte is a token), which pair merge k joined, and why "
+    "that pair won."
+)
+
+tok = active_tokenizer()
+if tok is None:
+    st.info("Press **Train** in the sidebar to train a tokenizer on the text.")
+    st.stop()
+text = current_text()
+training = trained_text()
+n = tok.num_merges
+ss["_stepspage_n"] = n
+if ss.pop("_stepspage_stop_play", False):
+    ss["step_play"] = False
+ss["step"] = sv.clamp_step(ss.get("step", min(1, n)), n)  # the tokenizer may have changed
+ss.setdefault("step_speed", sv.DEFAULT_SPEED)
+ss.setdefault("step_metric", sv.METRICS[0])
+if ss.get("step_heldout") not in samples():
+    ss["step_heldout"] = sv.default_heldout(samples(), [training or text])
+
+st.caption(f"Tokenizer: {tokenizer_label()} · {n:,} merges")
+if n == 0:
+    st.info("This tokenizer has no merges: raise the vocabulary size above 256 and train.")
+    st.stop()
+
+play_col, speed_col = st.columns([1, 3], vertical_alignment="bottom")
+playing = play_col.toggle(":material/play_arrow: Play", key="step_play", on_change=_on_play,
+                          help="Step forward on its own until the last merge.")
+speed_col.select_slider("Speed", options=list(sv.SPEEDS), key="step_speed",
+                        persist_state="session")
+interval, stride = sv.SPEEDS[ss["step_speed"]]
+
+
+def step_view(tok, text: str, n: int, training: str | None) -> None:
+    """Everything that changes with the step; reruns on its own while playing."""
+    k = sv.clamp_step(ss.get("step", 0), n)
+    if ss.get("step_play"):
+        k = min(k + stride, n)
+        if k >= n:  # the last merge: stop the timer with a full rerun
+            ss["step"] = n
+            ss["_stepspage_stop_play"] = True
+            st.rerun()
+    ss["step"] = k
+    counts, num_bytes = _counts(tok, text)
+    back, ahead = sv.prev_change(counts, k), sv.next_change(counts, k)
+
+    cols = st.columns([1, 1, 10, 1, 1], vertical_alignment="bottom")
+    cols[0].button(":material/skip_previous:", key="step_prev_change", on_click=_set_step,
+                   args=(back or 0,), help="The previous merge that changed this text")
+    cols[1].button(":material/chevron_left:", key="step_prev", on_click=_set_step,
+                   args=(k - 1,), help="Previous merge")
+    cols[2].slider("Merges applied (k)", min_value=0, max_value=n, key="step",
+                   persist_state="session")
+    cols[3].button(":material/chevron_right:", key="step_next", on_click=_set_step,
+                   args=(k + 1,), help="Next merge")
+    cols[4].button(":material/skip_next:", key="step_next_change", on_click=_set_step,
+                   args=(ahead or n,), help="The next merge that changes this text")
+
+    made = sv.made_at(counts, k)
+    ratio = sv.compression_ratio(num_bytes, counts[k])
+    m = st.columns(4)
+    m[0].metric("Step", f"{k:,} of {n:,}")
+    m[1].metric("Tokens", f"{counts[k]:,}", delta=-made or None, delta_color="inverse",
+                help="Tokens in the text after the first k merges.")
+    m[2].metric("Compression ratio", "–" if ratio is None else f"{ratio:.2f}×",
+                help=f"Bytes per token: {num_bytes:,} bytes ÷ {counts[k]:,} tokens.")
+    m[3].metric("Made by this merge", f"{made:,}",
+                help="How many tokens merge k made in this text (outlined below).")
+
+    left, right = st.columns(2)
+    with left:
+        if k and not made:
+            st.caption(f"Merge {k:,} does not occur in this text: "
+                       ":material/skip_next: goes to the next merge that does.")
+        try:
+            ids = None if sv.has_history(tok) else _memo("ids", tok, None, lambda: sv.merge_ids(tok))
+            info = sv.merge_at(tok, k, ids) if k else None
+        except ValueError as e:
+            st.error(str(e))
+            return
+        st.html(sv.merge_html(info, n))
+        if info is not None and info.count is None:
+            st.caption(
+                "Counts are not known for pretrained vocabularies: OpenAI published the merges "
+                "in their order, not how often each pair occurred in training."
+            )
+        why = sv.why_this_merge(tok, k) if k else None
+        if why is not None:
+            st.markdown("**Why this merge**")
+            st.dataframe(why.frame, hide_index=True, key="step_why", column_config={
+                "first seen": st.column_config.NumberColumn(
+                    help="Order of first occurrence in the training text (1 = earliest)")})
+            st.markdown(why.rule)
+        elif k and sv.has_history(tok):
+            st.caption("Training did not keep the candidate pairs of this step.")
+    with right:
+        c1, c2 = st.columns(2)
+        metric = c1.radio("Chart", sv.METRICS, key="step_metric", horizontal=True,
+                          persist_state="session")
+        heldout = c2.selectbox("Held-out text", list(samples()), key="step_heldout",
+                               persist_state="session",
+                               help="A second text, one the merges were not learned from.")
+        series = []
+        if training is not None:
+            name = "training text" + (" (shown below)" if training == text else "")
+            series.append(Series(name, *_counts(tok, training)))
+        if training != text:
+            series.append(Series("this text (shown below)", counts, num_bytes))
+        heldout_text = samples()[heldout]
+        if heldout_text in (training, text):
+            st.caption("The held-out sample is the text above: pick another one.")
+        else:
+            series.append(Series(f"held-out: {heldout}", *_counts(tok, heldout_text)))
+        st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower()), key="step_chart",
+                           width="stretch", alt="Tokens or compression ratio against merges")
+
+    view, shown_bytes, shown_chars = sv.window(step_through(tok, text))
+    body, _ = tokens_html(view.tokens_at(k), step_of=tok.step_of, whitespace=True)
+    st.markdown("**The text after k merges** (outlined: the tokens merge k just made)")
+    st.html(body)
+    if shown_bytes < num_bytes:
+        st.caption(
+            f"Showing the first {shown_chars:,} characters ({shown_bytes:,} of {num_bytes:,} "
+            "bytes); the counts and the chart cover the whole text."
+        )
+
+
+st.fragment(step_view, run_every=interval if playing else None)(tok, text, n, training)
+
+st.subheader("All merges")
+query = st.text_input("Search merges", key="merge_search", placeholder="a token's text, or an id",
+                      help="Finds tokens that contain the text (· stands for a space); a number "
+                           "also finds that step or id.")
+try:
+    if sv.has_history(tok):
+        table = _memo("table", tok, None, lambda: sv.merges_table(tok))
+    else:
+        table = _preset_table(tokenizer_label(), tok)
+    shown, total = sv.search_merges(table, query)
+except ValueError as e:
+    st.error(str(e))
+else:
+    ss["_stepspage_table_steps"] = shown["step"].tolist()
+    st.dataframe(shown, hide_index=True, key="merge_table", height=380 if len(shown) > 10 else "auto",
+                 on_select=_jump_to_row, selection_mode="single-row")
+    note = "Pick a row to go to that merge."
+    if total > len(shown):
+        note += f" Showing the first {len(shown):,} of {total:,} matches: search to narrow."
+    elif query:
+        note += f" {total:,} of {n:,} merges match."
+    st.caption(note)

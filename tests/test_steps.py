@@ -149,3 +149,25 @@ def test_step_through_returns_one_span_per_token(prose_text):
         expected = naive_encode(text, first_merges(tok.merges, k), tok.pattern)
         assert len(spans) == len(expected)
         assert [span.id for span in spans] == expected
+
+
+def test_head_gives_the_first_tokens_at_every_step_and_keeps_partial_flags():
+    from bpe_core import BasicTokenizer
+
+    text = "é" * 40 + " naïve café " * 20
+    tok = BasicTokenizer()
+    tok.train("aé" * 50 + text, 300)
+    steps = tok.step_through(text)
+    for limit in (1, 7, 33, 100, 10_000):
+        head = steps.head(limit)
+        assert head.num_bytes <= limit or head is steps
+        for k in range(0, tok.num_merges + 1, 5):
+            full = steps.tokens_at(k)
+            assert head.tokens_at(k) == full[: len(head.tokens_at(k))]
+    # a head that ends inside a character keeps the partial flag of the token that ends there
+    tok = BasicTokenizer()
+    tok.train("aé" * 10, 257)  # one merge: "a" + the first byte of "é" (ties go to the first)
+    assert tok.vocab[256] == b"a\xc3"
+    head = tok.step_through("aéaé").head(2)
+    (only,) = head.tokens_at(1)
+    assert only.token == b"a\xc3" and only.partial
