@@ -38,9 +38,10 @@ KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projecto
 
 # Projector mode: larger token text and numbers, for the back row of a classroom.
 PROJECTOR_CSS = """<style>
-[data-testid="stMetricValue"] { font-size: 3rem; }
-[data-testid="stMetricLabel"] p { font-size: 1.3rem; }
 .stMainBlockContainer p, .stMainBlockContainer li { font-size: 1.25rem; }
+[data-testid="stMetricValue"], .stMainBlockContainer [data-testid="stMetricValue"] p {
+  font-size: 3rem; }
+.stMainBlockContainer [data-testid="stMetricLabel"] p { font-size: 1.3rem; }
 </style>"""
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
@@ -86,6 +87,7 @@ def _keep(key: str) -> None:
 
 
 def _set_text(text: str) -> None:
+    text = bpe_core.clean_text(text)  # a lone surrogate would break the text area
     st.session_state["text"] = st.session_state["_keep_text"] = text
 
 
