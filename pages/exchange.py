@@ -4,6 +4,7 @@ from functools import partial
 
 import streamlit as st
 
+from ui.escape import md_escape
 from ui.exchange import (
     EXPORTS,
     IMPORT_PATTERNS,
@@ -11,7 +12,6 @@ from ui.exchange import (
     export_problems,
     file_stem,
     import_summary,
-    md_escape,
     parse_import_specials,
     pick_upload,
     read_uploads,
@@ -70,7 +70,7 @@ if tok is None:
     st.info("Nothing to export yet: train a tokenizer in the sidebar, or import one below.")
 else:
     stem = file_stem(tokenizer_label())
-    st.write(f"The tokenizer in the sidebar: **{md_escape(tokenizer_label())}**. Files are made"
+    st.write(f"The tokenizer in the sidebar: **{tokenizer_label()}**. Files are made"
              " when you press a button.")
     memo = st.session_state.get("_export_problems")  # about 0.1 s for o200k: once per tokenizer
     if memo is None or memo[0] is not tok:

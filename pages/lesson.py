@@ -1,9 +1,447 @@
-"""Placeholder: replaced by the lesson page."""
+"""Lesson: the seeds' path from text to tokens in eight steps, live on the sidebar's text, and
+a quiz that asks the class to predict the next merge."""
+
+import hashlib
 
 import streamlit as st
 
-from ui.state import sidebar
+from bpe_core import PRESETS
+from ui import lesson as le
+from ui import quiz as qz
+from ui.state import (
+    active_tokenizer,
+    current_text,
+    preset,
+    projector_mode,
+    sidebar,
+    tokenizer_label,
+    trained_text,
+)
+from ui.tokens_html import tokens_html
+
+MEMO_SIZE = 6
 
 sidebar()
-st.title("Lesson")
-st.info("Coming soon.")
+ss = st.session_state
+large = projector_mode()
+if large:  # bigger tables and code; token colours that survive colour-vision deficiencies
+    st.html(le.projector_palette_css() + le.LARGE_CSS)
+
+
+def memo(kind: str, key: object, make):
+    """``make()`` once per (kind, key) in this session; the key's object is kept in the entry."""
+    store = ss.setdefault("_lesson_memo", {})
+    digest = hashlib.sha256(repr(key).encode("utf-8", "replace")).hexdigest()
+    entry = store.get((kind, digest))
+    if entry is None or entry[0] != key:
+        if len(store) >= MEMO_SIZE:
+            store.pop(next(iter(store)))
+        entry = store[(kind, digest)] = (key, make())
+    return entry[1]
+
+
+def draw_tokens(items, caption: str | None = None) -> None:
+    body, _ = tokens_html(items, large=large, whitespace=True)
+    st.html(body)
+    if caption:
+        st.caption(caption)
+
+
+def show_table(frame, key: str, *, large_rows: int = 12, tail: bool = False) -> None:
+    """A dataframe; in projector mode a large HTML table of its first (or last) rows instead."""
+    if not large:
+        st.dataframe(frame, hide_index=True, key=key)
+        return
+    part = frame.tail(large_rows) if tail else frame.head(large_rows)
+    st.html(le.table_html(part, large=True))
+    if len(part) < len(frame):
+        st.caption(f"The {'last' if tail else 'first'} {len(part)} of {len(frame):,} rows "
+                   "(projector mode).")
+
+
+def need_text(text: str) -> bool:
+    if text:
+        return True
+    st.info("The text is empty: pick a sample or paste some text in the sidebar.")
+    return False
+
+
+def lesson_tokenizer(text: str):
+    return memo("train", text, lambda: le.train_lesson(text))
+
+
+# -- the eight steps ------------------------------------------------------------------------------
+
+
+def step_bytes(text: str) -> None:
+    if not need_text(text):
+        return
+    s = le.byte_summary(text)
+    cols = st.columns(4)
+    cols[0].metric("Characters (code points)", f"{s.characters:,}")
+    cols[1].metric("UTF-8 bytes", f"{s.bytes:,}")
+    cols[2].metric("Bytes per character", f"{s.bytes / s.characters:.2f}")
+    cols[3].metric("Highest code point", f"U+{ord(s.highest):04X}")
+    st.caption("Characters that take 1 / 2 / 3 / 4 bytes: "
+               + " / ".join(f"{s.by_length[n]:,}" for n in (1, 2, 3, 4)))
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**The first {min(len(text), le.CHAR_ROWS)} characters**")
+        show_table(le.char_rows(text), "lesson_chars")
+    with right:
+        st.markdown("**Characters that take 2 to 4 bytes**")
+        if s.bytes == s.characters:
+            st.info("Every character of this text is ASCII: one byte each. Pick the multilingual "
+                    "sample to see characters of 2, 3 and 4 bytes.")
+        else:
+            show_table(le.multibyte_rows(text), "lesson_multibyte")
+
+
+def step_pairs(text: str) -> None:
+    if not need_text(text):
+        return
+    ids = list(text.encode("utf-8"))
+    pairs = le.top_pairs(ids)
+    if not pairs:
+        st.info("A single byte has no neighbour: there is no pair to count.")
+        return
+    cols = st.columns(3)
+    cols[0].metric("Bytes", f"{len(ids):,}")
+    cols[1].metric("Pairs of neighbours", f"{len(ids) - 1:,}")
+    cols[2].metric("Different pairs", f"{len(le.get_stats(ids)):,}")
+    vocab = {i: bytes([i]) for i in range(256)}
+    st.altair_chart(le.pairs_chart(le.pairs_frame(pairs, vocab), large=large),
+                    key="lesson_pairs_chart", width="stretch")
+    st.caption("The most frequent pairs (· is a space, ↵ a line break, <c3> a byte that is only "
+               "part of a character).")
+
+
+def step_hand_merge(text: str) -> None:
+    if not need_text(text):
+        return
+    ids = list(text.encode("utf-8"))
+    pairs = le.top_pairs(ids, le.HAND_PAIRS)
+    if not pairs:
+        st.info("A single byte has no neighbour: there is no pair to merge.")
+        return
+    vocab = {i: bytes([i]) for i in range(256)}
+    labels = {f"{le.pair_label(vocab, p.pair)}  ({p.pair[0]}, {p.pair[1]}) · {p.count:,} times":
+              p.pair for p in pairs}
+    if ss.get("lesson_pair") not in labels:
+        ss["lesson_pair"] = next(iter(labels))
+    choice = st.selectbox("Pair to merge into the new token 256", list(labels), key="lesson_pair")
+    done = le.hand_merge(ids, labels[choice])
+    vocab[256] = vocab[done.pair[0]] + vocab[done.pair[1]]
+    cols = st.columns(3)
+    cols[0].metric("Length before", f"{len(done.before):,}")
+    cols[1].metric("Length after", f"{len(done.after):,}", delta=f"-{done.replaced:,}",
+                   delta_color="inverse")
+    cols[2].metric("Replacements", f"{done.replaced:,}")
+    n_before = le.first_tokens(done.before, vocab, le.SHOWN_TOKENS)
+    n_after = le.first_tokens(done.after, vocab, le.SHOWN_TOKENS)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Before**: one token per byte")
+        draw_tokens(le.pieces(done.before[:n_before], vocab))
+        st.code(", ".join(map(str, done.before[:n_before])), language=None, wrap_lines=True)
+    with right:
+        st.markdown("**After**: 256 outlined")
+        draw_tokens(le.pieces(done.after[:n_after], vocab, new_id=256))
+        st.code(", ".join(map(str, done.after[:n_after])), language=None, wrap_lines=True)
+    st.caption(f"The start of the text ({le.SHOWN_TOKENS} bytes); the lengths are for all of it.")
+
+
+def step_training(text: str) -> None:
+    if not need_text(text):
+        return
+    tok = lesson_tokenizer(text)
+    k = st.slider("Merges", 0, le.LESSON_MERGES, le.START_MERGES, key="lesson_merges", persist_state="session",
+                  help="How many rounds of count-and-merge to run.")
+    n = tok.num_merges
+    if k > n:
+        st.info(f"Training stopped after {n} merges: {tok.stop_reason}.")
+        k = n
+    steps = memo("steps", (tok, text), lambda: tok.step_through(text))
+    frame = le.ratio_frame(steps.token_counts(), steps.num_bytes)
+    ratio = frame["ratio"][k]
+    cols = st.columns(4)
+    cols[0].metric("Merges", f"{k}")
+    cols[1].metric("Vocabulary", f"{256 + k:,}")
+    tokens = int(frame["tokens"][k])
+    cols[2].metric("Tokens", f"{tokens:,}", delta=f"{tokens - steps.num_bytes:,}" if k else None,
+                   delta_color="inverse")
+    cols[3].metric("Compression ratio", "–" if ratio is None else f"{ratio:.2f}×")
+    st.altair_chart(le.ratio_chart(frame, k, large=large), key="lesson_ratio_chart",
+                    width="stretch")
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown(f"**The first {k} merges**")
+        show_table(le.merges_frame(tok, k), "lesson_merges_table", tail=True)
+    with right:
+        spans = steps.tokens_at(k)
+        shown = le.first_tokens([t.id for t in spans], tok.vocab, le.SHOWN_BYTES)
+        st.markdown(f"**The text after {k} merges** (outlined: made by merge {k})" if k
+                    else "**The text before any merge**: one token per byte")
+        draw_tokens(spans[:shown], f"The first {shown:,} of {len(spans):,} tokens."
+                    if shown < len(spans) else None)
+
+
+def step_decode(text: str) -> None:
+    tok = lesson_tokenizer(text)
+    ids, how = le.broken_ids(text)
+    st.markdown(f"**A broken sequence from your text**: {how}.")  # how: text in code spans
+    result = le.decode_both(tok, ids)
+    show_decoded(result)
+    st.markdown("**Try your own ids** (0–255 are the bytes themselves; the lesson's tokenizer "
+                f"from step 4 knows ids up to {max(tok.vocab)}).")
+    raw = st.text_input("Ids, separated by commas", "72, 105, 33, 32, 240, 159, 152",
+                        key="lesson_ids", max_chars=2000, persist_state="session")
+    try:
+        show_decoded(le.decode_both(tok, le.parse_ids(raw)))
+    except ValueError as e:
+        st.error(str(e))
+
+
+def show_decoded(result) -> None:
+    st.code(", ".join(map(str, result.ids)) or "(no ids)", language=None, wrap_lines=True)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("`decode(…, errors=\"strict\")`")
+        if result.error:  # the point of the step, not a problem of the page: no st.error
+            st.warning(f"UnicodeDecodeError: {result.error}", icon="💥")
+        else:
+            st.code(repr(result.strict), language=None, wrap_lines=True)
+    with right:
+        st.markdown("`decode(…, errors=\"replace\")`")
+        st.code(repr(result.replaced), language=None, wrap_lines=True)
+
+
+def step_encode(text: str) -> None:
+    tok = active_tokenizer()
+    if tok is None:
+        tok = lesson_tokenizer(text)
+        st.caption("No tokenizer in the sidebar yet: using the lesson's tokenizer from step 4.")
+    else:
+        st.caption(f"Tokenizer: the sidebar's, {le.code_span(tokenizer_label())} "
+                   f"({tok.num_merges:,} merges).")
+    if "lesson_word" not in ss:
+        ss["lesson_word"] = le.default_word(text, tok)
+    st.text_input("Word to encode", key="lesson_word", max_chars=le.MAX_WORD,
+                  persist_state="session")
+    word = ss.get("lesson_word") or ""
+    if not word:
+        st.info("Type a word.")
+        return
+    try:
+        traces = le.trace_encode(tok, word)
+    except ValueError as e:
+        st.error(str(e))
+        return
+    if len(traces) > 1:
+        st.markdown("The split pattern cuts it into **" + str(len(traces)) + " chunks** first.")
+    st.html(le.table_html(le.trace_frame(tok, traces), large=large))
+    final = [i for t in traces for i in t.final]
+    draw_tokens(le.pieces(final, tok.vocab))
+    same = final == tok.encode_ordinary(word)
+    merges = sum(len(t.steps) for t in traces)
+    st.caption(f"{len(word.encode('utf-8', 'replace'))} bytes → {merges} merge"
+               f"{'' if merges == 1 else 's'} → {len(final)} token{'' if len(final) == 1 else 's'}: "
+               f"{', '.join(map(str, final))}."
+               + (" The same ids as `encode`." if same else " (encode gives other ids!)")
+               + " In running text a word usually comes with the space before it: try that too.")
+
+
+def step_split(text: str) -> None:
+    if not need_text(text):
+        return
+    try:
+        chunks = memo("split", text, lambda: le.split_both(text))
+    except ValueError as e:
+        st.error(str(e))
+        return
+    a, b = chunks["GPT-2"], chunks["GPT-4"]
+    diffs = le.split_differences(a, b)
+    cols = st.columns(3)
+    cols[0].metric("GPT-2 chunks", f"{len(a):,}")
+    cols[1].metric("GPT-4 chunks", f"{len(b):,}")
+    cols[2].metric("Places cut differently", f"{len(diffs):,}")
+    left, right = st.columns(2)
+    for col, name, mine, other in ((left, "GPT-2", a, b), (right, "GPT-4", b, a)):
+        with col:
+            st.markdown(f"**{name} pattern**")
+            st.html(le.marked_chunks_html(mine, le.differing(mine, other), large=large))
+            if len(mine) > le.MAX_CHUNKS:
+                st.caption(f"The first {le.MAX_CHUNKS} of {len(mine):,} chunks.")
+    if diffs:
+        st.markdown("**Where they differ**")
+        show_table(le.diffs_frame(diffs), "lesson_diffs")
+        if len(diffs) > le.MAX_DIFFS:
+            st.caption(f"The first {le.MAX_DIFFS} of {len(diffs):,} places.")
+    else:
+        st.info("Both patterns cut this text the same way. Try the sample with numbers, "
+                "contractions and whitespace.")
+
+
+def step_real(text: str) -> None:
+    if not need_text(text):
+        return
+    lesson_tok = lesson_tokenizer(text)
+    tokenizers = {f"Lesson (step 4, {lesson_tok.num_merges} merges)": lesson_tok}
+    mine = active_tokenizer()
+    if mine is not None and getattr(mine, "name", None) not in PRESETS:
+        tokenizers[f"Yours: {tokenizer_label()}"] = mine
+    for name, p in PRESETS.items():
+        tokenizers[p["title"]] = preset(name)
+    counts = memo("counts", (text, tuple(tokenizers.items())),  # tokenizers compare by identity
+                  lambda: le.count_tokens(tokenizers, text))
+    left, right = st.columns([3, 2])
+    with left:
+        st.html(le.table_html(le.counts_frame(counts), large=large))
+    with right:
+        st.altair_chart(le.counts_chart(counts, large=large), key="lesson_counts_chart",
+                        width="stretch")
+    if ss.get("lesson_real") not in tokenizers:
+        ss["lesson_real"] = PRESETS["cl100k_base"]["title"]
+    which = st.selectbox("Show the tokens of", list(tokenizers), key="lesson_real",
+                         persist_state="session")
+    tok = tokenizers[which]
+    ids = tok.encode_ordinary(text)
+    shown = le.first_tokens(ids, tok.vocab, le.SHOWN_BYTES)
+    draw_tokens(le.pieces(ids[:shown], tok.vocab),
+                f"The first {shown:,} of {len(ids):,} tokens." if shown < len(ids) else None)
+
+
+STEP_VIEWS = (step_bytes, step_pairs, step_hand_merge, step_training, step_decode, step_encode,
+              step_split, step_real)
+
+
+def _move(delta: int) -> None:
+    i = le.STEPS.index(ss.get("lesson_step", le.STEPS[0]))
+    ss["lesson_step"] = le.STEPS[min(max(i + delta, 0), len(le.STEPS) - 1)]
+
+
+def guided_lesson(text: str) -> None:
+    step = st.radio("Step", le.STEPS, key="lesson_step", horizontal=True,
+                    persist_state="session", label_visibility="collapsed")
+    i = le.STEPS.index(step)
+    st.header(step)
+    st.markdown(le.EXPLAIN[i])
+    STEP_VIEWS[i](text)
+    page, label, icon = le.FULL_PAGE[i]
+    st.page_link(page, label=f"Explore further: {label}", icon=icon)
+    prev, _, nxt = st.columns([2, 3, 2])
+    prev.button("◀ Previous step", key="lesson_prev", on_click=_move, args=(-1,),
+                disabled=i == 0, width="stretch")
+    nxt.button("Next step ▶", key="lesson_next", on_click=_move, args=(1,),
+               disabled=i == len(le.STEPS) - 1, width="stretch")
+
+
+# -- the quiz ----------------------------------------------------------------------------------
+
+
+def _quiz_reveal(question: qz.Question) -> None:
+    labels = {o.label: o.pair for o in question.options}
+    guess = labels.get(ss.get("quiz_guess"))
+    if guess is None:
+        ss["quiz_problem"] = "Pick a pair first, then reveal."
+        return
+    verdict = qz.judge(question, guess)
+    ss["quiz_score"] = qz.record(ss.get("quiz_score", qz.Score()), verdict.correct)
+    ss["quiz_verdict"] = verdict
+    ss["quiz_revealed"] = True
+
+
+def _quiz_goto(k: int) -> None:
+    ss["quiz_k"] = k
+    ss["quiz_revealed"] = False
+    ss["quiz_verdict"] = None
+    ss["quiz_guess"] = None
+
+
+def _quiz_restart() -> None:
+    ss["quiz_score"] = qz.Score()
+    _quiz_goto(0)
+
+
+def quiz() -> None:
+    st.header("Predict the next merge")
+    st.markdown(
+        "The sidebar's tokenizer learned its merges one at a time. Look at the text as it is "
+        "after the merges so far, and guess which pair training merged next: the most frequent "
+        "pair of neighbouring tokens, and on a tie the one that occurs first."
+    )
+    tok = active_tokenizer()
+    training = trained_text()
+    if tok is None or training is None or not qz.has_candidates(tok):
+        st.info("The quiz needs a tokenizer trained here: choose a “Train: …” tokenizer in the "
+                "sidebar and press **Train**.")
+        return
+    if ss.get("_quiz_tok") is not tok:  # a new tokenizer: start from its first merge
+        ss["_quiz_tok"] = tok
+        _quiz_goto(0)
+    ss.setdefault("quiz_score", qz.Score())
+    n = len(tok.history)
+    k = min(ss.get("quiz_k", 0), n - 1)
+    question = qz.make_question(tok, k)
+    revealed = bool(ss.get("quiz_revealed"))
+    cols = st.columns(3)
+    cols[0].metric("Question: merge", f"{k + 1:,} of {n:,}")
+    cols[1].metric("Score", qz.score_label(ss["quiz_score"]))
+    right, asked = ss["quiz_score"]
+    cols[2].metric("Right", f"{100 * right // asked}%" if asked else "–")
+
+    head, _ = le.lesson_text(training)
+    steps = memo("quiz_steps", (tok, head), lambda: tok.step_through(head, allowed_special="all"))
+    spans = steps.tokens_at(k)
+    shown = le.first_tokens([t.id for t in spans], tok.vocab, le.QUIZ_BYTES)
+    text_col, ask_col = st.columns([3, 2])
+    with text_col:
+        st.markdown(f"**The training text after {k} merge{'' if k == 1 else 's'}**"
+                    + (" (outlined: made by the last one)" if k else ""))
+        draw_tokens(spans[:shown], "The start of the training text; the counts are for all of it.")
+    with ask_col:
+        labels = [o.label for o in question.options]
+        if ss.get("quiz_guess") not in labels:
+            ss["quiz_guess"] = None
+        st.radio(f"Which pair does merge {k + 1} join?", labels, index=None, key="quiz_guess",
+                 disabled=revealed, format_func=le.code_span)
+        show_counts = st.toggle("Show the counts", key="quiz_show_counts",
+                                persist_state="session",
+                                help="Easier: with the counts shown, only ties need thought.")
+        if show_counts and not revealed:
+            st.html(le.table_html(qz.options_frame(question, reveal=False), large=large))
+        if ss.get("quiz_problem"):
+            st.warning(ss.pop("quiz_problem"))
+        b = st.columns(3)
+        b[0].button("Reveal", key="quiz_reveal", type="primary", on_click=_quiz_reveal,
+                    args=(question,), disabled=revealed, width="stretch")
+        b[1].button("Next ▶", key="quiz_next", on_click=_quiz_goto, args=(k + 1,),
+                    disabled=k + 1 >= n, width="stretch")
+        b[2].button("Restart", key="quiz_restart", on_click=_quiz_restart, width="stretch")
+    verdict = ss.get("quiz_verdict")
+    if revealed and verdict is not None:
+        with ask_col:
+            (st.success if verdict.correct else st.warning)(verdict.message)
+            st.html(le.table_html(qz.options_frame(question, reveal=True), large=large))
+        after = steps.tokens_at(k + 1)
+        shown = le.first_tokens([t.id for t in after], tok.vocab, le.QUIZ_BYTES)
+        st.markdown(f"**After merge {k + 1}** (outlined: the new tokens)")
+        draw_tokens(after[:shown])
+        if k + 1 >= n:
+            st.info(f"That was the last merge. Final score: {qz.score_label(ss['quiz_score'])}.")
+
+
+# -- the page ------------------------------------------------------------------------------------
+
+st.title("Lesson: BPE step by step")
+text, note = le.lesson_text(current_text())
+st.caption(
+    "Every step runs on the text in the sidebar. "
+    + (note or f"The lesson works on at most the first {le.LESSON_CHARS:,} characters.")
+)
+mode = st.radio("Mode", ["Guided lesson", "Predict the next merge"], key="lesson_mode",
+                horizontal=True, persist_state="session")
+if mode == "Guided lesson":
+    guided_lesson(text)
+else:
+    quiz()

@@ -1,9 +1,108 @@
-"""Placeholder: replaced by the tokens page."""
+"""Tokens: the sidebar text as coloured tokens, the split pattern's chunks, counts and ids."""
+
+import weakref
 
 import streamlit as st
 
-from ui.state import sidebar
+from ui.state import (
+    active_tokenizer,
+    current_text,
+    projector_mode,
+    sidebar,
+    step_through,
+    tokenizer_label,
+)
+from ui.tokens_html import (
+    COLOUR_MODES,
+    cap_note,
+    chunks_html,
+    chunks_of,
+    legend_html,
+    summarise,
+    token_counts,
+    tokens_html,
+)
+
+VIEWS = ["Tokens", "Chunks (split pattern)"]
+KEEP = "session"  # the options keep their values when the user visits another page and returns
 
 sidebar()
+ss = st.session_state
 
-st.title("tokens")
+st.title("Tokens")
+tok = active_tokenizer()
+text = current_text()
+if tok is None:
+    st.info("Press **Train** in the sidebar to train a tokenizer, or pick a pretrained one.")
+    st.stop()
+if not text:
+    st.info("The text is empty: paste some text in the sidebar or pick a sample.")
+    st.stop()
+
+try:
+    steps = step_through(tok, text)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+# Toggling an option reruns the page: keep what the view needs while the text and tokenizer stay.
+cached = ss.get("_tokens_summary")
+if cached is None or cached[0]() is not steps:
+    cached = (weakref.ref(steps), summarise(steps))
+    ss["_tokens_summary"] = cached
+tokens = cached[1]
+
+left, middle, right = st.columns([2, 3, 2])
+view = left.radio("View", VIEWS, key="tokens_view", persist_state=KEEP)
+is_chunks = view != VIEWS[0]
+colour = middle.radio("Colour", list(COLOUR_MODES), format_func=COLOUR_MODES.get,
+                      key="tokens_colour", disabled=is_chunks, persist_state=KEEP)
+whitespace = right.toggle("Show whitespace (· → ↵)", key="tokens_whitespace", persist_state=KEEP)
+ids = right.toggle("Ids instead of text", key="tokens_ids", disabled=is_chunks,
+                   persist_state=KEEP)
+large = right.toggle("Large text", key="tokens_large", persist_state=KEEP,
+                     help="Bigger tokens for a projector (on by itself in projector mode).")
+large = large or projector_mode()
+
+counts = token_counts(text, tokens.total)
+for col, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
+    col.metric(label, value)
+st.caption(f"Tokenizer: {tokenizer_label()}")
+
+if not is_chunks:
+    st.caption("Hover a token for its id, text and bytes (hex).")
+    body, missing = tokens_html(tokens.shown, step_of=tok.step_of, colour=colour,
+                                whitespace=whitespace, ids=ids, large=large, mark_new=False)
+    st.html(body)
+    if colour != "cycle":
+        st.html(legend_html(colour, tok.num_merges))
+    notes = [cap_note(len(tokens.shown) - missing, tokens.total)]
+    if tokens.partial:
+        notes.append(f"{tokens.partial:,} tokens hold part of a UTF-8 character: shown in hex.")
+    if tokens.special:
+        notes.append(f"{tokens.special:,} special tokens (dark, outlined).")
+    for note in filter(None, notes):
+        st.caption(note)
+else:
+    if not tok.pattern:
+        st.info("This tokenizer has no split pattern: the whole text is one chunk, so merges "
+                "can cross spaces and punctuation.")
+    else:
+        st.caption("The split pattern cuts the text into chunks first; merges never cross a "
+                   "chunk boundary. Hover a chunk for its text and size.")
+    try:
+        chunks, special = chunks_of(tok, text)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+    body, missing = chunks_html(chunks, special=special, whitespace=whitespace, large=large)
+    st.html(body)
+    st.caption(f"{len(chunks):,} chunks, {len(set(chunks)):,} distinct.")
+    note = cap_note(len(chunks) - missing, len(chunks), "chunks")
+    if note:
+        st.caption(note)
+
+with st.expander(f"Token ids ({tokens.total:,})"):
+    st.code(", ".join(map(str, tokens.ids)), language=None, wrap_lines=True)
+    note = cap_note(len(tokens.ids), tokens.total, "ids")
+    if note:
+        st.caption(note)

@@ -24,6 +24,7 @@ import bpe_core
 import ui.exchange
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.formats import hf_pattern
+from ui.escape import md_escape
 from ui.exchange import (
     EXPORTS,
     HISTORY_COLUMNS,
@@ -35,7 +36,6 @@ from ui.exchange import (
     hf_json_bytes,
     history_csv_bytes,
     import_summary,
-    md_escape,
     minbpe_model_bytes,
     minbpe_vocab_bytes,
     parse_import_specials,

@@ -84,7 +84,7 @@ def test_importing_a_model_makes_it_the_tokenizer_on_every_page(at):
     assert not at.exception
     assert at.selectbox(key="kind").value == "Imported file"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Tokenizer"] == "imported from abc.model"
+    assert metrics["Tokenizer"] == r"imported from abc\.model"
     assert metrics["Tokens"] == str(len(tok.encode("aaabdaaabac")))
     assert "Merges (6)" in [s.value for s in at.subheader]
     # and the export page now offers it for download
@@ -151,3 +151,20 @@ def test_badly_written_special_tokens_show_an_error(at):
     assert not at.exception
     assert "token=id" in at.error[0].value.replace("\\", "")
     assert "imported" not in at.session_state
+
+
+def test_an_imported_file_name_is_shown_as_written_not_as_markdown():
+    from bpe_core import BasicTokenizer
+    from bpe_core.files import to_minbpe
+
+    tok = BasicTokenizer()
+    tok.train("hello hello hello", 260)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/exchange.py").run()
+    at.file_uploader(key="import_file").set_value(
+        [("__init__.model", to_minbpe(tok)[0].encode(), "application/octet-stream")]
+    ).run()
+    at.switch_page("pages/overview.py").run()
+    label = next(m for m in at.metric if m.label == "Tokenizer").value
+    assert label == r"imported from \_\_init\_\_\.model"  # Markdown shows: __init__.model

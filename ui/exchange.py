@@ -267,16 +267,6 @@ def safe_name(name: str) -> str:
     return cleaned or "upload"
 
 
-def md_escape(text: str) -> str:
-    """Text for a Markdown body (st.error, st.caption) shown as written: every ASCII
-    punctuation character is backslash-escaped, so no link, image, emphasis or HTML forms.
-
-    >>> md_escape("a *b* <i>")
-    'a \\\\*b\\\\* \\\\<i\\\\>'
-    """
-    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
-
-
 def parse_import_specials(text: str) -> dict[str, int]:
     """Special tokens for a tiktoken or GPT-2 upload, written ``token=id`` and comma-separated.
 

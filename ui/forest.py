@@ -25,6 +25,7 @@ import regex
 
 from bpe_core import clean_text
 from bpe_core.base import replace_control_characters
+from ui.escape import md_escape
 from ui.tokens_html import text_and_bytes
 
 MAX_CHART_NODES = 2_000  # no chart gets more nodes than this
@@ -483,16 +484,6 @@ def word_trace(tok: Any, word: str) -> WordTrace:
 # -- sentences for the page (Markdown; token text escaped) ----------------------------------------
 
 MAX_TREES = 500
-
-
-def md_escape(text: str) -> str:
-    """Text that Markdown shows as it is: every ASCII punctuation mark backslash-escaped.
-
-    >>> print(md_escape("**x** <b>"))
-    \\*\\*x\\*\\* \\<b\\>
-    """
-    return "".join("\\" + ch if ch.isascii() and not ch.isalnum() and ch != " " else ch
-                   for ch in text)
 
 
 def named(tok: Any, token_id: int) -> str:

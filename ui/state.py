@@ -27,6 +27,7 @@ from ui.choices import (
     text_problem,
     train_tokenizer,
 )
+from ui.escape import md_escape
 from ui.samples import load_samples
 
 MAX_UPLOAD_MB = 10
@@ -263,13 +264,14 @@ def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
 
 
 def tokenizer_label() -> str:
+    """A short name for the active tokenizer, safe to put in Markdown (captions, metrics)."""
     ss = st.session_state
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return bpe_core.PRESETS[name]["title"]
     if how == "imported":
         imported = ss.get("imported")
-        return f"imported from {imported[1]}" if imported else "nothing imported yet"
+        return f"imported from {md_escape(imported[1])}" if imported else "nothing imported yet"
     settings = ss.get("tok_settings")
     if settings is None:
         return "untrained"

@@ -2,53 +2,99 @@
 
 Plain functions that return strings, so they can be tested without Streamlit. The page shows the
 result with ``st.html``. Nothing from the user reaches the HTML unescaped: token text, titles
-and chunk text all pass through ``html.escape``.
+and chunk text all pass through ``html.escape``; everything else is this module's own constants.
+
+Rendering is bounded: at most ``MAX_SPANS`` spans and about ``MAX_CHARS`` characters of token
+text are drawn, so that a 1 MB text (or one huge token) cannot freeze the browser. The functions
+return how many tokens or chunks were left out, and ``cap_note`` words it for the page.
 """
 
 from __future__ import annotations
 
 import html
+import re
+import unicodedata
 from collections.abc import Sequence
+from typing import NamedTuple
 
-# Light backgrounds with dark text: readable on a projector. Neighbouring tokens always get
-# different colours (the index cycles), and a gap between spans marks every boundary as well.
-# Derived from the Okabe-Ito palette, which stays distinguishable under the common colour-vision
-# deficiencies; hues alternate warm/cool so that neighbours differ in lightness too.
-PALETTE = ["#b9dcf2", "#f8d9a6", "#b3e3d2", "#f4c4d8", "#fff2a6", "#cfd6f5", "#f5c9a9", "#d5e8b5"]
+MAX_SPANS = 20_000  # token or chunk spans drawn at most
+MAX_IDS = 5_000  # ids listed at most
+MAX_CHARS = 200_000  # bytes of token text drawn at most (a single token can be huge)
+TITLE_CHARS = 60  # hover text shows at most this many characters and bytes of a token
+
+# Light backgrounds with dark text (contrast >= 12 with #111): readable on a projector.
+# Neighbouring tokens always get different colours (the index cycles), and a gap between spans
+# marks every boundary as well. Derived from the Okabe-Ito palette; the order is
+# ui.palette_check.CVD_SAFE_PALETTE, in which every pair of neighbours (last -> first too) stays
+# at least CIEDE2000 12.5 apart under normal vision, protanopia, deuteranopia and tritanopia.
+PALETTE = ["#b9dcf2", "#f5c9a9", "#cfd6f5", "#f8d9a6", "#b3e3d2", "#fff2a6", "#f4c4d8", "#d5e8b5"]
 # Sequential blues for "by length" and "by merge age": light = short / early, dark = long / late.
-SEQUENTIAL = ["#eef4fb", "#d3e4f4", "#b4d1ec", "#8fbae0", "#69a2d4", "#4a88c2", "#336fae", "#225896"]
+# The two darkest take white text (contrast 5:1 and 7:1; dark text would be 3.6:1 and 2.6:1).
+SEQUENTIAL = ["#eef4fb", "#d3e4f4", "#b4d1ec", "#8fbae0",
+              "#69a2d4", "#4a88c2", "#336fae", "#225896"]
 
-WHITESPACE_GLYPHS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍"}
+# How the token view can colour tokens: value -> label shown on the page
+COLOUR_MODES = {
+    "cycle": "Alternating",
+    "length": "By length (bytes)",
+    "age": "By merge age",
+}
+
+WHITESPACE_GLYPHS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍", "\u00a0": "⍽"}
+DOTTED_CIRCLE = "\u25cc"  # shown before a token that starts with a combining mark
+
+# Characters that are drawn as a marker, never as themselves: C0/C1 controls other than tab, LF
+# and CR (the HTML parser turns NUL into U+FFFD and the rest are invisible) and the bidirectional
+# controls (an unmatched U+202E would mirror the rest of the view).
+_INVISIBLE = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_MARKED = re.compile(f"[{_INVISIBLE}]+")
+_MARKED_WS = re.compile(f"[{_INVISIBLE}]+|[ \t\n\r\u00a0]+")
 
 _COLOURS = "\n".join(
-    [f".bpe-tokens .c{i} {{ background: {c}; }}" for i, c in enumerate(PALETTE)]
-    + [f".bpe-tokens .s{i} {{ background: {c}; }}" for i, c in enumerate(SEQUENTIAL)]
+    f".bpe-tokens .{k}{i}, .bpe-legend .{k}{i} {{ background: {c}; }}"
+    for k, colours in (("c", PALETTE), ("s", SEQUENTIAL))
+    for i, c in enumerate(colours)
 )
 CSS = """
 <style>
 .bpe-tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: var(--bpe-size, 1rem); line-height: 2.0; white-space: pre-wrap;
-  word-break: break-all; color: #111; }
-.bpe-tokens .t { border-radius: 3px; padding: 1px 0; margin-right: 1px;
-  box-shadow: inset 0 0 0 1px rgba(0,0,0,0.12); }
-.bpe-tokens .t:hover { outline: 2px solid #111; }
-.bpe-tokens .ws { color: #7a7a7a; }
+  overflow-wrap: anywhere; color: #111; max-height: 75vh; overflow-y: auto; padding: 2px; }
+.bpe-tokens.large { --bpe-size: 1.6rem; line-height: 1.9; }
+.bpe-tokens .t { border-radius: 3px; padding: 1px 0; margin-right: 0.12em;
+  box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15); }
+.bpe-tokens .alt { box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15), inset 0 -3px 0 rgba(0,0,0,0.45); }
+.bpe-tokens .t:hover { outline: 2px solid #d55e00; }
+.bpe-tokens .s6, .bpe-tokens .s7, .bpe-legend .s6, .bpe-legend .s7 { color: #fff; }
+.bpe-tokens .ws, .bpe-tokens .ctl { opacity: 0.55; }
+.bpe-tokens .ctl { font-size: 0.8em; }
 .bpe-tokens .bytes { font-size: 0.8em; color: #6b1d1d; background: #fbe3e3; border-radius: 2px;
-  padding: 0 2px; }
-.bpe-tokens .special { background: #222 !important; color: #fff; font-weight: 600; }
+  padding: 0 2px; border: 1px dashed #6b1d1d; }
+.bpe-tokens .more { font-size: 0.8em; font-style: italic; }
+.bpe-tokens .special { background: #222 !important; color: #fff; font-weight: 700;
+  box-shadow: 0 0 0 2px #d55e00; margin: 0 0.2em; }
 .bpe-tokens .new { outline: 3px solid #d55e00; outline-offset: -1px; }
 .bpe-tokens .id { font-size: 0.85em; padding: 0 4px; }
-.bpe-tokens.large { --bpe-size: 1.6rem; }
+.bpe-tokens.ids .t { display: inline-block; line-height: 1.5; margin-bottom: 0.25em; }
+.bpe-legend { font-size: 0.85rem; display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
+.bpe-legend span { padding: 1px 6px; border-radius: 3px; color: #111; }
 """ + _COLOURS + "\n</style>\n"
+
+
+# -- one token's visible content ----------------------------------------------------------------
 
 
 def text_and_bytes(token: bytes) -> list[tuple[str, bool]]:
     """Split a token's bytes into readable text and bytes that are not (part of) valid UTF-8.
 
+    A token that holds only part of a character comes back as its bytes in hex, never as U+FFFD.
+
     >>> text_and_bytes("é".encode())
     [('é', False)]
     >>> text_and_bytes(b"a\\xc3")
     [('a', False), ('c3', True)]
+    >>> text_and_bytes(b"\\xe2\\x82")
+    [('e2 82', True)]
     """
     parts: list[tuple[str, bool]] = []
     rest = token
@@ -78,41 +124,95 @@ def show_whitespace(text: str) -> str:
     return "".join(out)
 
 
-def _escaped_text(text: str, whitespace: bool) -> str:
-    if not whitespace:
-        return html.escape(text)
-    shown = show_whitespace(text)
-    if shown == text:
-        return html.escape(text)
-    # grey the glyphs so they read as markers, not as text
-    out = []
-    for ch in shown:
-        if ch in WHITESPACE_GLYPHS.values():
-            out.append(f'<span class="ws">{ch}</span>')
-        else:
-            out.append(html.escape(ch))
+def _marker(run: str) -> str:
+    """HTML for a run of whitespace (as glyphs) or invisible characters (as short names)."""
+    if run[0] in WHITESPACE_GLYPHS:
+        return f'<span class="ws">{show_whitespace(run)}</span>'
+    names = []
+    for ch in run:
+        cp = ord(ch)
+        # U+2400.. are the control pictures ␀ ␁ …; U+2421 is ␡
+        names.append(chr(0x2400 + cp) if cp < 0x20 else "␡" if cp == 0x7F else f"U+{cp:04X}")
+    return f'<span class="ctl">{" ".join(names)}</span>'
+
+
+def _text_html(text: str, whitespace: bool) -> str:
+    """Escaped text; invisible characters (and whitespace, if asked) drawn as markers."""
+    pattern = _MARKED_WS if whitespace else _MARKED
+    lead = ""
+    if text and unicodedata.category(text[0])[0] == "M":  # a combining mark with nothing to sit on
+        lead = f'<span class="ws">{DOTTED_CIRCLE}</span>'
+    if pattern.search(text) is None:
+        return lead + html.escape(text)
+    out = [lead]
+    pos = 0
+    for m in pattern.finditer(text):
+        out.append(html.escape(text[pos : m.start()]))
+        out.append(_marker(m.group()))
+        pos = m.end()
+    out.append(html.escape(text[pos:]))
     return "".join(out)
 
 
 def token_label(token: bytes, whitespace: bool = False) -> str:
-    """A token's visible content as escaped HTML: its text, with invalid bytes shown as hex."""
+    """A token's visible content as escaped HTML: its text, with invalid bytes shown as hex.
+
+    >>> token_label(b"<b>")
+    '&lt;b&gt;'
+    >>> token_label(b"\\xe2\\x82")
+    '<span class="bytes">e2 82</span>'
+    """
     out = []
     for part, is_bytes in text_and_bytes(token):
         if is_bytes:
-            out.append(f'<span class="bytes">{html.escape(part)}</span>')
+            out.append(f'<span class="bytes">{part}</span>')  # hex digits and spaces only
         else:
-            out.append(_escaped_text(part, whitespace))
+            out.append(_text_html(part, whitespace))
     return "".join(out)
 
 
-def token_title(token_id: int, token: bytes, step: int | None = None) -> str:
-    """The hover text: id, text (control characters escaped) and bytes in hex."""
-    text = token.decode("utf-8", errors="backslashreplace")
-    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
-    title = f"id {token_id} · {text!r} · {token.hex(' ')}"
+def _shown(token: bytes, limit: int = TITLE_CHARS) -> str:
+    """A token for hover text: quoted, escapes for controls, ``\\xNN`` for stray bytes."""
+    inner = []
+    for part, is_bytes in text_and_bytes(token[: limit * 4]):
+        if is_bytes:
+            inner.append("".join(f"\\x{h}" for h in part.split()))
+        else:
+            inner.append(repr(part)[1:-1])
+    text = "".join(inner)
+    if len(text) > limit or len(token) > limit * 4:
+        text = text[:limit] + "…"
+    return f"'{text}'"
+
+
+def _attr(text: str) -> str:
+    """Text for a double-quoted attribute: ``& < > "`` escaped (``'`` is safe there)."""
+    return html.escape(text, quote=False).replace('"', "&quot;")
+
+
+def token_title(token_id: int, token: bytes, step: int | None = None, *,
+                special: bool = False) -> str:
+    """The hover text: id, text (control characters escaped) and bytes in hex.
+
+    >>> token_title(300, b"\\xe2\\x82", 44)
+    "id 300 · '\\\\xe2\\\\x82' (part of a character) · bytes e2 82 · made by merge 44"
+    """
+    if special:
+        return f"id {token_id} · special token {_shown(token)}"
+    hexed = token[:TITLE_CHARS].hex(" ")
+    if len(token) > TITLE_CHARS:
+        hexed += f" … ({len(token):,} bytes)"
+    partial = any(is_bytes for _, is_bytes in text_and_bytes(token[:TITLE_CHARS * 4]))
+    title = f"id {token_id} · {_shown(token)}"
+    if partial:
+        title += " (part of a character)"
+    title += f" · bytes {hexed}"
     if step:
         title += f" · made by merge {step}"
     return title
+
+
+# -- a sequence of tokens -------------------------------------------------------------------------
 
 
 def colour_for(index: int, token: bytes, step: int, mode: str, max_step: int) -> str:
@@ -127,6 +227,19 @@ def colour_for(index: int, token: bytes, step: int, mode: str, max_step: int) ->
     return f"c{index % len(PALETTE)}"
 
 
+def _cut_utf8(data: bytes, n: int) -> bytes:
+    """The first ``n`` bytes of ``data``, backed off so that no character is cut in two."""
+    cut = data[:n]
+    for back in range(1, min(4, len(cut)) + 1):
+        b = cut[-back]
+        if b < 0x80:  # ASCII: nothing is cut
+            return cut
+        if b >= 0xC0:  # a lead byte: is its character complete?
+            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return cut if back >= need else cut[:-back]
+    return cut
+
+
 def tokens_html(
     tokens: Sequence,
     *,
@@ -134,46 +247,210 @@ def tokens_html(
     colour: str = "cycle",
     whitespace: bool = False,
     ids: bool = False,
-    max_tokens: int = 20_000,
+    max_tokens: int = MAX_SPANS,
+    max_chars: int = MAX_CHARS,
     large: bool = False,
+    mark_new: bool = True,
 ) -> tuple[str, int]:
     """HTML for a sequence of tokens; returns ``(html, how many tokens were left out)``.
 
     ``tokens`` holds ``TokenSpan``s (or anything with ``id``, ``token``, ``new`` and ``special``).
-    Only the first ``max_tokens`` are drawn, so that a huge text cannot freeze the browser.
+    Only the first ``max_tokens`` are drawn, and token text stops after about ``max_chars``
+    bytes (a longer token is cut, with a note in it), so a huge text cannot freeze the browser.
+    Neighbours never look alike: in ``colour="cycle"`` they differ in colour; by length or age
+    every other token is underlined as well. ``mark_new`` outlines tokens made by the last merge.
     """
+    if colour not in COLOUR_MODES:
+        raise ValueError(f"colour must be one of {', '.join(COLOUR_MODES)}, not {colour!r}")
     step_of = step_of or {}
     max_step = max(step_of.values(), default=0)
-    shown = tokens[:max_tokens]
+    sequential = colour != "cycle"
+    budget = max_chars
+    labels: dict[int, str] = {}  # id -> label HTML (tokens repeat a lot)
+    titles: dict[int, str] = {}
     spans = []
-    for i, t in enumerate(shown):
-        step = step_of.get(t.id, 0)
-        classes = "t"
+    for i, t in enumerate(tokens):
+        if i >= max_tokens or (budget <= 0 and not ids):
+            break
+        token = t.token
+        step = 0 if t.special else step_of.get(t.id, 0)
+        classes = "t " + colour_for(i, token, step, colour, max_step)
+        if sequential and i % 2:
+            classes += " alt"
         if t.special:
             classes += " special"
-        if getattr(t, "new", False):
+        if mark_new and getattr(t, "new", False):
             classes += " new"
-        label = f'<span class="id">{t.id}</span>' if ids else token_label(t.token, whitespace)
-        title = html.escape(token_title(t.id, t.token, step), quote=True)
-        classes += " " + colour_for(i, t.token, step, colour, max_step)
+        if ids:
+            label = f'<span class="id">{int(t.id)}</span>'
+        elif len(token) > budget:
+            shown = _cut_utf8(token, budget)
+            label = token_label(shown, whitespace)
+            label += f'<span class="more"> … {len(token) - len(shown):,} more bytes</span>'
+        else:
+            label = labels.get(t.id)
+            if label is None:
+                label = labels[t.id] = token_label(token, whitespace)
+        budget -= len(token)
+        title = titles.get(t.id)
+        if title is None:
+            title = token_title(t.id, token, step, special=t.special)
+            title = titles[t.id] = _attr(title)
+        spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
+    # ids are drawn as blocks so that a line never breaks inside a number
+    classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
+    body = f'<div class="{classes}">{"".join(spans)}</div>'
+    return CSS + body, len(tokens) - len(spans)
+
+
+def cap_note(shown: int, total: int, what: str = "tokens") -> str | None:
+    """The note under a bounded view, or None when everything is shown.
+
+    >>> cap_note(20_000, 310_000)
+    'Showing the first 20,000 of 310,000 tokens.'
+    """
+    if shown >= total:
+        return None
+    return f"Showing the first {shown:,} of {total:,} {what}."
+
+
+def legend_html(colour: str, max_step: int) -> str:
+    """A small key for the sequential colour modes ("" for the alternating one)."""
+    if colour == "length":
+        labels = [f"{n} byte{'s' if n > 1 else ''}" for n in range(1, len(SEQUENTIAL))]
+        labels.append(f"{len(SEQUENTIAL)}+ bytes")
+    elif colour == "age":
+        n = len(SEQUENTIAL) - 1
+        labels = ["a byte"]
+        for k in range(1, n + 1):  # the merges colour_for puts in bin k
+            lo = (k - 1) * max(max_step, 1) // n + 1
+            hi = k * max(max_step, 1) // n
+            if k == n:
+                hi = max(hi, max_step)
+            labels.append(f"merge {lo:,}–{hi:,}" if hi > lo else f"merge {lo:,}")
+        if max_step == 0:
+            labels = labels[:1]
+    else:
+        return ""
+    swatches = "".join(
+        f'<span class="s{i}">{html.escape(label)}</span>' for i, label in enumerate(labels)
+    )
+    return CSS + f'<div class="bpe-legend">{swatches}</div>'
+
+
+class TokenSummary(NamedTuple):
+    """What the token view needs from a text's tokens, small enough to keep between reruns."""
+
+    shown: list  # the first TokenSpans: at most ``MAX_SPANS``, about ``MAX_CHARS`` bytes
+    total: int  # how many tokens the text has
+    partial: int  # tokens that hold part of a UTF-8 character
+    special: int  # special tokens
+    ids: list[int]  # the first ``MAX_IDS`` ids
+
+
+def summarise(
+    steps, *, max_spans: int = MAX_SPANS, max_ids: int = MAX_IDS, max_bytes: int = MAX_CHARS
+) -> TokenSummary:
+    """The fully merged tokens of a ``StepThrough``: the first few as spans, the rest counted.
+
+    Only the start of the text becomes ``TokenSpan``s (``steps.head``), so a 1 MB text costs
+    its ids, not a million spans. A token is partial exactly when its bytes are not valid UTF-8
+    on their own (the text is valid UTF-8, so a token that starts and ends between characters
+    holds whole characters), which lets the count run over distinct ids.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> s = summarise(BasicTokenizer().step_through("é!"), max_spans=1)
+    >>> [t.token for t in s.shown], s.total, s.partial, s.special, s.ids
+    ([b'\\xc3'], 3, 2, 0, [195, 169, 33])
+    """
+    k = steps.num_merges
+    ids = list(steps.final)  # the full encoding: the ids after all merges, as token_ids_at(k)
+    vocab = steps.tokenizer.vocab
+    partial_ids = {i for i in set(ids) if not _is_utf8(vocab[i])}
+    partial = sum(map(partial_ids.__contains__, ids)) if partial_ids else 0
+    # the first max_spans tokens, as far as they end within max_bytes (the first one always)
+    end = min(steps.starts[min(len(ids), max_spans)], max_bytes)
+    shown = steps.head(max(end, steps.starts[min(len(ids), 1)])).tokens_at(k)
+    return TokenSummary(shown, len(ids), partial, sum(steps.special), ids[:max_ids])
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def token_counts(text: str, tokens: Sequence | int) -> dict[str, str]:
+    """The counts shown above the view: characters, bytes, tokens (or their number), bytes/token.
+
+    >>> token_counts("hé", [])
+    {'Characters': '2', 'Bytes': '3', 'Tokens': '0', 'Bytes per token': '–'}
+    """
+    n_bytes = len(text.encode("utf-8", "replace"))
+    n = tokens if isinstance(tokens, int) else len(tokens)
+    return {
+        "Characters": f"{len(text):,}",
+        "Bytes": f"{n_bytes:,}",
+        "Tokens": f"{n:,}",
+        "Bytes per token": f"{n_bytes / n:.2f}" if n else "–",
+    }
+
+
+# -- the split pattern's chunks -------------------------------------------------------------------
+
+
+def chunks_of(tok, text: str) -> tuple[list[str], list[bool]]:
+    """How ``tok`` cuts ``text`` before merging: ``(chunks, is_special)``, in order.
+
+    Special tokens (all of them are allowed, as on the page) are chunks of their own; the text
+    between them is cut by the split pattern (not at all for a tokenizer without one).
+    """
+    chunks: list[str] = []
+    special: list[bool] = []
+    for piece, special_id in tok.segments(text, allowed_special="all"):
+        if special_id is None:
+            parts = tok.split(piece)
+            chunks += parts
+            special += [False] * len(parts)
+        else:
+            chunks.append(piece)
+            special.append(True)
+    return chunks, special
+
+
+def chunks_html(
+    chunks: Sequence[str],
+    *,
+    special: Sequence[bool] | None = None,
+    whitespace: bool = True,
+    max_chunks: int = MAX_SPANS,
+    max_chars: int = MAX_CHARS,
+    large: bool = False,
+) -> tuple[str, int]:
+    """HTML for the split pattern's chunks, each a coloured span (merges stay inside one).
+
+    Returns ``(html, how many chunks were left out)``; bounded like ``tokens_html``.
+    """
+    budget = max_chars
+    spans = []
+    for i, chunk in enumerate(chunks):
+        if i >= max_chunks or budget <= 0:
+            break
+        is_special = bool(special and special[i])
+        data = chunk.encode("utf-8", "replace")
+        classes = f"t c{i % len(PALETTE)}" + (" special" if is_special else "")
+        what = "special token" if is_special else f"chunk {i + 1}"
+        size = f"{len(data):,} byte" + ("s" if len(data) != 1 else "")
+        title = _attr(f"{what} · {_shown(data)} · {size}")
+        if len(chunk) > budget:
+            label = _text_html(chunk[:budget], whitespace)
+            label += f'<span class="more"> … {len(chunk) - budget:,} more characters</span>'
+        else:
+            label = _text_html(chunk, whitespace)
+        budget -= len(chunk)
         spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
     size_class = " large" if large else ""
     body = f'<div class="bpe-tokens{size_class}">{"".join(spans)}</div>'
-    return CSS + body, max(0, len(tokens) - len(shown))
-
-
-def chunks_html(chunks: Sequence[str], *, whitespace: bool = True, max_chunks: int = 20_000,
-                large: bool = False) -> tuple[str, int]:
-    """HTML for the split pattern's chunks, each a coloured span (merges stay inside one)."""
-    shown = chunks[:max_chunks]
-    spans = []
-    for i, chunk in enumerate(shown):
-        title = html.escape(f"chunk {i + 1} · {chunk!r} · {len(chunk.encode('utf-8'))} bytes", quote=True)
-        spans.append(
-            f'<span class="t c{i % len(PALETTE)}" title="{title}">'
-            f"{_escaped_text(chunk, whitespace)}</span>"
-        )
-    size_class = " large" if large else ""
-    return CSS + f'<div class="bpe-tokens{size_class}">{"".join(spans)}</div>', max(
-        0, len(chunks) - len(shown)
-    )
+    return CSS + body, len(chunks) - len(spans)

@@ -1,0 +1,246 @@
+"""Fixtures for the browser tests: a real Streamlit server and Debian's Chromium via Playwright.
+
+The server runs ``streamlit run app.py`` from the repo root on a free loopback port, in its own
+process group, for the whole session. Every test gets a fresh browser context (a new Streamlit
+session) with a tall viewport: Streamlit scrolls an inner container, so a screenshot or a
+visibility check sees only what fits in the viewport.
+
+Without /usr/bin/chromium or the playwright package the tests are skipped, except when the
+environment variable CI is true: then they fail, so that CI never passes without running them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    expect = sync_playwright = None
+
+ROOT = Path(__file__).resolve().parents[2]
+# Debian's Chromium (apt-get install chromium); BPE_LAB_CHROMIUM points elsewhere.
+CHROMIUM = os.environ.get("BPE_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 2200}
+SERVER_START_TIMEOUT = 30.0  # seconds until /_stcore/health must answer "ok"
+DEFAULT_TIMEOUT_MS = 20_000  # every Playwright wait, unless a test says otherwise
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def missing_browser() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if sync_playwright is None:
+        return "the playwright package is not installed (pip install -r requirements-dev.txt)"
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} is missing (apt-get install -y chromium)"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    browser_items = [i for i in items if here in i.path.parents]
+    for item in browser_items:
+        item.add_marker(pytest.mark.browser)
+    reason = missing_browser()
+    if reason is None or in_ci():
+        return  # in CI a missing browser fails in the fixtures, loudly
+    for item in browser_items:
+        item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _health(url: str) -> str | None:
+    # No proxy: the request must go straight to the loopback address.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=2) as r:
+            return r.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def serve_app():
+    """Run ``streamlit run app.py`` on a free loopback port; yield its URL once healthy."""
+    port = _free_port()
+    log = tempfile.TemporaryFile(mode="w+b")
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.headless", "true",
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group, killed as a whole below
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+
+    def output() -> str:
+        log.seek(0)
+        return log.read().decode("utf-8", "replace")[-5000:]
+
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while _health(f"{url}/_stcore/health") != "ok":
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{output()}", pytrace=False)
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"streamlit not healthy after {SERVER_START_TIMEOUT:.0f} s:\n{output()}",
+                    pytrace=False,
+                )
+            time.sleep(0.2)
+        yield url
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The URL of a Streamlit server running app.py, shared by the whole test session."""
+    with serve_app() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    reason = missing_browser()
+    if reason is not None:
+        if in_ci():
+            pytest.fail(f"CI=true but the browser tests cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
+    expect.set_options(timeout=DEFAULT_TIMEOUT_MS)
+    pw = sync_playwright().start()
+    try:
+        b = pw.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, timeout=30_000
+        )
+        try:
+            yield b
+        finally:
+            b.close()
+    finally:
+        pw.stop()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh browser context per test: a new Streamlit session, downloads allowed."""
+    ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    ctx.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    yield ctx
+    ctx.close()
+
+
+class App:
+    """One browser tab on one Streamlit session, with the moves a user makes."""
+
+    def __init__(self, page, url: str):
+        self.page = page
+        self.url = url
+        self.sidebar = page.get_by_test_id("stSidebar")
+        self.main = page.get_by_test_id("stMain")
+
+    def wait_idle(self, *expected, timeout: float = DEFAULT_TIMEOUT_MS) -> None:
+        """Wait until every expected locator is visible and the app's script is not running.
+
+        Streamlit marks the app ``data-test-script-state=running`` while a rerun is in flight.
+        The expected content, which only the new run can show, keeps this from returning
+        before the rerun has even started.
+        """
+        for loc in expected:
+            loc.first.wait_for(state="visible", timeout=timeout)
+        self.page.locator(IDLE).wait_for(state="attached", timeout=timeout)
+
+    def metric(self, label: str):
+        """The value of the st.metric with this label."""
+        box = self.main.get_by_test_id("stMetric").filter(
+            has=self.page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
+        )
+        return box.get_by_test_id("stMetricValue")
+
+    def go(self, title: str, *expected) -> None:
+        """Open a page through its sidebar link (page.goto would start a new session).
+
+        Pass content that only the target page shows as ``expected``: the link turns current
+        before the page's script has run.
+        """
+        links = self.page.get_by_test_id("stSidebarNavLink")
+        link = links.filter(has=self.page.get_by_text(title, exact=True))
+        link.click()
+        self.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
+            has=self.page.get_by_text(title, exact=True)
+        ).wait_for()
+        self.wait_idle(*expected)
+
+    def set_text(self, text: str) -> None:
+        """Replace the sidebar text and commit it with Ctrl+Enter."""
+        box = self.sidebar.get_by_label("Text", exact=True)
+        box.fill(text)
+        box.press("Control+Enter")
+
+    def train(self, *expected) -> None:
+        self.sidebar.get_by_role("button", name="Train", exact=True).click()
+        self.wait_idle(*expected)
+
+
+def open_app(context, url: str) -> App:
+    page = context.new_page()
+    page.goto(url, wait_until="domcontentloaded")
+    app = App(page, url)
+    app.wait_idle(app.metric("Tokens"))
+    return app
+
+
+@pytest.fixture
+def app(context, app_url):
+    """A fresh Streamlit session on the first page, idle and trained on the English sample."""
+    return open_app(context, app_url)
+
+
+@pytest.fixture
+def first_app(context):
+    """The first session of a server of its own (where a first click was once dropped)."""
+    with serve_app() as url:
+        yield open_app(context, url)

@@ -1,0 +1,234 @@
+"""The app in a real browser: what a user sees after the clicks and keys a user makes.
+
+Each test gets a new Streamlit session (a new browser context) on one shared server; see
+conftest.py. Expected numbers come from bpe_core itself: training is deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import bpe_core
+from ui.samples import load_samples
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # conftest.py skips these tests, or fails them when CI=true
+    expect = None
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+
+SAMPLES = load_samples()
+ENGLISH = SAMPLES["English prose"]
+HOSTILE = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+
+
+def trained(text: str, vocab_size: int = 512) -> bpe_core.RegexTokenizer:
+    tok = bpe_core.RegexTokenizer()  # the sidebar's default: "Train: GPT-4 split"
+    tok.train(text, vocab_size)
+    return tok
+
+
+def visit_every_page(app, check) -> list[str]:
+    """Open every page through the sidebar, ending on "Train & merges"; ``check()`` on each."""
+    links = app.page.get_by_test_id("stSidebarNavLink")
+    titles = [t.strip().splitlines()[-1] for t in links.all_inner_texts()]  # after the icon
+    assert {"Train & merges", "Tokens", "Step through merges", "Merge forest"} <= set(titles)
+    h1 = app.main.get_by_role("heading", level=1).first
+    here = links.and_(app.page.locator("[aria-current=page]")).inner_text().splitlines()[-1]
+    for title in [*(t for t in titles if t != here), here]:
+        before = h1.inner_text()
+        app.go(title)
+        expect(h1).not_to_have_text(before)  # every page has a title of its own
+        app.wait_idle()
+        check()
+    if here != "Train & merges":
+        app.go("Train & merges", app.main.get_by_role("heading", name="bpe-lab"))
+    return titles
+
+
+def no_exception(app) -> None:
+    expect(app.page.get_by_test_id("stException")).to_have_count(0)
+    expect(app.page.get_by_test_id("stAlertContentError")).to_have_count(0)
+
+
+def test_first_page_shows_the_sample_and_the_first_click_on_train_retrains(first_app):
+    app, sidebar = first_app, first_app.sidebar
+    expect(sidebar.get_by_role("combobox", name="Sample text")).to_have_value("English prose")
+    expect(sidebar.get_by_label("Text", exact=True)).to_have_value(ENGLISH)
+    tok = trained(ENGLISH)
+    expect(app.metric("Tokens")).to_have_text(f"{len(tok.encode(ENGLISH)):,}")
+    expect(app.main.get_by_role("heading", name=f"Merges ({tok.num_merges})")).to_be_visible()
+
+    box = sidebar.get_by_label("Vocabulary size")
+    box.fill("300")
+    box.press("Enter")
+    app.wait_idle(sidebar.get_by_text("press Train to train on them"))
+    # The very first click on Train in the first session of a server must not be dropped.
+    app.train(app.main.get_by_role("heading", name="Merges (44)"))
+    small = trained(ENGLISH, 300)
+    expect(app.metric("Tokens")).to_have_text(f"{len(small.encode(ENGLISH)):,}")
+    assert len(small.encode(ENGLISH)) != len(tok.encode(ENGLISH))
+    expect(app.metric("Tokenizer")).to_contain_text("300 tokens")
+    expect(sidebar.get_by_text("press Train to train on them")).to_have_count(0)
+
+
+def test_pasted_text_trained_and_shown_as_coloured_tokens(app):
+    text = "hello hello world"
+    app.set_text(text)
+    app.wait_idle(app.sidebar.get_by_text("press Train to train on them"))
+    app.train(app.main.get_by_role("heading", name=re.compile(r"^Merges \(\d+\)$")))
+    tok = trained(text)
+    expect(app.main.get_by_role("heading", name=f"Merges ({tok.num_merges})")).to_be_visible()
+
+    app.go("Tokens", app.main.locator(".bpe-tokens .t").first)
+    spans = app.main.locator(".bpe-tokens .t")
+    expect(spans).to_have_count(len(tok.encode(text)))
+    assert "".join(spans.all_inner_texts()) == text
+    expect(app.sidebar.get_by_label("Text", exact=True)).to_have_value(text)
+
+
+def test_hostile_text_is_shown_as_text_and_never_runs(app):
+    app.set_text(HOSTILE)
+    app.wait_idle(app.sidebar.get_by_text("press Train to train on them"))
+    app.go("Tokens", app.main.locator(".bpe-tokens .t").first)
+    spans = app.main.locator(".bpe-tokens .t")
+    # Still the tokenizer trained on the English sample, until Train is pressed.
+    expect(spans).to_have_count(len(trained(ENGLISH).encode(HOSTILE)))
+    expect(app.main.locator(".bpe-tokens").first).to_have_text(HOSTILE)
+    app.sidebar.get_by_role("button", name="Train", exact=True).click()
+    expect(spans).to_have_count(len(trained(HOSTILE).encode(HOSTILE)))
+    app.wait_idle()
+    expect(app.main.locator(".bpe-tokens").first).to_have_text(HOSTILE)
+    assert app.page.title() != "pwned"
+    expect(app.page.locator("img[src=x]")).to_have_count(0)
+    expect(app.page.locator(".bpe-tokens script, .bpe-tokens img")).to_have_count(0)
+    expect(app.page.get_by_test_id("stSidebar").get_by_label("Text", exact=True)).to_have_value(
+        HOSTILE
+    )
+
+    def harmless() -> None:
+        no_exception(app)
+        assert app.page.title() != "pwned"
+        expect(app.page.locator("img[src=x]")).to_have_count(0)
+
+    visit_every_page(app, harmless)  # every page shows the text or its tokens in some way
+    assert app.page.title() != "pwned"
+
+
+def test_step_slider_changes_the_token_count(app):
+    app.go("Step through merges", app.main.get_by_role("slider", name="Merges applied (k)"))
+    tok = trained(ENGLISH)
+    counts = tok.step_through(ENGLISH, allowed_special="all").token_counts()
+    n = tok.num_merges
+    slider = app.main.get_by_role("slider", name="Merges applied (k)")
+    tokens = app.metric("Tokens")
+    step = app.metric("Step")
+    expect(step).to_have_text(f"1 of {n}")  # the page opens at the first merge
+    expect(tokens).to_have_text(f"{counts[1]:,}")
+
+    slider.focus()
+    slider.press("Home")
+    expect(step).to_have_text(f"0 of {n}")
+    expect(tokens).to_have_text(f"{counts[0]:,}")
+    assert counts[0] == len(ENGLISH.encode("utf-8"))
+    app.wait_idle()
+    slider.press("ArrowRight")
+    expect(step).to_have_text(f"1 of {n}")
+    expect(tokens).to_have_text(f"{counts[1]:,}")
+    app.wait_idle()
+    slider.press("End")
+    expect(step).to_have_text(f"{n} of {n}")
+    expect(tokens).to_have_text(f"{counts[n]:,}")
+    assert counts[n] == len(tok.encode(ENGLISH)) < counts[0]
+    # The coloured text below follows the slider too (the first .bpe-tokens shows merge k).
+    expect(app.main.locator(".bpe-tokens").last.locator(".t")).to_have_count(counts[n])
+
+
+def test_merge_forest_draws_the_tree_of_the_token_picked(app):
+    charts = app.main.get_by_test_id("stVegaLiteChart")
+    app.go("Merge forest", charts.first.locator("svg, canvas").first)
+    tok = trained(ENGLISH)
+    tree = charts.first
+    expect(tree.locator("svg, canvas").first).to_be_visible()
+    expect(charts).to_have_count(2)  # the token's tree and the forest of the text
+    token_id = 263
+    assert tok.vocab[token_id] == b" the"
+    expect(tree).not_to_contain_text(f"(id {token_id})")
+
+    box = app.main.get_by_role("textbox", name="Token id or text")
+    box.fill(str(token_id))
+    box.press("Enter")
+    expect(tree).to_contain_text(f"·the (id {token_id})")
+    app.wait_idle()
+    expect(tree.locator("svg, canvas").first).to_be_visible()
+    expect(app.main.get_by_text(f"“·the” ({token_id})")).to_be_visible()
+
+
+def test_export_a_model_and_import_it_back(app, tmp_path):
+    download_button = app.main.get_by_role("button", name=re.compile(r"Download minbpe \.model$"))
+    app.go("Export & import", download_button)
+    with app.page.expect_download() as info:
+        download_button.click()
+    download = info.value
+    assert download.suggested_filename.endswith(".model")
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    tok = bpe_core.load(str(path))
+    assert tok.encode(ENGLISH) == trained(ENGLISH).encode(ENGLISH)
+
+    kind = app.sidebar.get_by_role("combobox", name="Tokenizer")
+    expect(kind).to_have_value("Train: GPT-4 split")
+    upload = app.main.locator("[data-testid=stFileUploader] input[type=file]")
+    expect(upload).to_have_count(1)  # the page's uploader, not the sidebar's text upload
+    upload.set_input_files(path)
+    expect(kind).to_have_value("Imported file")
+    app.wait_idle(app.main.get_by_text("Every page now uses this tokenizer"))
+    expect(app.sidebar.get_by_text("Using the imported tokenizer from")).to_be_visible()
+    expect(app.sidebar).to_contain_text(path.name)
+    expect(app.sidebar.get_by_role("button", name="Train", exact=True)).to_be_disabled()
+
+    app.go("Tokens", app.main.locator(".bpe-tokens .t").first)
+    expect(app.main.locator(".bpe-tokens .t")).to_have_count(len(tok.encode(ENGLISH)))
+    expect(kind).to_have_value("Imported file")
+
+
+def test_compare_shows_four_token_counts(app):
+    heads = app.main.locator(".bpe-compare .bpe-head")
+    app.go("Compare with GPT", heads.first)
+    expected = {
+        "Yours: GPT-4 split, 512 tokens": len(trained(ENGLISH).encode(ENGLISH)),
+        **{
+            p["title"]: len(bpe_core.load_pretrained(name).encode(ENGLISH))
+            for name, p in bpe_core.PRESETS.items()
+        },
+    }
+    assert len(expected) == 4
+    expect(heads).to_have_count(4)
+    expect(heads).to_have_text(
+        [re.compile(rf"^{re.escape(title)} · {n:,} tokens · ") for title, n in expected.items()]
+    )
+    expect(app.main.locator(".bpe-compare")).to_have_count(4)
+    expect(app.main.get_by_test_id("stVegaLiteChart").locator("svg, canvas").first).to_be_visible()
+
+
+def test_bytes_page_decodes_pasted_ids(app):
+    tab = app.main.get_by_role("tab", name="Ids → text")
+    app.go("Bytes & decoding", tab)
+    tab.click()
+    ids = trained(ENGLISH).encode("Tokens, “quoted” — ok")
+    box = app.main.get_by_role("textbox", name="Token ids")
+    box.fill(str(ids))
+    box.press("Control+Enter")
+    n_bytes = len("Tokens, “quoted” — ok".encode())
+    expect(app.main.get_by_text(f"{len(ids)} ids → {n_bytes} bytes")).to_be_visible()
+    expect(app.main.get_by_test_id("stCode").last).to_have_text("Tokens, “quoted” — ok")
+
+
+def test_every_page_opens_without_an_exception(app):
+    visit_every_page(app, lambda: no_exception(app))
+    # Back on the first page in the same session: still the English sample, still trained.
+    expect(app.main.get_by_role("heading", name="Merges (256)")).to_be_visible()
+    expect(app.metric("Tokens")).to_have_text(f"{len(trained(ENGLISH).encode(ENGLISH)):,}")
