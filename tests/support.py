@@ -7,6 +7,7 @@ import json.decoder
 import pydoc_data.topics
 import re
 import textwrap
+from pathlib import Path
 
 from naive import naive_train_stream
 
@@ -80,3 +81,20 @@ def line_numbers_in(message: str) -> set[int]:
     found = re.findall(r"\blines?\s*(?:no\.?|number)?\s*[:#]?\s*(\d+)", message, re.IGNORECASE)
     found += re.findall(r"\.model:(\d+)", message)
     return {int(n) for n in found}
+
+
+APP_PATH = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def open_page(page: str | None = None):
+    """The app in AppTest after its first run (the sidebar trains on the first sample), switched
+    to ``page`` (e.g. "pages/tokens.py"); fails if either run raised."""
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(APP_PATH, default_timeout=60)
+    app.run()
+    assert not app.exception
+    if page is not None:
+        app.switch_page(page).run()
+        assert not app.exception
+    return app

@@ -3,18 +3,14 @@
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from support import open_page
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    app.switch_page("pages/bytes.py").run()
-    assert not app.exception
-    return app
+    return open_page("pages/bytes.py")
 
 
 # AppTest does not find a dataframe by its key (the key is only kept for selections),

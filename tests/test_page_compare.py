@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from support import open_page
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PRESET_TITLES = ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
@@ -11,11 +11,7 @@ PRESET_TITLES = ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    app.switch_page("pages/compare.py").run()
-    assert not app.exception
-    return app
+    return open_page("pages/compare.py")
 
 
 def rows(app) -> dict[str, dict]:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from streamlit.testing.v1 import AppTest
-from support import CORPORA
+from support import CORPORA, open_page
 
 from ui import forest as fo
 from ui.state import preset  # the presets are shared by sessions, not kept in session state
@@ -38,11 +37,7 @@ def captions(at) -> str:
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    app.switch_page("pages/forest.py").run()
-    assert not app.exception
-    return app
+    return open_page("pages/forest.py")
 
 
 @pytest.fixture

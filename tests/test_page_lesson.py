@@ -10,6 +10,7 @@ import pyarrow.ipc
 import pytest
 import regex
 from streamlit.testing.v1 import AppTest
+from support import open_page
 
 import ui.lesson as le
 import ui.quiz as qz
@@ -29,11 +30,7 @@ QUIZ_MODE = "Predict the next merge"
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    app.switch_page("pages/lesson.py").run()
-    assert not app.exception
-    return app
+    return open_page("pages/lesson.py")
 
 
 def metrics(app) -> dict[str, str]:

@@ -7,6 +7,7 @@ import pyarrow.ipc
 import pytest
 import streamlit.testing.v1.local_script_runner as local_script_runner
 from streamlit.testing.v1 import AppTest
+from support import open_page
 
 from ui.samples import load_samples
 
@@ -40,11 +41,7 @@ def chart_data(app):
 @pytest.fixture
 def steps_app():
     """The steps page with the sidebar's default text and tokenizer (GPT-4 split, 256 merges)."""
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    app.switch_page("pages/steps.py").run()
-    assert not app.exception
-    return app
+    return open_page("pages/steps.py")
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support import open_page
 
 from ui.samples import load_samples
 
@@ -20,11 +21,7 @@ HOSTILE = (
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    app.switch_page("pages/tokens.py").run()
-    assert not app.exception
-    return app
+    return open_page("pages/tokens.py")
 
 
 def view(app) -> str:

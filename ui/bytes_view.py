@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import regex
 
-from ui.compare import visible
-from ui.tokens_html import CSS, text_and_bytes, token_label
+from ui.tokens_html import CSS, text_and_bytes, token_label, visible
 
 MAX_CHARS_TABLE = 2_000
 MAX_CHARS_HTML = 500

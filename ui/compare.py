@@ -9,7 +9,6 @@ session. A "cut" is a token boundary, written as a byte offset into the text's U
 from __future__ import annotations
 
 import html
-import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ import pandas as pd
 import regex
 
 from bpe_core import clean_text
-from ui.tokens_html import WHITESPACE_GLYPHS, tokens_html
+from ui.tokens_html import tokens_html, visible
 
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
 MAX_WORDS = 200_000  # words looked at for the disagreement table
@@ -233,23 +232,6 @@ def compare_html(
 
 
 # -- words the tokenizers disagree on -----------------------------------------------------------
-
-
-def visible(text: str) -> str:
-    """Whitespace as glyphs and other invisible characters as escapes, for a table cell.
-
-    >>> visible("  a\\n\\u200d")
-    '··a↵\\\\u200d'
-    """
-    out = []
-    for ch in text:
-        if ch in WHITESPACE_GLYPHS:
-            out.append(WHITESPACE_GLYPHS[ch])
-        elif unicodedata.category(ch)[0] == "C":
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def tokens_over(starts: Sequence[int], begin: int, end: int) -> int:

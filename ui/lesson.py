@@ -24,7 +24,7 @@ import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.base import get_stats, merge
 from ui.palette_check import CVD_SAFE_PALETTE, neighbour_report
-from ui.tokens_html import CSS, PALETTE, WHITESPACE_GLYPHS, token_label
+from ui.tokens_html import CSS, PALETTE, token_label, visible
 
 LESSON_CHARS = 4_000  # the lesson works on this many characters of the sidebar's text
 LESSON_MERGES = 200  # step 4 trains this many merges once; its slider shows the first k
@@ -74,25 +74,6 @@ def lesson_text(text: str, limit: int = LESSON_CHARS) -> tuple[str, str | None]:
 
 
 # -- shared: how a token or a character looks in a table --------------------------------------
-
-
-def visible(text: str) -> str:
-    """Text for a table cell: whitespace as glyphs, other invisible characters as escapes.
-
-    >>> visible("a b\\n")
-    'a·b↵'
-    >>> visible("\\x00")
-    '\\\\x00'
-    """
-    out = []
-    for ch in text:
-        if ch in WHITESPACE_GLYPHS:
-            out.append(WHITESPACE_GLYPHS[ch])
-        elif not ch.isprintable():  # controls, format characters (bidi), line separators
-            out.append(repr(ch)[1:-1])
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def code_span(text: str) -> str:

@@ -124,6 +124,25 @@ def show_whitespace(text: str) -> str:
     return "".join(out)
 
 
+def visible(text: str) -> str:
+    """Text for a table cell: whitespace as glyphs, other invisible characters as escapes.
+
+    >>> visible("a b\\n")
+    'a·b↵'
+    >>> print(visible("\\x00\\u200d"))
+    \\x00\\u200d
+    """
+    out = []
+    for ch in text:
+        if ch in WHITESPACE_GLYPHS:
+            out.append(WHITESPACE_GLYPHS[ch])
+        elif not ch.isprintable():  # controls, format characters (bidi), line separators
+            out.append(repr(ch)[1:-1])
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _marker(run: str) -> str:
     """HTML for a run of whitespace (as glyphs) or invisible characters (as short names)."""
     if run[0] in WHITESPACE_GLYPHS:
