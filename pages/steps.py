@@ -12,9 +12,11 @@ import streamlit as st
 
 from ui import steps_view as sv
 from ui.charts import Series, steps_spec
+from ui.quiz_view import quiz
 from ui.state import (
     active_tokenizer,
     current_text,
+    projector_mode,
     samples,
     sidebar,
     step_through,
@@ -95,6 +97,10 @@ ss["_stepspage_n"] = n
 if ss.pop("_stepspage_stop_play", False):
     ss["step_play"] = False
 ss["step"] = sv.clamp_step(ss.get("step", min(1, n)), n)  # the tokenizer may have changed
+if st.toggle("Quiz: predict the next merge", key="step_quiz",
+             help="The class guesses which pair the next merge joins, then reveals it."):
+    quiz(large=projector_mode(), start=min(ss["step"], max(n - 1, 0)))
+    st.stop()
 ss.setdefault("step_speed", sv.DEFAULT_SPEED)
 ss.setdefault("step_metric", sv.METRICS[0])
 if ss.get("step_heldout") not in samples():

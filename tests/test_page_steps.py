@@ -238,3 +238,26 @@ def test_empty_text_and_a_tokenizer_without_merges_give_messages_not_tracebacks(
     assert app.slider(key="step").value == 0 and metrics(app)["Step"] == "0 of 2"
     app.button(key="step_next").click().run()
     assert "seen 3 times" in merge_card(app)
+
+
+def test_quiz_mode_on_the_step_through_starts_at_the_slider_step_and_scores():
+    from ui import quiz as qz
+
+    app = open_page("pages/steps.py")
+    app.text_area(key="text").set_value("aaabdaaabac").run()
+    app.selectbox(key="kind").set_value("Train: no split (Basic)").run()
+    app.number_input(key="vocab_size").set_value(259).run()
+    app.button(key="train").click().run()
+    app.slider(key="step").set_value(1).run()
+    app.toggle(key="step_quiz").set_value(True).run()
+    assert not app.exception
+    assert [m.value for m in app.metric if m.label == "Question: merge"] == ["2 of 3"]
+    # merge 2 joins (256, 97), "aa" + "a": tied on count 2 with (97, 98) and first in the text
+    question = qz.make_question(app.session_state["tok"], 1)
+    label = next(o.label for o in question.options if o.pair == (256, 97))
+    app.radio(key="quiz_guess").set_value(label).run()
+    app.button(key="quiz_reveal").click().run()
+    assert not app.exception
+    assert app.session_state["quiz_score"] == (1, 1)
+    app.toggle(key="step_quiz").set_value(False).run()
+    assert app.slider(key="step").value == 1  # the step view is back where it was
