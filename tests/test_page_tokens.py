@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from support import open_page
 
 from ui.samples import load_samples
+from ui.tokens_html import MAX_SPANS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SAMPLES = load_samples()
@@ -174,9 +175,9 @@ def test_long_text_is_bounded_with_a_note(at):
     at.text_area(key="text").input("ab cd " * 25_000).run()  # 50,000 tokens
     assert not at.exception
     n = int(metrics(at)["Tokens"].replace(",", ""))
-    assert n > 20_000
-    assert len(spans(view(at))) == 20_000
+    assert n > MAX_SPANS
+    assert len(spans(view(at))) == MAX_SPANS
     captions = [c.value for c in at.caption]
-    assert f"Showing the first 20,000 of {n:,} tokens." in captions
+    assert f"Showing the first {MAX_SPANS:,} of {n:,} tokens." in captions
     assert f"Showing the first 5,000 of {n:,} ids." in captions
     assert len(at.code[0].value.split(", ")) == 5_000

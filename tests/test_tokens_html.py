@@ -12,6 +12,7 @@ import bpe_core
 from bpe_core import TokenSpan
 from ui.samples import load_samples
 from ui.tokens_html import (
+    MAX_SPANS,
     PALETTE,
     cap_note,
     chunks_html,
@@ -223,11 +224,11 @@ def test_rendering_is_bounded_and_the_note_counts():
     assert "1,200,000 bytes" in parsed.spans[0]["title"]
 
 
-def test_default_bound_is_20000_spans():
-    tokens = [span(b"a", 97)] * 25_000
+def test_default_bound_is_max_spans():
+    tokens = [span(b"a", 97)] * (MAX_SPANS + 5_000)
     markup, missing = tokens_html(tokens)
     assert missing == 5_000
-    assert markup.count('class="t ') == 20_000
+    assert markup.count('class="t ') == MAX_SPANS == 10_000
 
 
 def test_counts():

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
 
-MAX_SPANS = 20_000  # token or chunk spans drawn at most
+MAX_SPANS = 10_000  # token or chunk spans drawn at most
 MAX_IDS = 5_000  # ids listed at most
 MAX_CHARS = 200_000  # bytes of token text drawn at most (a single token can be huge)
 TITLE_CHARS = 60  # hover text shows at most this many characters and bytes of a token
