@@ -47,12 +47,12 @@ PROJECTOR_CSS = """<style>
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=1)
 def samples() -> dict[str, str]:
     return load_samples()
 
 
-@st.cache_resource(show_spinner="Loading the pretrained vocabulary…")
+@st.cache_resource(show_spinner="Loading the pretrained vocabulary…", max_entries=3)
 def preset(name: str) -> bpe_core.Tokenizer:
     """A GPT tokenizer, loaded once per server and shared read-only by every session."""
     return bpe_core.load_pretrained(name)
