@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .steps import StepThrough, TokenSpan
 
 MAX_VOCAB_SIZE = 1_000_000
+MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
 SHORT_CHUNK = 64  # up to this many bytes the seeds' loop is fastest; longer chunks use a heap
@@ -198,6 +199,14 @@ class Tokenizer:
     def pattern(self, pattern: str) -> None:
         pattern = _check_text(pattern, "the split pattern")
         if pattern:
+            repeats = regex.findall(r"(?<!\\)\{\s*(\d{1,12})\s*(?:,\s*(\d{0,12})\s*)?\}", pattern)
+            counts = [int(n) for low_high in repeats for n in low_high if n]
+            if counts and max(counts) > MAX_REPEAT:
+                raise ValueError(
+                    f"the split pattern repeats something {max(counts):,} times; use at most"
+                    f" {MAX_REPEAT:,} in {{n}} or {{m,n}} (or + and *), since the regex engine"
+                    " builds every repeat in memory"
+                )
             try:
                 compiled = regex.compile(pattern)
             except (regex.error, OverflowError, RecursionError) as e:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MODEL_HEADERS = ("minbpe v1", "bpe v1")
 MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
+MAX_TOKEN_BYTES = 4 * 1024 * 1024  # merges may double a token per line: 40 lines would be 1 TB
 
 
 def save_minbpe(tok: Tokenizer, file_prefix: str | os.PathLike) -> None:
@@ -107,6 +108,7 @@ def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, in
 
     merges: list[tuple[int, int]] = []
     seen: set[tuple[int, int]] = set()
+    length = [1] * 256  # bytes of each token so far
     for lineno in range(4 + num_special, len(lines) + 1):
         fields = line(lineno, "a merge").split()
         if len(fields) != 2 or not all(f.isdigit() and f.isascii() for f in fields):
@@ -123,6 +125,10 @@ def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, in
             )
         if (a, b) in seen:
             raise fail(lineno, f"the merge '{a} {b}' appears twice")
+        length.append(length[a] + length[b])
+        if length[-1] > MAX_TOKEN_BYTES:
+            raise fail(lineno, f"the merge '{a} {b}' makes a token of {length[-1]:,} bytes; this"
+                       f" tool reads tokens of at most {MAX_TOKEN_BYTES:,} bytes")
         seen.add((a, b))
         merges.append((a, b))
     return pattern, special_tokens, merges

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TOKENS = 1_000_000
+MAX_RECOVER_BYTES = 2_000  # the longest GPT tokens are about 130 bytes
 
 _BYTE_TO_CHAR = bytes_to_unicode()
 _CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
@@ -296,6 +297,10 @@ def from_tiktoken(
     from .pretrained import recover_merges
 
     ranks = parse_tiktoken_ranks(data, name)
+    longest = max(ranks, key=len, default=b"")
+    if len(longest) > MAX_RECOVER_BYTES:  # recovering a token's merges is quadratic in its length
+        raise ValueError(f"{name}: the token of rank {ranks[longest]} is {len(longest):,} bytes;"
+                         f" this tool reads tiktoken tokens of at most {MAX_RECOVER_BYTES:,} bytes")
     if len(ranks) > MAX_TOKENS:
         raise ValueError(f"{name}: {len(ranks):,} tokens is more than this tool reads ({MAX_TOKENS:,})")
     _check_ranks(ranks, name)

@@ -92,9 +92,14 @@ with ids_tab:
         st.caption(f"Decoding with {tokenizer_label()}; its ids are 0..{max(tok.vocab):,}.")
 
         def _fill() -> None:
-            st.session_state["bytes_ids"] = str(first_ids(tok, current_text()))
+            try:
+                st.session_state["bytes_ids"] = str(first_ids(tok, current_text()))
+            except ValueError as e:  # a custom split pattern can time out on this text
+                st.session_state["_bytes_fill_error"] = str(e)
 
         st.button("Fill in the ids of the text's first tokens", key="bytes_fill", on_click=_fill)
+        if st.session_state.get("_bytes_fill_error"):
+            st.error(st.session_state.pop("_bytes_fill_error"))
         pasted = st.text_area("Token ids", key="bytes_ids", placeholder="[15339, 1917]",
                               max_chars=MAX_IDS_INPUT_CHARS,
                               help="Separated by commas, spaces or brackets. Ctrl+Enter applies.")

@@ -19,7 +19,13 @@ from ui.exchange import (
 )
 from ui.state import active_tokenizer, import_tokenizer, sidebar, tokenizer_label
 
+MAX_ERROR_CHARS = 600  # a reader's message can quote megabytes of a hostile file
+
 sidebar()
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= MAX_ERROR_CHARS else message[:MAX_ERROR_CHARS] + "…"
 
 
 def read_import(changed: str) -> None:
@@ -52,10 +58,10 @@ def read_import(changed: str) -> None:
             imported = read_uploads([files[i] for i in chosen], special_tokens=specials,
                                     pattern=IMPORT_PATTERNS[ss["import_pattern"]])
     except ValueError as e:
-        ss["import_error"] = str(e)
+        ss["import_error"] = _short(str(e))
         return
     except Exception as e:  # a hostile file must never become a traceback
-        ss["import_error"] = f"This file could not be read ({type(e).__name__}: {e})."
+        ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
         return
     ss["import_info"] = imported
     import_tokenizer(imported.tok, imported.name)

@@ -101,7 +101,7 @@ st.header("Token tree")
 pick_col, tree_col = st.columns([2, 3])
 with pick_col:
     st.text_input(
-        "Token id or text", key="forest_token", on_change=on_typed,
+        "Token id or text", key="forest_token", on_change=on_typed, max_chars=fo.MAX_FIND_CHARS,
         help='A number is an id; put a number in quotes ("42") to look up its text.',
     )
     try:

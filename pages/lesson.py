@@ -224,7 +224,10 @@ def step_encode(text: str) -> None:
         st.caption(f"Tokenizer: the sidebar's, {le.code_span(tokenizer_label())} "
                    f"({tok.num_merges:,} merges).")
     if "lesson_word" not in ss:
-        ss["lesson_word"] = le.default_word(text, tok)
+        try:
+            ss["lesson_word"] = le.default_word(text, tok)
+        except ValueError:  # a custom split pattern that times out: pick without the tokenizer
+            ss["lesson_word"] = le.default_word(text)
     st.text_input("Word to encode", key="lesson_word", max_chars=le.MAX_WORD,
                   persist_state="session")
     word = ss.get("lesson_word") or ""
@@ -291,8 +294,12 @@ def step_real(text: str) -> None:
         tokenizers[f"Yours: {tokenizer_label()}"] = mine
     for name, p in PRESETS.items():
         tokenizers[p["title"]] = preset(name)
-    counts = memo("counts", (text, tuple(tokenizers.items())),  # tokenizers compare by identity
-                  lambda: le.count_tokens(tokenizers, text))
+    try:
+        counts = memo("counts", (text, tuple(tokenizers.items())),  # tokenizers compare by identity
+                      lambda: le.count_tokens(tokenizers, text))
+    except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
+        st.error(str(e))
+        return
     left, right = st.columns([3, 2])
     with left:
         st.html(le.table_html(le.counts_frame(counts), large=large))
@@ -304,7 +311,11 @@ def step_real(text: str) -> None:
     which = st.selectbox("Show the tokens of", list(tokenizers), key="lesson_real",
                          persist_state="session")
     tok = tokenizers[which]
-    ids = tok.encode_ordinary(text)
+    try:
+        ids = tok.encode_ordinary(text)
+    except ValueError as e:
+        st.error(str(e))
+        return
     shown = le.first_tokens(ids, tok.vocab, le.SHOWN_BYTES)
     draw_tokens(le.pieces(ids[:shown], tok.vocab),
                 f"The first {shown:,} of {len(ids):,} tokens." if shown < len(ids) else None)

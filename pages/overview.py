@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.state import active_tokenizer, current_text, sidebar, tokenizer_label
+from ui.state import active_tokenizer, current_text, sidebar, step_through, tokenizer_label
 from ui.tables import merges_frame
 
 MAX_IDS_SHOWN = 5000
@@ -21,7 +21,11 @@ if tok is None:
     st.info("Press **Train** in the sidebar to train a tokenizer on the text.")
     st.stop()
 
-ids = tok.encode(text, allowed_special="all")
+try:  # the session keeps the encoding (shared with the Tokens page): a rerun does not redo it
+    ids = step_through(tok, text).final  # == tok.encode(text, allowed_special="all")
+except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
+    st.error(str(e))
+    st.stop()
 n_bytes = len(text.encode("utf-8", "replace"))
 cols = st.columns(4)
 cols[0].metric("Tokenizer", tokenizer_label())

@@ -10,12 +10,14 @@ from array import array
 
 import streamlit as st
 
+from bpe_core import PRESETS
 from ui import steps_view as sv
 from ui.charts import Series, steps_spec
 from ui.quiz_view import quiz
 from ui.state import (
     active_tokenizer,
     current_text,
+    preset,
     projector_mode,
     samples,
     sidebar,
@@ -56,7 +58,7 @@ def _counts(tok, text: str) -> tuple[array, int]:
 
 
 @st.cache_resource(max_entries=3, show_spinner="Listing the merges…")
-def _preset_table(label: str, _tok):
+def _preset_table(name: str, _tok):
     """The merge table of a pretrained vocabulary, built once per server (199 742 rows: ~3 s)."""
     return sv.merges_table(_tok)
 
@@ -121,6 +123,13 @@ interval, stride = sv.SPEEDS[ss["step_speed"]]
 
 def step_view(tok, text: str, n: int, training: str | None) -> None:
     """Everything that changes with the step; reruns on its own while playing."""
+    try:
+        _step_view(tok, text, n, training)
+    except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
+        st.error(str(e))
+
+
+def _step_view(tok, text: str, n: int, training: str | None) -> None:
     k = sv.clamp_step(ss.get("step", 0), n)
     if ss.get("step_play"):
         k = min(k + stride, n)
@@ -220,10 +229,11 @@ query = st.text_input("Search merges", key="merge_search", placeholder="a token'
                       help="Finds tokens that contain the text (· stands for a space); a number "
                            "also finds that step or id.")
 try:
-    if sv.has_history(tok):
+    name = getattr(tok, "name", None)
+    if name in PRESETS and tok is preset(name):  # shared read-only by every session
+        table = _preset_table(name, tok)
+    else:  # trained or imported: this session's own
         table = _memo("table", tok, None, lambda: sv.merges_table(tok))
-    else:
-        table = _preset_table(tokenizer_label(), tok)
     shown, total = sv.search_merges(table, query)
 except ValueError as e:
     st.error(str(e))

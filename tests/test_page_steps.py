@@ -261,3 +261,26 @@ def test_quiz_mode_on_the_step_through_starts_at_the_slider_step_and_scores():
     assert app.session_state["quiz_score"] == (1, 1)
     app.toggle(key="step_quiz").set_value(False).run()
     assert app.slider(key="step").value == 1  # the step view is back where it was
+
+
+def test_two_sessions_importing_same_named_files_each_see_their_own_merges():
+    import bpe_core
+    from bpe_core.files import to_minbpe
+
+    def merges_shown(tok):
+        app = open_page("pages/exchange.py")
+        model = to_minbpe(tok)[0].encode()
+        app.file_uploader(key="import_file").set_value(
+            [("model.model", model, "application/octet-stream")]).run()
+        app.switch_page("pages/steps.py").run()
+        assert not app.exception
+        table = next(d.value for d in app.dataframe if "bytes" in d.value.columns)
+        return " ".join(table["token"])  # the tokens as the page writes them
+
+    tok_a = bpe_core.RegexTokenizer()
+    tok_a.train("alpha alpha alpha alpha beta " * 20, 262)
+    tok_b = bpe_core.RegexTokenizer()
+    tok_b.train("zzz yyy zzz yyy xxx qqq " * 20, 262)
+    assert "al" in merges_shown(tok_a)
+    shown_b = merges_shown(tok_b)
+    assert "zz" in shown_b and "al" not in shown_b  # B's merges, not A's

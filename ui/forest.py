@@ -26,9 +26,11 @@ import regex
 from bpe_core import clean_text
 from bpe_core.base import replace_control_characters
 from ui.escape import md_escape
+from ui.tables import cell_bytes
 from ui.tokens_html import text_and_bytes
 
 MAX_CHART_NODES = 2_000  # no chart gets more nodes than this
+SEARCH_BYTES = 1_000  # bytes of each token that the vocabulary search looks in
 TREE_GAP = 1.0  # empty leaf slots between two trees of a forest
 VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
@@ -264,6 +266,21 @@ def count_of(tok: Any) -> dict[int, int]:
 # -- choosing a token ------------------------------------------------------------------------------
 
 
+MAX_FIND_CHARS = 1_000  # a token id or a token's text typed on the page (the text is encoded)
+
+
+def as_id(text: str) -> int | None:
+    """The whole number written in ASCII digits, or None (``"²"`` or ``"٣"`` are text).
+
+    >>> as_id("258"), as_id("²"), as_id("9" * 5000) is not None
+    (258, None, True)
+    """
+    if not (text.isascii() and text.isdigit()):
+        return None
+    stripped = text.lstrip("0") or "0"
+    return int(stripped) if len(stripped) <= 30 else 10**30  # no id is that large
+
+
 class Lookup(NamedTuple):
     """What the user typed, resolved: one token id, or the tokens a text became."""
 
@@ -280,13 +297,16 @@ def find_token(tok: Any, query: str) -> Lookup | None:
     """
     if not query:
         return None
+    if len(query) > MAX_FIND_CHARS:
+        raise ValueError(f"Type at most {MAX_FIND_CHARS:,} characters: a token id or a short text.")
     stripped = query.strip()
-    if stripped.isdigit():
-        token_id = int(stripped)
+    token_id = as_id(stripped)
+    if token_id is not None:
         if token_id not in tok.vocab:
             raise ValueError(
-                f"No token has id {token_id}: this tokenizer's ids are 0 to {max(tok.vocab):,}."
-                ' To look up the text, put it in quotes: "' + stripped + '".'
+                f"No token has id {stripped[:30]}: this tokenizer's ids are 0 to"
+                f" {max(tok.vocab):,}. To look up the text, put it in quotes:"
+                f' "{stripped[:30]}".'
             )
         return Lookup(token_id, [], "")
     text = query
@@ -347,7 +367,8 @@ def _ordered(tok: Any, order: str) -> tuple[list[int], list[str]]:
             ids = sorted(vocab, key=lambda t: (-depth.get(t, 0), t))
         else:
             ids = sorted(vocab)
-        memo[order] = (ids, [vocab[t].decode("utf-8", "replace").casefold() for t in ids])
+        memo[order] = (ids, [vocab[t][:SEARCH_BYTES].decode("utf-8", "replace").casefold()
+                             for t in ids])
     return memo[order]
 
 
@@ -367,7 +388,7 @@ def vocab_rows(
         picked = [t for t, text in zip(ids, texts, strict=True) if needle in text]
     else:
         picked = ids
-    exact = int(search.strip()) if search.strip().isdigit() else None
+    exact = as_id(search.strip())
     if exact in tok.vocab:
         picked = [exact] + [t for t in picked if t != exact]
     vocab = tok.vocab
@@ -377,13 +398,14 @@ def vocab_rows(
     rows = [
         {
             "id": t,
-            "token": token_text(vocab[t]),
+            "token": token_text(shown) + more,
             "bytes": len(vocab[t]),
             "depth": depth.get(t, 0),
             "step": step_of.get(t, 0),
             "count": counts.get(t),
         }
         for t in picked[:limit]
+        for shown, more in [cell_bytes(vocab[t])]
     ]
     return rows, len(picked)
 

@@ -17,6 +17,7 @@ from ui.choices import (
     DEFAULT_VOCAB,
     KINDS,
     MAX_TEXT_CHARS,
+    MAX_TRAIN_CHARS,
     MAX_VOCAB,
     MIN_VOCAB,
     Settings,
@@ -205,7 +206,7 @@ def _train_if_asked(clicked: bool) -> None:
     except ValueError as e:
         st.error(str(e))
         return
-    text, note = cap_text(ss["text"])
+    text, note = cap_text(ss["text"], MAX_TRAIN_CHARS, "Training on")
     first_visit = "tok" not in ss
     if not (clicked or first_visit):
         if ss.get("tok_settings") != settings or ss.get("tok_text") != text:

@@ -22,12 +22,14 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from ui.tables import MAX_CELL_BYTES, cell_bytes
 from ui.tokens_html import CSS, WHITESPACE_GLYPHS, text_and_bytes, token_label
 
 # The tokens view shows a fixed stretch of the text at every step, so that moving the slider
 # changes the tokens, not the text; 4 000 bytes is at most 4 000 spans (at step 0).
 WINDOW_BYTES = 4_000
 TABLE_ROWS = 2_000  # rows of the merge table sent to the browser
+SEARCH_BYTES = 1_000  # bytes of each token that search looks in (tokens can be KB long)
 
 # label -> (seconds between ticks, merges per tick); a tick redraws the step view
 SPEEDS: dict[str, tuple[float, int]] = {
@@ -287,7 +289,11 @@ def merges_table(tok: Any) -> pd.DataFrame:
     parents = tok.parents
     lefts = [parents[i][0] for i in ids]
     rights = [parents[i][1] for i in ids]
-    texts = {i: token_text(vocab[i]) for i in {*ids, *lefts, *rights}}
+    def cell(token: bytes) -> str:
+        shown, more = cell_bytes(token)
+        return token_text(shown) + more
+
+    texts = {i: cell(vocab[i]) for i in {*ids, *lefts, *rights}}
     frame = pd.DataFrame(
         {
             "step": range(1, len(ids) + 1),
@@ -301,8 +307,9 @@ def merges_table(tok: Any) -> pd.DataFrame:
                 [r.count for r in history] if history is not None else [None] * len(ids),
                 dtype="Int64",
             ),
-            "bytes": [vocab[i].hex(" ") for i in ids],
-            "_search": [vocab[i].decode("utf-8", "replace").lower() for i in ids],
+            "bytes": [cell_bytes(vocab[i])[0].hex(" ") + (" …" if len(vocab[i]) > MAX_CELL_BYTES
+                                                           else "") for i in ids],
+            "_search": [vocab[i][:SEARCH_BYTES].decode("utf-8", "replace").lower() for i in ids],
         }
     )
     return frame.astype({"step": "int64", "id": "int64", "left id": "int64", "right id": "int64"})
@@ -318,8 +325,9 @@ def search_merges(frame: pd.DataFrame, query: str, limit: int = TABLE_ROWS) -> t
     if query:
         raw = query.lower().replace("·", " ").replace("↵", "\n").replace("→", "\t")
         mask = frame["_search"].str.contains(raw, regex=False)
-        if query.strip().isdigit():
-            n = int(query.strip())
+        number = query.strip()
+        if number.isascii() and number.isdigit() and len(number) <= 30:  # "²" is not a number
+            n = int(number)
             mask |= (frame["step"] == n) | (frame["id"] == n)
             mask |= (frame["left id"] == n) | (frame["right id"] == n)
         frame = frame[mask]

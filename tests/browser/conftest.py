@@ -244,3 +244,24 @@ def first_app(context):
     """The first session of a server of its own (where a first click was once dropped)."""
     with serve_app() as url:
         yield open_app(context, url)
+
+
+# -- for a test that starts Playwright itself (test_classroom.py: the async API, many sessions) --
+
+
+@pytest.fixture(scope="session")
+def playwright_kit():
+    """What the fixtures above use, for a test that drives Playwright on its own.
+
+    A dict: ``launch`` (keyword arguments for ``chromium.launch``), ``viewport``, ``idle`` (the
+    selector of an app whose script is not running) and ``serve_app`` (the context manager that
+    runs a server). Skips, or fails when CI is true, where the browser cannot run, like ``browser``.
+    """
+    reason = missing_browser()
+    if reason is not None:
+        if in_ci():
+            pytest.fail(f"CI=true but the browser tests cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
+    launch = {"executable_path": CHROMIUM, "args": CHROMIUM_ARGS, "headless": True,
+              "timeout": 30_000}  # fmt: skip
+    return {"launch": launch, "viewport": VIEWPORT, "idle": IDLE, "serve_app": serve_app}
