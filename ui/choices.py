@@ -102,6 +102,7 @@ MAX_TEXT_CHARS = 1_000_000  # longer pasted or uploaded text is cut, with a note
 # size (each distinct chunk is counted once); random text or one long chunk (no split) costs about
 # 1 s per 50 000 characters at vocab 8 192 on a 2-core machine, and the server is shared.
 MAX_TRAIN_CHARS = 200_000
+MAX_PATTERN_CHARS = 1_000  # compiling a pattern costs more than linear time in its length
 REGEX_TIMEOUT = 2.0  # seconds a custom split pattern may take on the whole text
 MAX_SPECIALS = 20
 
@@ -134,6 +135,9 @@ def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_t
         pattern = custom_pattern
         if not pattern.strip():
             raise ValueError("Write a split pattern, e.g. \\w+|\\s+|[^\\w\\s]+ (or pick a GPT split).")
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise ValueError(f"The split pattern is {len(pattern):,} characters long; write one of at"
+                             f" most {MAX_PATTERN_CHARS:,} (GPT-4o's is about 350).")
         bpe_core.RegexTokenizer(pattern)  # raises ValueError with the regex error
     try:
         size = int(vocab_size)  # type: ignore[call-overload]

@@ -16,6 +16,7 @@ from ui.choices import (
     DEFAULT_KIND,
     DEFAULT_VOCAB,
     KINDS,
+    MAX_PATTERN_CHARS,
     MAX_TEXT_CHARS,
     MAX_TRAIN_CHARS,
     MAX_VOCAB,
@@ -159,7 +160,7 @@ def sidebar() -> None:
         st.file_uploader("…or upload a .txt / .md file", type=["txt", "md"], key="upload",
                          on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
         if ss.get("notice"):
-            st.info(ss["notice"])
+            st.info(md_escape(ss["notice"]))  # it quotes links and file names
         st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
         how = KINDS[ss["kind"]][0]
         preset_chosen = how in ("preset", "imported")
@@ -171,6 +172,7 @@ def sidebar() -> None:
                 st.text(ss["imported"][1])
         if ss["kind"] == "Train: custom split pattern":
             st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
+                          max_chars=MAX_PATTERN_CHARS,
                           args=("pattern",))
         st.number_input("Vocabulary size", min_value=MIN_VOCAB, max_value=MAX_VOCAB, step=64,
                         key="vocab_size", disabled=preset_chosen, on_change=_keep,
@@ -204,7 +206,7 @@ def _train_if_asked(clicked: bool) -> None:
     try:
         settings = make_settings(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"])
     except ValueError as e:
-        st.error(str(e))
+        st.error(md_escape(str(e)))
         return
     text, note = cap_text(ss["text"], MAX_TRAIN_CHARS, "Training on")
     first_visit = "tok" not in ss
@@ -223,7 +225,7 @@ def _train_if_asked(clicked: bool) -> None:
     try:
         _train(text, settings, show_progress=clicked)
     except ValueError as e:
-        st.error(str(e))
+        st.error(md_escape(str(e)))
 
 
 # -- what pages use ------------------------------------------------------------------------------
