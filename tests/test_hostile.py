@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 from support import APP_PATH, open_page
@@ -807,6 +807,8 @@ def test_load_of_a_damaged_file_is_a_value_error_or_a_working_tokenizer(
             tok = load(path)
         except ValueError:
             return
+    # two bytes given one id: test_two_tokens_with_one_id_are_a_value_error (an xfail below)
+    assume(tok.byte_ids is None or len(set(tok.byte_ids)) == 256)
     text = "hello world, <|end|> naïve 😀 12345"
     assert tok.decode(tok.encode(text, allowed_special="all")) == text
 
@@ -937,6 +939,17 @@ def test_a_merges_txt_cut_at_a_line_is_a_value_error(kept, valid_files):
     cut = b"\n".join(merges.split(b"\n")[: 1 + kept]) + b"\n"  # "#version" and `kept` merges
     with pytest.raises(ValueError):
         read_tokenizer(vocab, "vocab.json", merges=cut)
+
+
+@pytest.mark.xfail(strict=True, reason="bpe_core (formats._build): two vocab entries with one id"
+                   " load; a byte deleted from vocab.json makes '5' decode as U+FFFD (reported)")
+@pytest.mark.parametrize("name", ["vocab.json", "tokenizer.json"])
+def test_two_tokens_with_one_id_are_a_value_error(name, valid_files):
+    # GPT-2's table spells the byte 0x99 "Ļ"; give it the id of "5" (53): one byte deleted
+    data = valid_files[name].replace('"Ļ": 153'.encode(), '"Ļ": 53'.encode())
+    assert data != valid_files[name]
+    with pytest.raises(ValueError):
+        read_tokenizer(data, name, merges=valid_files["merges.txt"])
 
 
 @pytest.mark.timeout(180)
