@@ -10,6 +10,8 @@ Read it in this order: ``base.py`` (the seeds' helpers, encode, decode), ``train
 trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``files.py``.
 """
 
+__version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
+
 from .base import Tokenizer, clean_text, get_stats, merge, render_token
 from .basic import BasicTokenizer
 from .files import detect_format, load, read_tokenizer
@@ -20,6 +22,7 @@ from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe
 
 __all__ = [
+    "__version__",
     "BasicTokenizer",
     "GPT2_SPLIT_PATTERN",
     "GPT4O_SPLIT_PATTERN",

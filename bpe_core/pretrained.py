@@ -5,7 +5,8 @@
     >>> enc.encode("hello world")
     [15339, 1917]
 
-What ships (in ``assets/pretrained``), and what loading checks:
+What ships (in ``bpe_core/data``, package data, so ``pip install`` brings it), and what loading
+checks:
 
 * OpenAI's published files, gzipped and otherwise unchanged: ``gpt2/encoder.json`` and
   ``gpt2/vocab.bpe``, ``cl100k_base.tiktoken``, ``o200k_base.tiktoken``. Loading checks each
@@ -35,7 +36,7 @@ from pathlib import Path
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets" / "pretrained"
+ASSETS = Path(__file__).resolve().parent / "data"  # package data: installed with the library
 
 PRESETS = {
     "gpt2": {
@@ -209,7 +210,7 @@ def _load_tiktoken(name: str, directory: Path) -> RegexTokenizer:
 
 def load_pretrained(name: str, directory: str | os.PathLike | None = None) -> RegexTokenizer:
     """GPT-2 (``"gpt2"``), GPT-4 (``"cl100k_base"``) or GPT-4o (``"o200k_base"``), from the
-    files shipped in ``assets/pretrained``; nothing is downloaded."""
+    files shipped in ``bpe_core/data``; nothing is downloaded."""
     if name not in PRESETS:
         raise ValueError(f"unknown pretrained tokenizer {name!r}; choose one of {list(PRESETS)}")
     folder = ASSETS if directory is None else Path(directory)
@@ -236,5 +237,8 @@ def build_assets(source: str | os.PathLike, target: str | os.PathLike = ASSETS) 
                 (target / f"{name}.merges.gz").write_bytes(gzip.compress(pairs.tobytes(), 9, mtime=0))
 
 
-if __name__ == "__main__":  # python -m bpe_core.pretrained ../shared/data/pretrained
-    build_assets(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/pretrained")
+if __name__ == "__main__":  # python -m bpe_core.pretrained FOLDER_WITH_OPENAIS_FILES
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m bpe_core.pretrained FOLDER (with gpt2/encoder.json,"
+                 " gpt2/vocab.bpe, cl100k_base.tiktoken, o200k_base.tiktoken)")
+    build_assets(sys.argv[1])

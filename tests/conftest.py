@@ -14,10 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/naive.py and tests/support.py
 
+import netguard  # noqa: E402
 from support import CORPORA  # noqa: E402
 
 
 def pytest_configure(config):
+    # Nothing in the suite may reach beyond this machine: every contact is refused and printed.
+    netguard.install()
     # With filterwarnings = error, Hypothesis' failure report (it imports a formatter that uses
     # mypy_extensions.TypedDict) would turn a failing property test into an INTERNALERROR.
     config.addinivalue_line(

@@ -9,12 +9,17 @@ mixes random code points with fragments of the corpus.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import functools
+import gzip
+import hashlib
 import json
 import os
 import pydoc_data.topics
 import random
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -171,19 +176,39 @@ def random_text(*, surrogates: bool = False) -> st.SearchStrategy[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# References built from OpenAI's published files in the shared data folder (no network).
+# References built from OpenAI's published files, as they ship in bpe_core/data (no network).
 
-SHARED_PRETRAINED = Path(__file__).resolve().parents[2] / "shared" / "data" / "pretrained"
+# The SHA-256 of each file as OpenAI publishes it: the hashes tiktoken 0.14 expects
+# (tiktoken_ext/openai_public.py, ``expected_hash``, ``vocab_bpe_hash``, ``encoder_json_hash``).
+# Written here, not read from bpe_core, so that they check the shipped files independently.
+PUBLISHED_SHA256 = {
+    "gpt2/encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "gpt2/vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    "cl100k_base.tiktoken": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base.tiktoken": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+SHIPPED = Path(__file__).resolve().parents[1] / "bpe_core" / "data"
 
 
-def shared_pretrained_dir() -> Path:
-    """The shared folder with OpenAI's files; skip (or fail when CI=true) if it is missing."""
-    if not (SHARED_PRETRAINED / "cl100k_base.tiktoken").is_file():
-        reason = f"OpenAI's reference files are not in {SHARED_PRETRAINED}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(reason + " (required when CI=true)")
-        pytest.skip(reason)
-    return SHARED_PRETRAINED
+@functools.cache
+def openai_files_dir() -> Path:
+    """A folder with OpenAI's four files (``gpt2/encoder.json``, ``gpt2/vocab.bpe``,
+    ``cl100k_base.tiktoken``, ``o200k_base.tiktoken``), unpacked once per test session from the
+    gzipped copies in bpe_core/data after each one's SHA-256 is checked against the published
+    hash. A missing or different file fails the test that asked (never a skip)."""
+    folder = Path(tempfile.mkdtemp(prefix="openai-files-"))
+    (folder / "gpt2").mkdir()
+    for name, sha256 in PUBLISHED_SHA256.items():
+        packed = SHIPPED / (Path(name).name + ".gz")
+        if not packed.is_file():
+            pytest.fail(f"{packed} does not ship with the project", pytrace=False)
+        data = gzip.decompress(packed.read_bytes())
+        if hashlib.sha256(data).hexdigest() != sha256:
+            pytest.fail(f"{packed} is not OpenAI's {name}: its SHA-256 is not {sha256}",
+                        pytrace=False)
+        (folder / name).write_bytes(data)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def gpt2_ranks(directory: Path) -> dict[bytes, int]:
@@ -219,8 +244,8 @@ def _tiktoken_reference(name: str, directory: Path):
 
 
 def tiktoken_reference(name: str):
-    """tiktoken's own encoder for a preset, built from the shared files (once per session)."""
-    return _tiktoken_reference(name, shared_pretrained_dir())
+    """tiktoken's own encoder for a preset, built from OpenAI's files (once per session)."""
+    return _tiktoken_reference(name, openai_files_dir())
 
 
 @functools.cache

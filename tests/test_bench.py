@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core.bench import (
+from benchmarks.bench import (
     build_corpus,
     compare_naive,
     corpus_fingerprint,
@@ -56,7 +56,7 @@ def test_bpe_core_makes_the_naive_merges(tiny_corpus):
 
 def test_compare_naive_notices_a_difference(monkeypatch):
     """The equality check is a real check: a trainer with other merges is reported."""
-    import bpe_core.bench as bench
+    import benchmarks.bench as bench
 
     def wrong_naive(text, vocab_size, pattern=bench.GPT4_SPLIT_PATTERN):
         merges = naive_train(text, vocab_size, pattern)
@@ -100,3 +100,29 @@ def test_quick_run_prints_every_section(capsys, tmp_path):
     assert "identical merges: yes" in out
     assert f"{missing} not found" in out
     assert "decode(encode(corpus)) == corpus for every decoder: yes" in out
+
+
+def test_the_tiktoken_peer_reads_the_shipped_vocabulary():
+    from benchmarks.bench import load_tiktoken
+
+    enc, note = load_tiktoken()
+    assert note is None
+    assert enc.encode("hello world") == [15339, 1917]  # cl100k_base, as OpenAI publishes it
+    assert enc.n_vocab == 100_277
+
+
+def test_the_script_runs_from_any_folder_with_its_tiktoken_rows(tmp_path):
+    """``python benchmarks/bench.py`` as the README writes it, started from another folder."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--corpus-bytes", "8000", "--naive-chars", "2000"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "tiktoken cl100k encode_ordinary" in done.stdout
+    assert "bpe_core cl100k ids identical to tiktoken's: yes" in done.stdout
+    assert "skipped" not in done.stdout

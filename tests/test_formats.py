@@ -26,8 +26,8 @@ from parity_corpus import (
     CORPUS,
     JOINED,
     has_lone_surrogate,
+    openai_files_dir,
     pretrained,
-    shared_pretrained_dir,
     tiktoken_reference,
 )
 
@@ -189,7 +189,7 @@ def test_detect_format_recognises_each_export(kind, fmt, exported):
 
 
 def test_detect_format_recognises_openais_files():
-    folder = shared_pretrained_dir()
+    folder = openai_files_dir()
     assert detect_format((folder / "gpt2" / "encoder.json").read_bytes()) == "gpt2-vocab"
     assert detect_format((folder / "gpt2" / "vocab.bpe").read_bytes()) == "gpt2-merges"
     assert detect_format((folder / "cl100k_base.tiktoken").read_bytes()) == "tiktoken"
@@ -257,7 +257,7 @@ def test_preset_exported_to_hf_loads_back(preset_hf):
 
 
 def test_openais_gpt2_files_load_like_the_preset(tmp_path):
-    folder = shared_pretrained_dir() / "gpt2"
+    folder = openai_files_dir() / "gpt2"
     preset = pretrained("gpt2")
     for path in (folder / "encoder.json", folder / "vocab.bpe"):
         assert_same_tokenizer(load(path), preset)  # GPT-2's pattern is the default
@@ -268,7 +268,7 @@ def test_openais_gpt2_files_load_like_the_preset(tmp_path):
 
 
 def test_openais_cl100k_ranks_load_like_the_preset():
-    folder = shared_pretrained_dir()
+    folder = openai_files_dir()
     preset = pretrained("cl100k_base")
     loaded = load(folder / "cl100k_base.tiktoken", special_tokens=preset.special_tokens)
     assert_same_tokenizer(loaded, preset)  # the merges recovered at load time are the shipped ones
@@ -276,7 +276,7 @@ def test_openais_cl100k_ranks_load_like_the_preset():
 
 def test_hf_style_gpt2_tokenizer_json_reads_as_gpt2(tmp_path):
     """The shape Hugging Face's hub uses for GPT-2: ByteLevel with use_regex, merges as strings."""
-    folder = shared_pretrained_dir() / "gpt2"
+    folder = openai_files_dir() / "gpt2"
     vocab = json.loads((folder / "encoder.json").read_text(encoding="utf-8"))
     merges = (folder / "vocab.bpe").read_text(encoding="utf-8").split("\n")[1:]
     document = {

@@ -14,7 +14,9 @@ from parity_corpus import (
     CORPUS,
     CORPUS_NAMES,
     JOINED,
+    PUBLISHED_SHA256,
     has_lone_surrogate,
+    openai_files_dir,
     pretrained,
     random_text,
     tiktoken_reference,
@@ -309,3 +311,12 @@ def test_missing_asset_is_a_value_error(assets_copy):
     (assets_copy / "encoder.json.gz").unlink()
     with pytest.raises(ValueError, match="encoder.json"):
         load_pretrained("gpt2", directory=assets_copy)
+
+
+def test_the_shipped_vocabularies_are_openais_published_files():
+    """bpe_core/data holds OpenAI's four files, each with its published SHA-256 (checked in
+    parity_corpus.openai_files_dir, which the tiktoken references are built from)."""
+    folder = openai_files_dir()
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert files == sorted(PUBLISHED_SHA256)
+    assert load_pretrained("o200k_base").encode("hello world") == [24912, 2375]

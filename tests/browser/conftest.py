@@ -20,9 +20,13 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from netguard import MARK
+from support import in_ci
 
 try:
     from playwright.sync_api import expect, sync_playwright
@@ -46,10 +50,6 @@ VIEWPORT = {"width": 1400, "height": 2200}
 SERVER_START_TIMEOUT = 30.0  # seconds until /_stcore/health must answer "ok"
 DEFAULT_TIMEOUT_MS = 20_000  # every Playwright wait, unless a test says otherwise
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
 
 def missing_browser() -> str | None:
@@ -89,19 +89,32 @@ def _health(url: str) -> str | None:
         return None
 
 
+class ServedApp(NamedTuple):
+    url: str
+    port: int
+    output: Callable[[], str]  # what the server has printed so far (its last 20,000 characters)
+
+
 @contextlib.contextmanager
-def serve_app():
-    """Run ``streamlit run app.py`` on a free loopback port; yield its URL once healthy."""
+def serve_app(as_readme: bool = False):
+    """Run ``streamlit run app.py`` on a free port; yield a ``ServedApp`` once healthy.
+
+    The server runs under tests/netguard.py, which refuses (and prints) any contact beyond this
+    machine: a server that tried one fails the test that started it. By default it listens on
+    loopback only; ``as_readme`` starts it exactly as the README says, with nothing but
+    ``.streamlit/config.toml`` and the port, so on every interface as a classroom needs.
+    """
     port = _free_port()
     log = tempfile.TemporaryFile(mode="w+b")
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
+    cmd = [sys.executable, str(ROOT / "tests" / "netguard.py"), "streamlit", "run", "app.py",
+           "--server.port", str(port)]  # fmt: skip
+    if not as_readme:
+        cmd += [
+            "--server.headless", "true",
+            "--server.address", "127.0.0.1",
+            "--server.fileWatcherType", "none",
+            "--browser.gatherUsageStats", "false",
+        ]  # fmt: skip
     proc = subprocess.Popen(
         cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True,  # its own process group, killed as a whole below
@@ -110,7 +123,7 @@ def serve_app():
 
     def output() -> str:
         log.seek(0)
-        return log.read().decode("utf-8", "replace")[-5000:]
+        return log.read().decode("utf-8", "replace")[-20_000:]
 
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT
@@ -123,7 +136,10 @@ def serve_app():
                     pytrace=False,
                 )
             time.sleep(0.2)
-        yield url
+        yield ServedApp(url, port, output)
+        if MARK in output():
+            pytest.fail(f"the app's server tried to reach beyond this machine:\n{output()}",
+                        pytrace=False)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -139,8 +155,8 @@ def serve_app():
 @pytest.fixture(scope="session")
 def app_url():
     """The URL of a Streamlit server running app.py, shared by the whole test session."""
-    with serve_app() as url:
-        yield url
+    with serve_app() as served:
+        yield served.url
 
 
 @pytest.fixture(scope="session")
@@ -242,8 +258,8 @@ def app(context, app_url):
 @pytest.fixture
 def first_app(context):
     """The first session of a server of its own (where a first click was once dropped)."""
-    with serve_app() as url:
-        yield open_app(context, url)
+    with serve_app() as served:
+        yield open_app(context, served.url)
 
 
 # -- for a test that starts Playwright itself (test_classroom.py: the async API, many sessions) --

@@ -452,7 +452,7 @@ async def classroom(
             await asyncio.to_thread(peaks.take, url, server)
             try:
                 await asyncio.wait_for(stop.wait(), SAMPLE_EVERY_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async with async_playwright() as pw:
@@ -486,7 +486,7 @@ def run_classroom(
         run = classroom(url, kit, students, server, peaks, seen, phases, errors)
         try:
             asyncio.run(asyncio.wait_for(run, RUN_S))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             errors.append((-1, TimeoutError(f"the classroom took more than {RUN_S} s")))
         except BaseException as e:  # noqa: BLE001 - handed to the test's thread
             result["raised"] = e
@@ -509,7 +509,8 @@ def nearest_rank(values: list[float], q: float) -> float:
 @pytest.fixture(scope="module")
 def classroom_server(playwright_kit):
     """A server of this module's own: its memory is then the classroom's alone."""
-    with playwright_kit["serve_app"]() as url:
+    with playwright_kit["serve_app"]() as served:
+        url = served.url
         yield url, server_pid(url)
 
 
@@ -547,8 +548,6 @@ def cache_lines(seen: list[tuple[str, dict[str, str], float]]) -> tuple[list[str
 
 
 def test_every_student_keeps_their_own_text_and_tokenizer(classroom_server, playwright_kit):
-    if not hasattr(asyncio, "Barrier"):
-        pytest.skip("needs Python 3.11 or later (asyncio.Barrier)")
     url, server = classroom_server
     for old in REPORT.parent.glob("classroom_fail_*.png"):  # screenshots of an earlier run
         old.unlink()

@@ -1,4 +1,4 @@
-"""Benchmark bpe_core against its peers, side by side in one run: ``python -m bpe_core.bench``.
+"""Benchmark bpe_core against its peers, side by side in one run: ``python benchmarks/bench.py``.
 
 Sections (one table each):
 
@@ -6,15 +6,17 @@ Sections (one table each):
    install can rebuild it; its size and sha256 prefix say whether two runs used the same text;
 2. training time at several vocabulary sizes vs Hugging Face ``tokenizers``, and peak memory;
 3. the seeds' naive training loop vs bpe_core on a slice: speed-up, and a check of equal merges;
-4. encoding and decoding throughput vs ``tiktoken`` (cl100k_base from a local file) and HF;
+4. encoding and decoding throughput vs ``tiktoken`` (cl100k_base from the vocabulary that ships in
+   ``bpe_core/data``, checked against its published SHA-256) and HF;
 5. pathological inputs (one long run with no split point): is encoding near-linear?
 
 Every timing is the median of ``--repeat`` rounds; inside a round the contenders run one after the
-other, so a noisy neighbour slows all of them alike. Peers are optional: a missing package or
-vocabulary file skips its row with a note. Needs only the standard library, ``regex`` and bpe_core.
+other, so a noisy neighbour slows all of them alike. Peer packages are optional: a missing one
+skips its rows with a note. Needs only the standard library, ``regex`` and bpe_core; reads nothing
+outside this checkout.
 
-    python -m bpe_core.bench --quick          # smoke run, well under a minute
-    python -m bpe_core.bench --markdown       # the tables for the README
+    python benchmarks/bench.py --quick          # smoke run, well under a minute
+    python benchmarks/bench.py --markdown       # the tables for the README
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import base64
 import datetime
 import gc
+import gzip
 import hashlib
 import importlib
 import os
@@ -39,11 +42,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import regex
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:  # `python benchmarks/bench.py`: bpe_core from this checkout
+    sys.path.insert(0, str(REPO_ROOT))
 
-import bpe_core
-from bpe_core import (
+import regex  # noqa: E402
+
+import bpe_core  # noqa: E402
+from bpe_core import (  # noqa: E402
     GPT4_SPLIT_PATTERN,
+    PRESETS,
     BasicTokenizer,
     RegexTokenizer,
     Tokenizer,
@@ -51,16 +59,6 @@ from bpe_core import (
     load,
     merge,
 )
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RANKS = REPO_ROOT.parent / "shared" / "data" / "pretrained" / "cl100k_base.tiktoken"
-CL100K_SPECIAL_TOKENS = {
-    "<|endoftext|>": 100257,
-    "<|fim_prefix|>": 100258,
-    "<|fim_middle|>": 100259,
-    "<|fim_suffix|>": 100260,
-    "<|endofprompt|>": 100276,
-}
 
 FULL = {"corpus_bytes": 1_260_000, "vocabs": (512, 1024, 4096, 8192), "repeat": 3,
         "naive_chars": 100_000}
@@ -320,7 +318,7 @@ def memory_section(report: Report, corpus_bytes: int, vocab_size: int) -> None:
         return
     prelude = (
         f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r})\n"
-        "from bpe_core.bench import build_corpus, train_core, train_hf\n"
+        "from benchmarks.bench import build_corpus, train_core, train_hf\n"
         f"corpus = build_corpus({corpus_bytes})\n"
     )
     children = {"baseline (builds the corpus only)": prelude,
@@ -337,7 +335,7 @@ def memory_section(report: Report, corpus_bytes: int, vocab_size: int) -> None:
     report.table(["process", "peak RSS MiB", "minus baseline MiB"], rows)
     if "HF tokenizers" not in peaks:
         report.note("HF tokenizers is not installed: its row is skipped")
-    report.note("each child imports bpe_core.bench, builds the corpus, then trains (or not)")
+    report.note("each child imports benchmarks/bench.py, builds the corpus, then trains (or not)")
     report.line()
 
 
@@ -423,20 +421,36 @@ def naive_section(report: Report, corpus: str, naive_chars: int, repeat: int) ->
 # 4. Encoding and decoding throughput
 
 
-def load_tiktoken(ranks_path: Path) -> tuple[Any, str | None]:
-    """cl100k_base built from the local ranks file: ``(encoding or None, why not)``. No network."""
+def shipped_cl100k() -> bytes:
+    """OpenAI's cl100k_base.tiktoken as it ships in bpe_core/data, checked against its hash."""
+    from bpe_core.pretrained import ASSETS
+
+    (filename, sha256), = PRESETS["cl100k_base"]["files"].items()
+    data = gzip.decompress((ASSETS / f"{filename}.gz").read_bytes())
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ValueError(f"{ASSETS / filename}.gz does not have the published SHA-256 {sha256}")
+    return data
+
+
+def load_tiktoken(ranks_path: Path | None = None) -> tuple[Any, str | None]:
+    """tiktoken's cl100k_base from the shipped vocabulary (or ``ranks_path``): ``(encoding or
+    None, why not)``. No network: the ranks are handed to tiktoken, never fetched."""
     tiktoken = import_optional("tiktoken")
     if tiktoken is None:
         return None, "tiktoken is not installed: its rows are skipped"
-    if not ranks_path.is_file():
-        return None, f"{ranks_path} not found (pass --ranks): tiktoken rows are skipped"
-    import tiktoken.load
-
+    if ranks_path is None:
+        data = shipped_cl100k()
+    elif ranks_path.is_file():
+        data = ranks_path.read_bytes()
+    else:
+        return None, f"{ranks_path} not found: tiktoken rows are skipped"
+    ranks = {base64.b64decode(token): int(rank)  # tiktoken's own format: "base64 rank" a line
+             for token, rank in (line.split() for line in data.splitlines() if line)}
     enc = tiktoken.Encoding(
         name="cl100k_base",
         pat_str=GPT4_SPLIT_PATTERN,
-        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(ranks_path)),
-        special_tokens=CL100K_SPECIAL_TOKENS,
+        mergeable_ranks=ranks,
+        special_tokens=PRESETS["cl100k_base"]["special_tokens"],
     )
     return enc, None
 
@@ -446,7 +460,7 @@ def encoding_section(
     corpus: str,
     core_tok: RegexTokenizer,
     hf_tok: Any,
-    ranks_path: Path,
+    ranks_path: Path | None,
     repeat: int,
 ) -> None:
     """Section 4: encoding and decoding MB/s, bpe_core vs tiktoken cl100k and HF."""
@@ -600,7 +614,7 @@ def pathological_section(
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Command-line options; ``--quick`` changes the defaults, explicit options still win."""
     parser = argparse.ArgumentParser(
-        prog="python -m bpe_core.bench",
+        prog="python benchmarks/bench.py",
         description="Benchmark bpe_core against the seeds' algorithm, tiktoken and HF tokenizers.",
     )
     parser.add_argument("--quick", action="store_true",
@@ -610,9 +624,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--corpus-bytes", type=int, help="corpus size in UTF-8 bytes (1260000)")
     parser.add_argument("--naive-chars", type=int,
                         help="characters of the corpus the naive trainer gets (100000)")
-    parser.add_argument("--ranks", type=Path, default=DEFAULT_RANKS,
-                        help="cl100k_base.tiktoken for the tiktoken peer"
-                             " (default: ../shared/data/pretrained/ from the repo root)")
+    parser.add_argument("--ranks", type=Path, default=None,
+                        help="a cl100k_base.tiktoken for the tiktoken peer"
+                             " (default: the one that ships in bpe_core/data)")
     args = parser.parse_args(argv)
     defaults = QUICK if args.quick else FULL
     args.vocabs = defaults["vocabs"]
@@ -630,7 +644,7 @@ def header_line() -> str:
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     load = f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
-    return (f"bpe_core.bench: Python {platform.python_version()}"
+    return (f"benchmarks/bench.py: Python {platform.python_version()}"
             f" ({platform.python_implementation()}), {platform.platform()},"
             f" {cpus} CPUs ({usable} usable){load}, {now}")
 

@@ -1,0 +1,152 @@
+"""``pip install .`` gives a working library on its own: the wheel holds bpe_core and its GPT
+vocabularies and nothing else, its metadata says the truth, and the installed package encodes
+like tiktoken from any folder, away from this checkout.
+
+The wheel is built from a copy of the checkout with the setuptools that requirements-dev.txt pins
+(no build isolation: nothing is downloaded), and installed into fresh virtual environments that
+see the machine's packages (for ``regex``) but not this checkout.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+import bpe_core
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.timeout(300)
+
+CHECK = """
+import importlib.metadata, pathlib, sys
+import bpe_core
+where = pathlib.Path(bpe_core.__file__).resolve()
+assert not where.is_relative_to(pathlib.Path(sys.argv[1])), where
+print(where)
+print(bpe_core.__version__, importlib.metadata.version("bpe-lab"))
+print(bpe_core.load_pretrained("o200k_base").encode("hello world"))
+print(bpe_core.load_pretrained("cl100k_base").encode("hello world"))
+print(bpe_core.load_pretrained("gpt2").encode("hello world"))
+"""
+EXPECTED = [  # OpenAI's ids for "hello world", as tiktoken gives them
+    "[24912, 2375]",  # o200k_base
+    "[15339, 1917]",  # cl100k_base
+    "[31373, 995]",  # gpt2
+]
+
+
+def run(*cmd, cwd) -> str:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, f"{cmd}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    """A copy of the checkout without its caches, so a build leaves nothing behind in it."""
+    target = tmp_path_factory.mktemp("src") / "bpe-lab"
+    shutil.copytree(ROOT, target, ignore=shutil.ignore_patterns(
+        ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "build", "dist",
+        "*.egg-info"))
+    return target
+
+
+@pytest.fixture(scope="module")
+def wheel(source, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+        "-w", out, source, cwd=out)
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def fresh_venv(folder: Path) -> Path:
+    """A new virtual environment that sees the machine's packages (pip and the pinned setuptools
+    among them: it gets no older copies of its own); its python."""
+    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", folder,
+        cwd=folder.parent)
+    return folder / "bin" / "python"
+
+
+def test_the_wheel_holds_the_library_and_its_vocabularies_only(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {name.split("/")[0] for name in names}
+    assert top == {"bpe_core", f"bpe_lab-{bpe_core.__version__}.dist-info"}
+    shipped = {Path(n).name for n in names if n.startswith("bpe_core/data/")}
+    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.tiktoken.gz",
+                       "o200k_base.tiktoken.gz", "cl100k_base.merges.gz", "o200k_base.merges.gz"}
+    modules = {Path(n).name for n in names if re.fullmatch(r"bpe_core/[^/]+\.py", n)}
+    assert {"__init__.py", "base.py", "training.py", "pretrained.py", "files.py"} <= modules
+    assert "bench.py" not in modules  # the benchmark is in benchmarks/, outside the library
+
+
+def test_the_wheels_metadata_says_the_version_and_what_it_needs(wheel):
+    (meta,) = [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA")]
+    text = zipfile.ZipFile(wheel).read(meta).decode()
+    assert f"\nVersion: {bpe_core.__version__}\n" in text
+    assert "\nRequires-Python: >=3.11\n" in text
+    assert re.search(r"^Requires-Dist: regex\b", text, re.MULTILINE)
+
+
+def lowest_python(spec: str) -> str:
+    """The lowest 3.x release that a Requires-Python specifier admits."""
+    admitted = [f"3.{minor}" for minor in range(6, 20) if f"3.{minor}" in SpecifierSet(spec)]
+    return admitted[0]
+
+
+def test_requires_python_is_what_the_pinned_requirements_need():
+    ours = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    needs = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if "==" in line:
+            name = line.split("==")[0].strip()
+            needs[name] = lowest_python(importlib.metadata.metadata(name)["Requires-Python"])
+    highest = max(needs.values(), key=lambda v: tuple(map(int, v.split("."))))
+    assert lowest_python(ours) == highest, needs
+
+
+def test_pip_install_dot_works_away_from_the_checkout(source, wheel, tmp_path):
+    python = fresh_venv(tmp_path / "venv")
+    run(python, "-m", "pip", "install", "--no-deps", "--no-index", wheel, cwd=tmp_path)
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    lines = run(python, "-c", CHECK, ROOT, cwd=away).splitlines()
+    assert Path(lines[0]).is_relative_to(tmp_path / "venv")  # the installed copy, not the repo
+    version, metadata_version = lines[1].split()
+    assert version == metadata_version == bpe_core.__version__
+    assert lines[2:] == EXPECTED
+
+
+def test_pip_install_editable_works_away_from_the_checkout(source, tmp_path):
+    python = fresh_venv(tmp_path / "venv")
+    run(python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-e",
+        source, cwd=tmp_path)
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    lines = run(python, "-c", CHECK, ROOT, cwd=away).splitlines()
+    assert Path(lines[0]).is_relative_to(source)  # the editable copy's own files
+    assert lines[2:] == EXPECTED
+
+
+def test_nothing_in_the_project_reads_outside_the_checkout():
+    """No code, test, benchmark or CI script names the folder beside the checkout: a fresh clone
+    has nothing there (``.ci/run`` proves it by running the tests in one)."""
+    outside = ["..", "shared"]
+    needles = ["/".join(outside), "shared" + "/data", "parent / " + '"shared"']
+    tracked = run("git", "ls-files", cwd=ROOT).split()
+    hits = []
+    for name in tracked:
+        if name.endswith((".py", ".toml", ".txt", ".cfg")) or name.startswith(".ci/"):
+            text = (ROOT / name).read_text(encoding="utf-8", errors="replace")
+            hits += [f"{name}: {n}" for n in needles if n in text]
+    assert hits == []
