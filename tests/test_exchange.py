@@ -9,16 +9,15 @@ from __future__ import annotations
 import base64
 import csv
 import doctest
-import gzip
 import io
 import json
 import random
 import zipfile
-from pathlib import Path
 
 import pytest
 import tiktoken
 import tokenizers
+from parity_corpus import openai_files_dir
 
 import bpe_core
 import ui.exchange
@@ -52,7 +51,6 @@ SPECIAL = "<|endoftext|>"
 SPECIAL_ID = 1000  # above the trained vocabulary (ids 0..399)
 # every sample, and one text with the special token in it
 TEXTS = [*SAMPLES.values(), f"hello{SPECIAL} world {SPECIAL}\n  tail"]
-PRETRAINED = Path(__file__).resolve().parent.parent / "assets" / "pretrained"
 # tiktoken needs a pattern; for a tokenizer with no split, one that takes the whole text
 WHOLE_TEXT = r"[\s\S]+"
 
@@ -136,7 +134,7 @@ def test_hf_json_loads_back_in_bpe_core_and_in_tokenizers(tok):
 
 def test_preset_hf_json_gives_tiktokens_ids_in_tokenizers(cl100k):
     hf = tokenizers.Tokenizer.from_str(hf_json_bytes(cl100k).decode("utf-8"))
-    original = gzip.decompress((PRETRAINED / "cl100k_base.tiktoken.gz").read_bytes())
+    original = (openai_files_dir() / "cl100k_base.tiktoken").read_bytes()  # hash-checked
     reference = tiktoken.Encoding("cl100k-offline", pat_str=cl100k.pattern,
                                   mergeable_ranks=parse_ranks(original),
                                   special_tokens=cl100k.special_tokens)
@@ -176,7 +174,7 @@ def test_tiktoken_file_holds_neither_pattern_nor_specials(tok):
 
 
 def test_preset_tiktoken_bytes_equal_the_original_file(cl100k):
-    original = gzip.decompress((PRETRAINED / "cl100k_base.tiktoken.gz").read_bytes())
+    original = (openai_files_dir() / "cl100k_base.tiktoken").read_bytes()  # hash-checked
     assert tiktoken_bytes(cl100k) == original
 
 
