@@ -14,6 +14,7 @@ A subclass only says how text is cut into chunks (``BasicTokenizer``: not at all
 from __future__ import annotations
 
 import heapq
+import time
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .steps import StepThrough, TokenSpan
 
 MAX_VOCAB_SIZE = 1_000_000
+MAX_TOKEN_ID = 2**31 - 1  # the largest id a tokenizer or a file may give a token
 MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
@@ -81,6 +83,30 @@ def replace_control_characters(s: str) -> str:
 def render_token(t: bytes) -> str:
     """A token as readable text (invalid UTF-8 becomes U+FFFD, control characters escaped)."""
     return replace_control_characters(t.decode("utf-8", errors="replace"))
+
+
+def shorten(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters: how messages quote what a file said.
+
+    >>> shorten("x" * 100, 10)
+    "'xxxxxxxx…"
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def id_problem(idx: object) -> str | None:
+    """What is wrong with ``idx`` as a token id, or None: ids are whole numbers from 0 to
+    ``MAX_TOKEN_ID`` (a file may say anything).
+
+    >>> id_problem(10**30)
+    'is larger than this tool reads (2,147,483,647)'
+    """
+    if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+        return "is not a whole number >= 0"
+    if idx > MAX_TOKEN_ID:
+        return f"is larger than this tool reads ({MAX_TOKEN_ID:,})"
+    return None
 
 
 def clean_text(text: str) -> str:
@@ -150,7 +176,7 @@ def _apply_merges_heap(ids: list[int], merges: dict[tuple[int, int], int]) -> li
 def _check_vocab_size(vocab_size: object) -> int:
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise ValueError(
-            f"vocab_size must be a whole number such as 512, not {vocab_size!r}"
+            f"vocab_size must be a whole number such as 512, not {shorten(vocab_size)}"
         )
     if vocab_size < 256:
         raise ValueError(
@@ -217,21 +243,33 @@ class Tokenizer:
         self.compiled_pattern = compiled
         self._cache: dict[str, list[int]] = {}
 
-    def split(self, text: str) -> list[str]:
+    def split(self, text: str, *, deadline: float | None = None) -> list[str]:
         """The chunks that merges stay inside, in order; ``"".join(chunks) == text``.
 
         Text the pattern does not match is kept as a chunk of its own (minbpe would drop it),
-        so that decoding always gives the text back.
+        so that decoding always gives the text back. With a ``timeout``, the split must end
+        within it (or by ``deadline``, a ``time.monotonic()`` value shared by several splits).
         """
         text = _check_text(text)
         if self.compiled_pattern is None:
             return [text] if text else []
+        if deadline is None and self.timeout is not None:
+            deadline = time.monotonic() + self.timeout
+
+        def remaining() -> float | None:
+            if deadline is None:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            return left
+
         try:
-            chunks = self.compiled_pattern.findall(text, timeout=self.timeout)
+            chunks = self.compiled_pattern.findall(text, timeout=remaining())
             if sum(map(len, chunks)) == len(text):
                 return chunks
             out, end = [], 0
-            for m in self.compiled_pattern.finditer(text, timeout=self.timeout):
+            for m in self.compiled_pattern.finditer(text, timeout=remaining()):
                 if m.start() > end:
                     out.append(text[end : m.start()])
                 if m.end() > m.start():
@@ -244,6 +282,24 @@ class Tokenizer:
             ) from e
         if end < len(text):
             out.append(text[end:])
+        return out
+
+    def chunks(
+        self, text: str, allowed_special: object = "none_raise"
+    ) -> list[tuple[str, int | None]]:
+        """The text as the encoder cuts it: ``[(chunk, special id or None), ...]``, in order.
+
+        Allowed special tokens are chunks of their own; the text between them is cut by the
+        split pattern. The ``timeout`` bounds the splitting of the whole text, however many
+        special tokens cut it.
+        """
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        out: list[tuple[str, int | None]] = []
+        for piece, special_id in self.segments(text, allowed_special):
+            if special_id is None:
+                out += [(chunk, None) for chunk in self.split(piece, deadline=deadline)]
+            else:
+                out.append((piece, special_id))
         return out
 
     # -- training ----------------------------------------------------------------------------
@@ -308,36 +364,44 @@ class Tokenizer:
         return len(self.merges)
 
     def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
-        """Add special tokens, e.g. ``{"<|endoftext|>": 100257}``; ids must be unused."""
+        """Add special tokens, e.g. ``{"<|endoftext|>": 100257}``; ids must be unused.
+
+        All or nothing: if one entry is refused (ValueError), none is added.
+        """
         if not isinstance(special_tokens, dict):
             raise ValueError("special tokens must be a dict such as {'<|endoftext|>': 100257}")
         taken = {idx: f"token {idx}" for idx in self.vocab}
-        taken.update({idx: repr(s) for s, idx in self.special_tokens.items()})
+        taken.update({idx: shorten(s) for s, idx in self.special_tokens.items()})
         for special, idx in special_tokens.items():
             if not isinstance(special, str) or not special:
-                raise ValueError(f"a special token must be a non-empty str, not {special!r}")
+                raise ValueError(f"a special token must be a non-empty str, not {shorten(special)}")
+            name = shorten(special)
             if any(ch in special for ch in "\r\n"):
-                raise ValueError(f"special token {special!r} must not contain a line break")
-            if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-                raise ValueError(f"special token {special!r} needs a non-negative int id, not {idx!r}")
+                raise ValueError(f"special token {name} must not contain a line break")
+            if clean_text(special) != special:
+                raise ValueError(f"special token {name} is not valid text (it has a lone"
+                                 " surrogate, which UTF-8 cannot encode)")
+            if id_problem(idx):
+                raise ValueError(f"the id {shorten(idx, 40)} of special token {name}"
+                                 f" {id_problem(idx)}")
             if special in self.special_tokens and self.special_tokens[special] == idx:
                 continue
             if special in self.special_tokens:
                 raise ValueError(
-                    f"{special!r} is already a special token with id {self.special_tokens[special]}"
+                    f"{name} is already a special token with id {self.special_tokens[special]}"
                 )
             if idx in taken:
                 raise ValueError(
-                    f"id {idx} for {special!r} is already used by {taken[idx]}; choose an id of"
+                    f"id {idx} for {name} is already used by {taken[idx]}; choose an id of"
                     f" {max(taken) + 1} or more"
                 )
-            taken[idx] = repr(special)
+            taken[idx] = name
         self.special_tokens = {**self.special_tokens, **special_tokens}
         self._rebuild()
 
     # -- encoding ----------------------------------------------------------------------------
 
-    def _encode_chunk(self, chunk: str) -> list[int]:
+    def _merge_chunk(self, chunk: str) -> list[int]:
         data = chunk.encode("utf-8")
         ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
         return apply_merges(ids, self.merges)
@@ -351,18 +415,25 @@ class Tokenizer:
             return self._encode_ordinary(clean_text(text))
 
     def _encode_ordinary(self, text: str) -> list[int]:
-        cache = self._cache
         ids: list[int] = []
         for chunk in self.split(text):
-            chunk_ids = cache.get(chunk)
-            if chunk_ids is None:
-                chunk_ids = self._encode_chunk(chunk)
-                if len(chunk) <= CACHE_MAX_CHUNK:
-                    if len(cache) >= CACHE_SIZE:
-                        cache.clear()
-                    cache[chunk] = chunk_ids
-            ids += chunk_ids
+            ids += self.encode_chunk(chunk)
         return ids
+
+    def encode_chunk(self, chunk: str) -> list[int]:
+        """One chunk's ids (a chunk of ``chunks()``: no further split), by merge rank.
+
+        Short chunks are remembered, since text repeats its words.
+        """
+        cache = self._cache
+        chunk_ids = cache.get(chunk)
+        if chunk_ids is None:
+            chunk_ids = self._merge_chunk(chunk)
+            if len(chunk) <= CACHE_MAX_CHUNK:
+                if len(cache) >= CACHE_SIZE:
+                    cache.clear()
+                cache[chunk] = chunk_ids
+        return chunk_ids
 
     def _allowed_specials(self, text: str, allowed_special: object) -> dict[str, int]:
         if allowed_special == "all":
@@ -373,8 +444,8 @@ class Tokenizer:
             for special in self.special_tokens:
                 if special in text:
                     raise ValueError(
-                        f"the text contains the special token {special!r}. Pass"
-                        f" allowed_special={{{special!r}}} or allowed_special='all' to encode it"
+                        f"the text contains the special token {shorten(special)}. Pass"
+                        f" allowed_special={{{shorten(special)}}} or allowed_special='all' to encode it"
                         " as one special token, or allowed_special='none' to encode it as"
                         " ordinary text"
                     )
@@ -383,13 +454,13 @@ class Tokenizer:
             unknown = [s for s in allowed_special if s not in self.special_tokens]
             if unknown:
                 raise ValueError(
-                    f"{unknown[0]!r} is not a special token of this tokenizer"
-                    f" (it has: {sorted(self.special_tokens) or 'none'})"
+                    f"{shorten(unknown[0])} is not a special token of this tokenizer"
+                    f" (it has: {shorten(sorted(self.special_tokens), 200) if self.special_tokens else 'none'})"
                 )
             return {s: self.special_tokens[s] for s in allowed_special}
         raise ValueError(
             "allowed_special must be 'all', 'none', 'none_raise' or a set of special tokens,"
-            f" not {allowed_special!r}"
+            f" not {shorten(allowed_special)}"
         )
 
     def encode(self, text: str, allowed_special: object = "none_raise") -> list[int]:
@@ -399,9 +470,9 @@ class Tokenizer:
         "none_raise" (default): none, and a ValueError if the text contains one; or a set.
         """
         ids: list[int] = []
-        for part, special_id in self.segments(text, allowed_special):
+        for chunk, special_id in self.chunks(text, allowed_special):
             if special_id is None:
-                ids += self.encode_ordinary(part)
+                ids += self.encode_chunk(chunk)
             else:
                 ids.append(special_id)
         return ids
@@ -433,7 +504,7 @@ class Tokenizer:
         except (KeyError, TypeError) as e:
             bad = e.args[0] if isinstance(e, KeyError) else "of the wrong type"
             raise ValueError(
-                f"unknown token id {bad!r}: this tokenizer's ids are 0..{max(self.vocab)}"
+                f"unknown token id {shorten(bad)}: this tokenizer's ids are 0..{max(self.vocab)}"
                 f" ({len(self.vocab)} tokens)"
             ) from None
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from .base import MAX_TOKEN_ID, id_problem, shorten
+
 if TYPE_CHECKING:
     from .base import Tokenizer
 
@@ -103,15 +105,18 @@ def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, in
         if not special or not idx.isdigit() or not idx.isascii():
             raise fail(lineno, f"expected a special token line 'token id', found {entry[:60]!r}")
         if special in special_tokens:
-            raise fail(lineno, f"special token {special!r} appears twice")
-        special_tokens[special] = int(idx)
+            raise fail(lineno, f"special token {shorten(special)} appears twice")
+        value = int(idx) if len(idx) < 1_000 else MAX_TOKEN_ID + 1  # int() of 5,000 digits fails
+        if id_problem(value):
+            raise fail(lineno, f"the id of special token {shorten(special)} {id_problem(value)}")
+        special_tokens[special] = value
 
     merges: list[tuple[int, int]] = []
     seen: set[tuple[int, int]] = set()
     length = [1] * 256  # bytes of each token so far
     for lineno in range(4 + num_special, len(lines) + 1):
         fields = line(lineno, "a merge").split()
-        if len(fields) != 2 or not all(f.isdigit() and f.isascii() for f in fields):
+        if len(fields) != 2 or not all(f.isdigit() and f.isascii() and len(f) <= 10 for f in fields):
             raise fail(
                 lineno, f"expected a merge: two token ids such as '101 32', found {lines[lineno - 1][:60]!r}"
             )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from .base import id_problem, shorten
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretrained import bytes_to_unicode, parse_tiktoken_ranks
 
@@ -41,7 +42,7 @@ def _gpt2_bytes(s: str, where: str) -> bytes:
         return bytes(_CHAR_TO_BYTE[c] for c in s)
     except KeyError as e:
         raise ValueError(
-            f"{where}: {s[:40]!r} has the character {e.args[0]!r}, which is not a byte in GPT-2's"
+            f"{where}: {shorten(s, 40)} has the character {e.args[0]!r}, which is not a byte in GPT-2's"
             " byte-level spelling (is this a byte-level BPE file?)"
         ) from None
 
@@ -58,7 +59,7 @@ def _unique_tokens(tok: Tokenizer, fmt: str, specials_by_text: bool = False) -> 
             continue
         if token in seen:
             raise ValueError(
-                f"tokens {seen[token]} and {idx} have the same bytes {token!r}; {fmt} files key"
+                f"tokens {seen[token]} and {idx} have the same bytes {shorten(token)}; {fmt} files key"
                 " tokens by their bytes, so this tokenizer cannot be saved as one (use .model)"
             )
         seen[token] = idx
@@ -67,7 +68,7 @@ def _unique_tokens(tok: Tokenizer, fmt: str, specials_by_text: bool = False) -> 
         for special in tok.special_tokens:
             if special in spelled:
                 raise ValueError(
-                    f"the special token {special!r} is spelled like token {spelled[special]};"
+                    f"the special token {shorten(special)} is spelled like token {spelled[special]};"
                     f" {fmt} keys tokens by their text, so it cannot hold both (use .model)"
                 )
 
@@ -180,7 +181,7 @@ def from_hf_json(text: str, name: str = "tokenizer.json") -> Tokenizer:
         raise ValueError(f"{name}: expected a JSON object with a 'model' object")
     model = document["model"]
     if model.get("type", "BPE") != "BPE":
-        raise ValueError(f"{name}: key 'model.type' is {model.get('type')!r}; only BPE is supported")
+        raise ValueError(f"{name}: key 'model.type' is {shorten(model.get('type'))}; only BPE is supported")
     vocab, merges = model.get("vocab"), model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise ValueError(f"{name}: 'model.vocab' must be an object and 'model.merges' a list")
@@ -189,7 +190,7 @@ def from_hf_json(text: str, name: str = "tokenizer.json") -> Tokenizer:
         if isinstance(m, str) and m.count(" ") == 1:
             m = m.split(" ")
         if not (isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) for s in m)):
-            raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found {str(m)[:60]}")
+            raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found {shorten(m)}")
         pairs.append(tuple(m))
     specials = {}
     added = document.get("added_tokens") or []
@@ -209,6 +210,10 @@ def from_hf_json(text: str, name: str = "tokenizer.json") -> Tokenizer:
 
 # ---------------------------------------------------------------------------------------------
 # GPT-2 style vocab.json + merges.txt (GPT-2's own encoder.json + vocab.bpe are the same formats)
+
+
+# How special tokens are spelled: <|endoftext|>, <s>, </s>, <pad>, [MASK]
+_SPECIAL_SPELLING = regex.compile(r"<\|[^\s]*\|>|</?[^\s<>]+>|\[[^\s\[\]]+\]")
 
 
 def to_gpt2_files(tok: Tokenizer) -> tuple[str, str]:
@@ -233,7 +238,9 @@ def from_gpt2_files(
 ) -> Tokenizer:
     """Read ``vocab.json`` + ``merges.txt``; the pattern defaults to GPT-2's.
 
-    Tokens in vocab.json that are not byte-level (such as ``<|endoftext|>``) become special tokens.
+    Entries of vocab.json that no merge makes and that are spelled like special tokens
+    (``<|endoftext|>``, ``<pad>``, ``[MASK]``) become special tokens; any other entry that is not
+    a single byte is an error (a merges.txt cut short would otherwise load as another tokenizer).
     """
     from .patterns import GPT2_SPLIT_PATTERN
 
@@ -258,8 +265,8 @@ def from_gpt2_files(
     # entries that are neither a byte nor made by a merge, such as <|endoftext|>, are special
     made = {a + b for a, b, _ in pairs}
     specials = dict(special_tokens or {})
-    for s in list(vocab):
-        if len(s) != 1 and s not in made:
+    for s in list(vocab):  # any other unmade entry is refused below (a cut merges.txt)
+        if len(s) != 1 and s not in made and (s in specials or _SPECIAL_SPELLING.fullmatch(s)):
             specials.setdefault(s, vocab.pop(s))
     return _build(vocab_name, vocab, pairs, GPT2_SPLIT_PATTERN if pattern is None else pattern,
                   specials, "vocab", merges_name)
@@ -336,9 +343,15 @@ def _build(
     if len(vocab) > MAX_TOKENS or len(pairs) > MAX_TOKENS:
         raise ValueError(f"{name}: more than {MAX_TOKENS:,} tokens is more than this tool reads")
     ranks: dict[bytes, int] = {}
+    entry_of: dict[int, str] = {}
     for s, idx in vocab.items():
-        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise ValueError(f"{name}: key '{vocab_key}[{s[:40]!r}]' should be a token id, found {idx!r}")
+        if id_problem(idx):
+            raise ValueError(f"{name}: key '{vocab_key}[{shorten(s, 40)}]' should be a token id;"
+                             f" {shorten(idx, 40)} {id_problem(idx)}")
+        if idx in entry_of:
+            raise ValueError(f"{name}: the entries {shorten(entry_of[idx], 40)} and"
+                             f" {shorten(s, 40)} of '{vocab_key}' both have id {idx}")
+        entry_of[idx] = s
         token = _gpt2_bytes(s, f"{name}, key '{vocab_key}'")
         if token in ranks:
             raise ValueError(f"{name}: tokens {ranks[token]} and {idx} have the same bytes")
@@ -353,7 +366,7 @@ def _build(
         right = by_bytes.get(_gpt2_bytes(b, where))
         made = by_bytes.get(_gpt2_bytes(a + b, where))
         if left is None or right is None or made is None:
-            raise ValueError(f"{where}: the merge {a!r} + {b!r} uses or makes a token missing"
+            raise ValueError(f"{where}: the merge {shorten(a, 40)} + {shorten(b, 40)} uses or makes a token missing"
                              " from the vocabulary")
         merges[(left, right)] = made
     return _assemble(name, ranks, merges, pattern, specials)
@@ -378,7 +391,18 @@ def _assemble(
             )
     multi = len(ranks) - 256
     if len(ordered) != multi:
-        raise ValueError(f"{name}: {multi} multi-byte tokens but {len(ordered)} merges make them")
+        made = set(merges.values())
+        unmade = sorted((idx, token) for token, idx in ranks.items()
+                        if len(token) > 1 and idx not in made)
+        detail = ""
+        if unmade:
+            idx, token = unmade[0]
+            detail = (f": token {idx} ({shorten(token, 40)}) and {len(unmade) - 1:,} more are made"
+                      " by no merge. Is the merges list cut short, or from another vocabulary?"
+                      " (Only special tokens, spelled like <|endoftext|>, <pad> or [MASK], may"
+                      " stand in a vocabulary without a merge.)")
+        raise ValueError(f"{name}: {multi:,} multi-byte tokens but {len(ordered):,} merges make"
+                         f" them{detail}")
     try:
         tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
     except ValueError as e:
@@ -390,7 +414,7 @@ def _assemble(
     token_of = {idx: token for token, idx in ranks.items()}
     for idx, token in tok.vocab.items():
         if token_of.get(idx) != token:
-            raise ValueError(f"{name}: token {idx}'s merge does not spell its bytes {token_of.get(idx)!r}")
+            raise ValueError(f"{name}: token {idx}'s merge does not spell its bytes {shorten(token_of.get(idx))}")
     try:
         tok.register_special_tokens(specials)
     except ValueError as e:

@@ -33,6 +33,7 @@ import sys
 from array import array
 from pathlib import Path
 
+from .base import MAX_TOKEN_ID, id_problem, shorten
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 
@@ -122,7 +123,11 @@ def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes
                 f"{name}, line {lineno}: expected 'base64-token rank' with a rank >= 0,"
                 f" found {line[:60]!r}"
             ) from e
-        rank = int(rank_text)
+        # int() refuses 5,000 digits with its own message: so many are too large in any case
+        rank = int(rank_text) if len(rank_text) < 1_000 else MAX_TOKEN_ID + 1
+        if id_problem(rank):
+            raise ValueError(f"{name}, line {lineno}: the rank {shorten(rank_text, 40)}"
+                             f" {id_problem(rank)}")
         if rank in line_of_rank:
             raise ValueError(f"{name}, line {lineno}: rank {rank} was already given on line"
                              f" {line_of_rank[rank]}")
@@ -151,10 +156,10 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
                 if r is not None and r < rank and (best is None or r < best):
                     best, where = r, i
             if best is None:
-                raise ValueError(f"token {token!r} (rank {rank}) cannot be made from lower ranks")
+                raise ValueError(f"token {shorten(token)} (rank {rank}) cannot be made from lower ranks")
             parts[where : where + 2] = [parts[where] + parts[where + 1]]
         if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
-            raise ValueError(f"token {token!r} (rank {rank}) has no two lower-ranked parents")
+            raise ValueError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked parents")
         merges[(ranks[parts[0]], ranks[parts[1]])] = rank
     return merges
 
@@ -212,7 +217,7 @@ def load_pretrained(name: str, directory: str | os.PathLike | None = None) -> Re
     """GPT-2 (``"gpt2"``), GPT-4 (``"cl100k_base"``) or GPT-4o (``"o200k_base"``), from the
     files shipped in ``bpe_core/data``; nothing is downloaded."""
     if name not in PRESETS:
-        raise ValueError(f"unknown pretrained tokenizer {name!r}; choose one of {list(PRESETS)}")
+        raise ValueError(f"unknown pretrained tokenizer {shorten(name)}; choose one of {list(PRESETS)}")
     folder = ASSETS if directory is None else Path(directory)
     if name == "gpt2":
         return _load_gpt2(folder)

@@ -54,11 +54,12 @@ class StepThrough:
         self.num_merges = tokenizer.num_merges
         self.final: list[int] = []  # the fully encoded text
         self.special: list[bool] = []
-        pieces = tokenizer.segments(text, allowed_special)
-        self.text = "".join(piece for piece, _ in pieces)  # lone surrogates already replaced
-        for piece, special_id in pieces:
+        chunks = tokenizer.chunks(text, allowed_special)
+        self.text = "".join(chunk for chunk, _ in chunks)  # lone surrogates already replaced
+        encode_chunk = tokenizer.encode_chunk
+        for chunk, special_id in chunks:
             if special_id is None:
-                ids = tokenizer.encode_ordinary(piece)
+                ids = encode_chunk(chunk)
                 self.final += ids
                 self.special += [False] * len(ids)
             else:

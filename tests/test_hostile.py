@@ -13,8 +13,8 @@ query. AppTest cannot send a lone surrogate through a text area: those go throug
 path and through the pure functions the pages call.
 
 The last section holds what this matrix found in ``bpe_core``, ``ui/state.py`` and
-``ui/choices.py``, as strict xfails: reported to the lead, they pass once fixed. The cases that
-would take the machine's memory run in a child Python whose address space is capped.
+``ui/choices.py``, each fixed there and kept as a test. The cases that would take the machine's
+memory run in a child Python whose address space is capped.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 from support import APP_PATH, open_page
@@ -807,8 +807,6 @@ def test_load_of_a_damaged_file_is_a_value_error_or_a_working_tokenizer(
             tok = load(path)
         except ValueError:
             return
-    # two bytes given one id: test_two_tokens_with_one_id_are_a_value_error (an xfail below)
-    assume(tok.byte_ids is None or len(set(tok.byte_ids)) == 256)
     text = "hello world, <|end|> naïve 😀 12345"
     assert tok.decode(tok.encode(text, allowed_special="all")) == text
 
@@ -918,8 +916,6 @@ class SlowPattern:
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.xfail(strict=True, reason="bpe_core (Tokenizer.split): the split timeout is per"
-                   " segment, so special tokens multiply it without bound (reported)")
 def test_special_tokens_do_not_multiply_the_split_timeout():
     tok = RegexTokenizer(r"\w+|\W+", timeout=0.5)
     tok.train("hello world", 260)
@@ -930,9 +926,6 @@ def test_special_tokens_do_not_multiply_the_split_timeout():
         tok.encode("hello <|s|> " * 12, allowed_special="all")
 
 
-@pytest.mark.xfail(strict=True, reason="bpe_core (formats.from_gpt2_files): a vocab.json entry"
-                   " that no merge makes becomes a special token, so a merges.txt cut at a line"
-                   " (or one with no merges) loads as a wrong tokenizer (reported)")
 @pytest.mark.parametrize("kept", [0, 50])
 def test_a_merges_txt_cut_at_a_line_is_a_value_error(kept, valid_files):
     vocab, merges = valid_files["vocab.json"], valid_files["merges.txt"]
@@ -941,8 +934,6 @@ def test_a_merges_txt_cut_at_a_line_is_a_value_error(kept, valid_files):
         read_tokenizer(vocab, "vocab.json", merges=cut)
 
 
-@pytest.mark.xfail(strict=True, reason="bpe_core (formats._build): two vocab entries with one id"
-                   " load; a byte deleted from vocab.json makes '5' decode as U+FFFD (reported)")
 @pytest.mark.parametrize("name", ["vocab.json", "tokenizer.json"])
 def test_two_tokens_with_one_id_are_a_value_error(name, valid_files):
     # GPT-2's table spells the byte 0x99 "Ļ"; give it the id of "5" (53): one byte deleted
@@ -979,3 +970,133 @@ def test_a_special_token_message_cannot_put_a_link_on_the_page():
     at.text_input(key="specials").set_value("[y](https://e.vil/)" + "x" * 100).run()
     assert "too long" in texts_of(at.error)
     assert_ok(at)
+
+
+LONG = "Ω" * 100_000  # a file's text that no message may quote whole
+
+
+def long_cases(valid) -> dict[str, tuple[bytes, dict]]:
+    """Files whose one bad part is 100,000 characters long: ``{label: (data, read_tokenizer
+    keyword arguments)}``, each refused by a reader that quotes the bad part."""
+    document = json.loads(valid["tokenizer.json"])
+    document["model"]["type"] = LONG
+    bad_type = json.dumps(document).encode()
+    document = json.loads(valid["tokenizer.json"])
+    document["model"]["merges"][0] = LONG + " x"
+    bad_merge = json.dumps(document).encode()
+    special_twice = f"minbpe v1\n\n2\n{LONG} 300\n{LONG} 301\n".encode()
+    long_key = valid["vocab.json"].replace(b'{"', ('{"' + LONG + '": 7, "').encode(), 1)
+    return {
+        "tokenizer.json model.type": (bad_type, {"name": "tokenizer.json"}),
+        "tokenizer.json merge of unknown tokens": (bad_merge, {"name": "tokenizer.json"}),
+        ".model special token twice": (special_twice, {"name": "x.model"}),
+        "vocab.json key outside GPT-2's bytes": (long_key, {"name": "vocab.json",
+                                                            "merges": valid["merges.txt"]}),
+        "merges.txt line of unknown tokens": (
+            valid["merges.txt"] + ("Ġ" + LONG + " q\n").encode(),
+            {"name": "merges.txt", "vocab": valid["vocab.json"]}),
+        "tiktoken line that is not base64": (tiktoken_ranks() + LONG.encode() + b" 300\n",
+                                             {"name": "x.tiktoken"}),
+    }
+
+
+@pytest.mark.parametrize("label", [
+    "tokenizer.json model.type", "tokenizer.json merge of unknown tokens",
+    ".model special token twice", "vocab.json key outside GPT-2's bytes",
+    "merges.txt line of unknown tokens", "tiktoken line that is not base64"])
+def test_messages_quote_file_content_briefly(label, valid_files):
+    data, kwargs = long_cases(valid_files)[label]
+    with pytest.raises(ValueError) as info:
+        read_tokenizer(data, **kwargs)
+    message = str(info.value)
+    assert len(message) < 600, message[:600]
+    assert "ΩΩΩ" in message or "line" in message  # it still says where, or shows the start
+
+
+def test_the_special_token_messages_of_the_core_are_brief():
+    tok = RegexTokenizer()
+    tok.train("hello world", 260)
+    tok.register_special_tokens({LONG: 1000})
+    for call in (lambda: tok.register_special_tokens({LONG: 1001}),
+                 lambda: tok.encode("a" + LONG),
+                 lambda: tok.encode("a", allowed_special={LONG + "x"})):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert len(str(info.value)) < 600
+
+
+ABSURD = {  # an id far beyond any vocabulary, in every place a file gives one
+    "x.tiktoken rank": lambda v: (tiktoken_ranks((b"ab", 10**30)), {}),
+    "x.model special id": lambda v: (b"minbpe v1\n\n1\n<|s|> 1" + b"0" * 30 + b"\n", {}),
+    "x.model special id of 5,000 digits": lambda v: (b"minbpe v1\n\n1\n<|s|> " + b"9" * 5_000
+                                                     + b"\n", {}),
+    "tokenizer.json vocab id": lambda v: (
+        v["tokenizer.json"].replace(b'"a": 97', b'"a": ' + b"9" * 40), {}),
+    "tokenizer.json added token id": lambda v: (
+        v["tokenizer.json"].replace(b'"id": 500', b'"id": ' + str(2**31).encode()), {}),
+    "vocab.json id": lambda v: (v["vocab.json"].replace(b'"<|end|>": 500',
+                                                        b'"<|end|>": ' + str(2**31).encode()),
+                                {"merges": v["merges.txt"]}),
+}
+
+
+@pytest.mark.parametrize("label", list(ABSURD))
+def test_absurd_ids_are_refused_by_the_core(label, valid_files):
+    data, kwargs = ABSURD[label](valid_files)
+    assert data not in valid_files.values()  # the absurd id is in
+    name = label.split()[0]
+    with pytest.raises(ValueError, match="larger than this tool reads") as info:
+        read_tokenizer(data, name, **kwargs)
+    assert len(str(info.value)) < 600
+
+
+def test_an_absurd_special_id_is_refused_and_changes_nothing():
+    tok = RegexTokenizer()
+    tok.train("hello world", 260)
+    with pytest.raises(ValueError, match="larger than this tool reads"):
+        tok.register_special_tokens({"<|s|>": 2**31})
+    assert tok.special_tokens == {}
+
+
+@pytest.mark.parametrize("bad", [
+    {"<|ok|>": 1000, "\ud800": 1001},  # a lone surrogate: UTF-8 cannot encode it
+    {"<|ok|>": 1000, "<|also|>": 1000},  # two tokens, one id
+    {"<|ok|>": 1000, "<|s|>": -1},
+    {"<|ok|>": 1000, "": 1001},
+    {"<|ok|>": 1000, "<|s|>": 100},  # the id of a learned token
+])
+def test_register_special_tokens_is_all_or_nothing(bad):
+    tok = RegexTokenizer()
+    tok.train("hello world, hello again", 262)
+    tok.register_special_tokens({"<|first|>": 900})
+    vocab, specials = dict(tok.vocab), dict(tok.special_tokens)
+    with pytest.raises(ValueError):
+        tok.register_special_tokens(bad)
+    assert tok.special_tokens == specials and tok.vocab == vocab
+    assert tok.encode("hello <|first|> world", allowed_special="all") == (
+        tok.encode("hello ") + [900] + tok.encode(" world"))
+    assert tok.decode(tok.encode("<|ok|>", allowed_special="all")) == "<|ok|>"  # plain text
+
+
+def test_a_failed_first_training_from_a_link_is_not_retried_on_every_rerun(monkeypatch):
+    import ui.state
+
+    calls = []
+
+    def failing(text, settings, **kwargs):
+        calls.append(settings.kind)
+        raise ValueError("the split pattern took longer than 2.0 s on this text")
+
+    monkeypatch.setattr(ui.state, "train_tokenizer", failing)
+    at = AppTest.from_file(APP_PATH, default_timeout=60)
+    at.query_params.update({"kind": "custom", "pattern": r"(\w+)+!"})
+    at.run()
+    assert_ok(at)
+    assert "took longer" in texts_of(at.error)
+    assert calls == ["Train: custom split pattern"]
+    at.run()  # a rerun, e.g. any widget
+    at.switch_page("pages/tokens.py").run()
+    assert_ok(at)
+    assert len(calls) == 1  # not tried again by itself
+    at.button(key="train").click().run()  # the user asks: it is tried again
+    assert len(calls) == 2

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from bpe_core.base import MAX_TOKEN_ID
 from bpe_core.files import detect_format, to_minbpe
 from bpe_core.formats import to_gpt2_files, to_hf_json, to_tiktoken
 from ui.choices import REGEX_TIMEOUT
@@ -228,7 +229,7 @@ MAX_IMPORT_MB = 10
 MAX_IMPORT_BYTES = MAX_IMPORT_MB * 1024 * 1024
 MAX_IMPORT_FILES = 3
 MAX_IMPORT_SPECIALS = 20
-MAX_IMPORT_ID = 2**31 - 1  # larger ids do not fit the tables' 64-bit columns or mean anything
+MAX_IMPORT_ID = MAX_TOKEN_ID  # bpe_core's readers refuse larger ids (they mean nothing)
 
 # label in the import page's selectbox -> split pattern given to the reader (None: its default)
 IMPORT_PATTERNS: dict[str, str | None] = {
@@ -385,7 +386,7 @@ def read_uploads(
         name, data = readable[0]
         kind = _kind(name, data)
         tok = bpe_core.read_tokenizer(data, name, pattern=pattern, special_tokens=specials)
-        return Imported(_checked(tok, name), name, kind, tuple(notes))
+        return Imported(_checked(tok), name, kind, tuple(notes))
 
     kinds = {_kind(name, data): (name, data) for name, data in readable}
     if len(readable) != 2 or set(kinds) != {"gpt2-vocab", "gpt2-merges"}:
@@ -398,18 +399,13 @@ def read_uploads(
     (vocab_name, vocab), (merges_name, merges) = kinds["gpt2-vocab"], kinds["gpt2-merges"]
     tok = bpe_core.read_tokenizer(vocab, vocab_name, merges=merges, pattern=pattern,
                                   special_tokens=specials)
-    return Imported(_checked(tok, vocab_name), f"{vocab_name} + {merges_name}", "gpt2-vocab",
+    return Imported(_checked(tok), f"{vocab_name} + {merges_name}", "gpt2-vocab",
                     tuple(notes))
 
 
-def _checked(tok: bpe_core.Tokenizer, name: str) -> bpe_core.Tokenizer:
-    """An uploaded tokenizer made safe for the pages: ids the tables can hold, and a split
-    pattern bounded in time like the sidebar's (a file's pattern may backtrack for ever)."""
-    top = max(tok.vocab)
-    if top > MAX_IMPORT_ID:
-        shown = f"{top:,}" if top < 10**30 else "with more than 30 digits"
-        raise ValueError(f"{name}: token id {shown} is larger than this tool reads"
-                         f" ({MAX_IMPORT_ID:,}).")
+def _checked(tok: bpe_core.Tokenizer) -> bpe_core.Tokenizer:
+    """An uploaded tokenizer made safe for the pages: a split pattern bounded in time like the
+    sidebar's (a file's pattern may backtrack for ever). Its ids are bounded by the readers."""
     tok.timeout = REGEX_TIMEOUT
     return tok
 

@@ -209,7 +209,9 @@ def _train_if_asked(clicked: bool) -> None:
         st.error(md_escape(str(e)))
         return
     text, note = cap_text(ss["text"], MAX_TRAIN_CHARS, "Training on")
-    first_visit = "tok" not in ss
+    # The first visit trains once by itself; if that fails (a link's pattern that times out),
+    # the reruns that follow do not try again: the user changes something and presses Train.
+    first_visit = "tok" not in ss and "_first_training_tried" not in ss
     if not (clicked or first_visit):
         if ss.get("tok_settings") != settings or ss.get("tok_text") != text:
             st.caption("Settings or text changed: press **Train** to train on them.")
@@ -222,6 +224,7 @@ def _train_if_asked(clicked: bool) -> None:
         st.info(note)
     if clicked:
         st.button("Stop", key="stop", help="Stops training and keeps the previous tokenizer.")
+    ss["_first_training_tried"] = True
     try:
         _train(text, settings, show_progress=clicked)
     except ValueError as e:

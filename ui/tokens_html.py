@@ -426,17 +426,8 @@ def chunks_of(tok, text: str) -> tuple[list[str], list[bool]]:
     Special tokens (all of them are allowed, as on the page) are chunks of their own; the text
     between them is cut by the split pattern (not at all for a tokenizer without one).
     """
-    chunks: list[str] = []
-    special: list[bool] = []
-    for piece, special_id in tok.segments(text, allowed_special="all"):
-        if special_id is None:
-            parts = tok.split(piece)
-            chunks += parts
-            special += [False] * len(parts)
-        else:
-            chunks.append(piece)
-            special.append(True)
-    return chunks, special
+    pieces = tok.chunks(text, allowed_special="all")
+    return [chunk for chunk, _ in pieces], [special_id is not None for _, special_id in pieces]
 
 
 def chunks_html(
