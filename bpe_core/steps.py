@@ -9,6 +9,7 @@ splitting every token made by a merge later than k back into its two parents, an
 from __future__ import annotations
 
 import copy
+from array import array
 from bisect import bisect_right
 from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
@@ -66,13 +67,15 @@ class StepThrough:
                 self.final.append(special_id)
                 self.special.append(True)
         vocab = tokenizer.vocab
-        self.starts = [0, *accumulate(len(vocab[t]) for t in self.final)]  # byte offsets
+        # byte offsets, as an array: 8 bytes a token rather than a Python int's 36
+        self.starts = array("q", accumulate((len(vocab[t]) for t in self.final), initial=0))
         self.num_bytes = self.starts[-1]
         # char_of[b]: the character that byte b belongs to (b == num_bytes: one past the end)
         if self.text.isascii():
             self.char_of = range(self.num_bytes + 1)
         else:
-            self.char_of = [c for c, ch in enumerate(self.text) for _ in range(_utf8_length(ch))]
+            self.char_of = array("q", (c for c, ch in enumerate(self.text)
+                                       for _ in range(_utf8_length(ch))))
             self.char_of.append(len(self.text))
 
     def head(self, max_bytes: int) -> StepThrough:

@@ -72,9 +72,9 @@ whitespace = controls[2].checkbox("Show spaces and line breaks", value=True, key
 if MARK_MODES[mark] != "none":
     st.caption(f"A token with an orange left edge starts at a cut {mark}. "
                "Hover over a token for its id and bytes.")
-cuts = remember(memo, "cuts", encodings,
-                lambda: {label: enc.cuts() for label, enc in encodings.items()})
-marks = remember(memo, mark, encodings, lambda: marked_cuts(cuts, MARK_MODES[mark]))
+# the marks are kept for the session; the cuts they come from (every token boundary) are not
+marks = remember(memo, mark, encodings, lambda: marked_cuts(
+    {label: enc.cuts() for label, enc in encodings.items()}, MARK_MODES[mark]))
 
 if layout == "Side by side":
     places = st.columns(min(len(encodings), 4))

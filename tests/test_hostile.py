@@ -185,7 +185,7 @@ def test_text_area_of_10_mb_is_cut_to_the_cap_and_every_page_stays_bounded():
 UPLOADS = {  # name -> (file content, what the notice says, or None when there is none)
     "empty": (b"", None),
     "whitespace": (b" \t\r\n \xc2\xa0", None),
-    "huge": (b"abc def\n" * (HUGE // 8 + 200_000), "Using the first 1,000,000 of"),
+    "huge": (b"abc def\n" * (HUGE // 8 + 200_000), f"Using the first {MAX_TEXT_CHARS:,} of"),
     "controls": (CONTROLS.encode(), None),
     "invalid utf-8": (b"caf\xe9 \xff\xfe \xc3( \x80abc", "is not valid UTF-8"),
     "surrogates": ("lone \ud800 and \udfff".encode("utf-8", "surrogatepass"), "is not valid UTF-8"),

@@ -97,11 +97,15 @@ def query_from_settings(sample: str, kind: str, vocab_size: int, pattern: str,
 MIN_VOCAB = 256
 MAX_VOCAB = 8_192  # with MAX_TRAIN_CHARS: the worst text (random, no repeats) trains in seconds
 DEFAULT_VOCAB = 512
-MAX_TEXT_CHARS = 1_000_000  # longer pasted or uploaded text is cut, with a note
-# Training reads at most this much of the text (with a note). Text that repeats trains fast at any
-# size (each distinct chunk is counted once); random text or one long chunk (no split) costs about
-# 1 s per 50 000 characters at vocab 8 192 on a 2-core machine, and the server is shared.
-MAX_TRAIN_CHARS = 200_000
+# Longer pasted or uploaded text is cut, with a note. At this size the worst text (random, nothing
+# repeats) keeps every page's first visit within about 3 s of server time on a 2-core machine and a
+# session within about 150 MB (`python benchmarks/limits.py` measures it); at 1,000,000 characters
+# Compare took 7-11 s and a session 510 MB, and a classroom shares one server.
+MAX_TEXT_CHARS = 200_000
+# Training reads at most this much of the text (with a note when the text is longer). Text that
+# repeats trains fast at any size (each distinct chunk is counted once); random text costs about
+# 0.7 s (GPT-4 split) to 1.4 s (no split) at 200,000 characters and vocab 8,192.
+MAX_TRAIN_CHARS = MAX_TEXT_CHARS
 MAX_PATTERN_CHARS = 1_000  # compiling a pattern costs more than linear time in its length
 REGEX_TIMEOUT = 2.0  # seconds a custom split pattern may take on the whole text
 MAX_SPECIALS = 20

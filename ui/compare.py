@@ -9,6 +9,7 @@ session. A "cut" is a token boundary, written as a byte offset into the text's U
 from __future__ import annotations
 
 import html
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ class Encoding:
     ids: list[int]
     tokens: list[bytes]
     special: list[bool]
-    starts: list[int]
+    starts: Sequence[int]  # an array("q"): 8 bytes a token
     vocab_size: int
 
     @property
@@ -67,7 +68,7 @@ def encode_text(label: str, tok, text: str) -> Encoding:
 
     >>> from bpe_core import BasicTokenizer
     >>> enc = encode_text("bytes", BasicTokenizer(), "hé")
-    >>> enc.ids, enc.starts
+    >>> enc.ids, list(enc.starts)
     ([104, 195, 169], [0, 1, 2, 3])
     """
     ids = tok.encode(text, allowed_special="all")
@@ -79,7 +80,7 @@ def encode_text(label: str, tok, text: str) -> Encoding:
         ids=ids,
         tokens=tokens,
         special=[i in specials for i in ids],
-        starts=[0, *accumulate(map(len, tokens))],
+        starts=array("q", accumulate(map(len, tokens), initial=0)),
         vocab_size=tok.vocab_size,
     )
 

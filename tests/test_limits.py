@@ -1,0 +1,67 @@
+"""The work one session may cause is bounded: at the largest input the app accepts (random text
+where nothing repeats, at the text cap, trained at the largest vocabulary), a tour of every page
+passes over the text a known number of times, never over more than the cap, and a second tour
+passes over it no more. Counts and sizes only: the times are printed by ``benchmarks/limits.py``
+(the machine is shared, so no test asserts a time).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from support import APP_PATH
+
+from benchmarks.limits import PAGES, worst_text
+from bpe_core import PRESETS
+from bpe_core.base import Tokenizer
+from ui.choices import MAX_TEXT_CHARS, MAX_TRAIN_CHARS, MAX_VOCAB
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_the_caps_are_the_ones_the_readme_states():
+    assert (MAX_TEXT_CHARS, MAX_TRAIN_CHARS, MAX_VOCAB) == (200_000, 200_000, 8_192)
+
+
+@pytest.fixture
+def passes(monkeypatch):
+    """Every pass of a tokenizer over a long text: ``{(tokenizer, characters): count}``."""
+    seen: Counter = Counter()
+    original = Tokenizer.chunks
+
+    def counted(self, text, *args, **kwargs):
+        if len(text) > 10_000:  # the sidebar's text, not a word or a sentence
+            seen[(getattr(self, "name", None) or "yours", len(text))] += 1
+        return original(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(Tokenizer, "chunks", counted)
+    return seen
+
+
+def test_a_page_tour_at_the_limits_passes_over_the_text_a_bounded_number_of_times(passes):
+    at = AppTest.from_file(APP_PATH, default_timeout=240)
+    at.run()
+    at.text_area(key="text").set_value(worst_text(MAX_TEXT_CHARS + 5_000))
+    at.number_input(key="vocab_size").set_value(MAX_VOCAB)
+    at.button(key="train").click().run()
+    assert not at.exception
+    text = at.session_state["text"]
+    assert len(text) == MAX_TEXT_CHARS  # the text area keeps the cap
+    assert len(at.session_state["tok_text"]) == MAX_TRAIN_CHARS
+    assert at.session_state["tok"].num_merges == MAX_VOCAB - 256  # random text: every merge made
+    for _, page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, page
+        sent = sum(len(h.value) for h in at.html)
+        assert sent < 2_500_000, (page, sent)  # bounded drawing (10,000 spans at most)
+    # The session's own tokenizer passes over the text at most three times (the Train run, Step
+    # through, Compare), each GPT tokenizer once, on Compare; never over more than the cap.
+    assert passes.pop(("yours", MAX_TEXT_CHARS)) <= 3
+    assert passes == Counter({(name, MAX_TEXT_CHARS): 1 for name in PRESETS})
+    passes.clear()
+    for _, page in PAGES:  # a second tour finds everything kept for the session
+        at.switch_page(page).run()
+    assert passes == Counter()
+    assert len(at.session_state["train_memo"]) == 2  # the first sample's and this text's
