@@ -109,6 +109,12 @@ def id_problem(idx: object) -> str | None:
     return None
 
 
+def parse_id(digits: str) -> int:
+    """The value of an id a file writes in ASCII digits; ``MAX_TOKEN_ID + 1`` for so many digits
+    that ``int()`` would refuse them (too large in any case). Check it with ``id_problem``."""
+    return int(digits) if len(digits) < 1_000 else MAX_TOKEN_ID + 1
+
+
 def clean_text(text: str) -> str:
     """Text that UTF-8 can encode: lone surrogates become U+FFFD, as tiktoken does."""
     try:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from .base import MAX_TOKEN_ID, id_problem, shorten
+from .base import id_problem, parse_id, shorten
 
 if TYPE_CHECKING:
     from .base import Tokenizer
@@ -106,7 +106,7 @@ def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, in
             raise fail(lineno, f"expected a special token line 'token id', found {entry[:60]!r}")
         if special in special_tokens:
             raise fail(lineno, f"special token {shorten(special)} appears twice")
-        value = int(idx) if len(idx) < 1_000 else MAX_TOKEN_ID + 1  # int() of 5,000 digits fails
+        value = parse_id(idx)
         if id_problem(value):
             raise fail(lineno, f"the id of special token {shorten(special)} {id_problem(value)}")
         special_tokens[special] = value

@@ -33,7 +33,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from .base import MAX_TOKEN_ID, id_problem, shorten
+from .base import id_problem, parse_id, shorten
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 
@@ -123,8 +123,7 @@ def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes
                 f"{name}, line {lineno}: expected 'base64-token rank' with a rank >= 0,"
                 f" found {line[:60]!r}"
             ) from e
-        # int() refuses 5,000 digits with its own message: so many are too large in any case
-        rank = int(rank_text) if len(rank_text) < 1_000 else MAX_TOKEN_ID + 1
+        rank = parse_id(rank_text)
         if id_problem(rank):
             raise ValueError(f"{name}, line {lineno}: the rank {shorten(rank_text, 40)}"
                              f" {id_problem(rank)}")
