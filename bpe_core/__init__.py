@@ -7,7 +7,8 @@
     'hello world'
 
 Read it in this order: ``base.py`` (the seeds' helpers, encode, decode), ``training.py`` (the fast
-trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``files.py``.
+trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``formats.py`` (the
+file formats as plain data) and ``files.py`` (loading). No module imports one that imports it.
 """
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)

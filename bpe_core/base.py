@@ -14,21 +14,28 @@ A subclass only says how text is cut into chunks (``BasicTokenizer``: not at all
 from __future__ import annotations
 
 import heapq
+import os
 import time
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import regex
 
+from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
+    MAX_TOKEN_ID,
+    clean_text,
+    id_problem,
+    render_token,
+    replace_control_characters,
+    shorten,
+)
 from .training import MergeRecord, ProgressCallback, train_bpe
 
 if TYPE_CHECKING:
     from .steps import StepThrough, TokenSpan
 
 MAX_VOCAB_SIZE = 1_000_000
-MAX_TOKEN_ID = 2**31 - 1  # the largest id a tokenizer or a file may give a token
 MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
@@ -71,57 +78,6 @@ def merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
             newids.append(ids[i])
             i += 1
     return newids
-
-
-def replace_control_characters(s: str) -> str:
-    """Show control characters as escapes so they cannot distort a listing: "\\n" -> "\\u000a"."""
-    return "".join(
-        ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}" for ch in s
-    )
-
-
-def render_token(t: bytes) -> str:
-    """A token as readable text (invalid UTF-8 becomes U+FFFD, control characters escaped)."""
-    return replace_control_characters(t.decode("utf-8", errors="replace"))
-
-
-def shorten(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to about ``limit`` characters: how messages quote what a file said.
-
-    >>> shorten("x" * 100, 10)
-    "'xxxxxxxx…"
-    """
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def id_problem(idx: object) -> str | None:
-    """What is wrong with ``idx`` as a token id, or None: ids are whole numbers from 0 to
-    ``MAX_TOKEN_ID`` (a file may say anything).
-
-    >>> id_problem(10**30)
-    'is larger than this tool reads (2,147,483,647)'
-    """
-    if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-        return "is not a whole number >= 0"
-    if idx > MAX_TOKEN_ID:
-        return f"is larger than this tool reads ({MAX_TOKEN_ID:,})"
-    return None
-
-
-def parse_id(digits: str) -> int:
-    """The value of an id a file writes in ASCII digits; ``MAX_TOKEN_ID + 1`` for so many digits
-    that ``int()`` would refuse them (too large in any case). Check it with ``id_problem``."""
-    return int(digits) if len(digits) < 1_000 else MAX_TOKEN_ID + 1
-
-
-def clean_text(text: str) -> str:
-    """Text that UTF-8 can encode: lone surrogates become U+FFFD, as tiktoken does."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
@@ -211,15 +167,35 @@ def _check_text(text: object, what: str = "text") -> str:
 class Tokenizer:
     """Byte-level BPE: train, encode, decode, save. Subclasses decide how text is split."""
 
-    def __init__(self, pattern: str = "", *, timeout: float | None = None) -> None:
-        self.merges: dict[tuple[int, int], int] = {}
+    def __init__(
+        self,
+        pattern: str = "",
+        *,
+        timeout: float | None = None,
+        merges: dict[tuple[int, int], int] | None = None,
+        byte_ids: list[int] | None = None,
+        special_tokens: dict[str, int] | None = None,
+        name: str | None = None,
+        title: str | None = None,
+    ) -> None:
+        """A tokenizer from plain data: every loader builds one this way.
+
+        ``merges`` in merge order (``(a, b) -> new id``), ``byte_ids`` when single bytes are not
+        ids 0..255, ``special_tokens`` checked as ``register_special_tokens`` does; ``name`` and
+        ``title`` say which published tokenizer it is (``"cl100k_base"``, ``"GPT-4 (cl100k_base)"``).
+        """
+        self.merges: dict[tuple[int, int], int] = dict(merges or {})
         self.special_tokens: dict[str, int] = {}
         self.history: list[MergeRecord] = []
         self.stop_reason: str | None = None
-        self.byte_ids: list[int] | None = None
+        self.byte_ids: list[int] | None = None if byte_ids is None else list(byte_ids)
         self.timeout = timeout  # seconds a split may take before ValueError (None: no bound)
+        self.name = name
+        self.title = title
         self.pattern = pattern
         self._rebuild()
+        if special_tokens:
+            self.register_special_tokens(special_tokens)
 
     # -- the split ---------------------------------------------------------------------------
 
@@ -540,9 +516,14 @@ class Tokenizer:
 
     def save(self, file_prefix: str) -> None:
         """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable)."""
-        from .files import save_minbpe
+        from .formats import to_minbpe
 
-        save_minbpe(self, file_prefix)
+        model_text, vocab_text = to_minbpe(self)
+        prefix = os.fspath(file_prefix)
+        with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
+            f.write(model_text)
+        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
+            f.write(vocab_text)
 
     def save_hf(self, path: str) -> None:
         """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it)."""

@@ -16,5 +16,6 @@ class BasicTokenizer(Tokenizer):
     [258, 100, 258, 97, 99]
     """
 
-    def __init__(self) -> None:
-        super().__init__("")
+    def __init__(self, **data) -> None:
+        """``BasicTokenizer()``; a loader gives the keyword data ``Tokenizer`` takes."""
+        super().__init__("", **data)

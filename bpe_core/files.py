@@ -1,142 +1,42 @@
-"""Saving and loading tokenizers: minbpe's ``.model`` and ``.vocab`` files.
-
-A ``.model`` file (minbpe's format; the seeds write ``bpe v1`` as the first line instead)::
-
-    minbpe v1                 <- version
-    <split pattern>           <- empty line for BasicTokenizer
-    1                         <- number of special tokens
-    <|endoftext|> 100257      <- one "token id" line per special token
-    101 32                    <- one merge per line: the pair that became id 256, 257, ...
-
-The ``.vocab`` file is for people: ``[e][ ] -> [e ] 256`` per merged token, ``[a] 97`` per byte.
+"""Loading tokenizers: ``load(path)`` and ``read_tokenizer(data, name)`` for every format in
+formats.py, detected from the content, built into a ``BasicTokenizer`` or ``RegexTokenizer``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING
 
 import regex
 
-from .base import id_problem, parse_id, shorten
+from .base import Tokenizer
+from .basic import BasicTokenizer
+from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from here too
+    MODEL_HEADERS,
+    TokenizerData,
+    parse_gpt2_files,
+    parse_hf_json,
+    parse_minbpe,
+    parse_tiktoken,
+    to_minbpe,
+)
+from .regex_tokenizer import RegexTokenizer
 
-if TYPE_CHECKING:
-    from .base import Tokenizer
-
-MODEL_HEADERS = ("minbpe v1", "bpe v1")
 MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
-MAX_TOKEN_BYTES = 4 * 1024 * 1024  # merges may double a token per line: 40 lines would be 1 TB
 
 
-def save_minbpe(tok: Tokenizer, file_prefix: str | os.PathLike) -> None:
-    """Write ``<prefix>.model`` and ``<prefix>.vocab`` as minbpe does."""
-    model_text, vocab_text = to_minbpe(tok)
-    prefix = os.fspath(file_prefix)
-    with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
-        f.write(model_text)
-    with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-        f.write(vocab_text)
-
-
-def to_minbpe(tok: Tokenizer) -> tuple[str, str]:
-    """The text of the ``.model`` and ``.vocab`` files (see the top of this module)."""
-    from .base import render_token
-
-    if any(ch in tok.pattern for ch in "\r\n"):
-        raise ValueError(
-            "this split pattern contains a raw line break, which a .model file cannot hold;"
-            r" write it as \n or \r inside the pattern instead"
-        )
-    expected = range(256, 256 + len(tok.merges))
-    if tok.byte_ids is not None or list(tok.merges.values()) != list(expected):
-        raise ValueError(
-            "a .model file can only hold merges that made ids 256, 257, ... in order;"
-            " save this tokenizer in another format"
-        )
-    lines = ["minbpe v1", tok.pattern, str(len(tok.special_tokens))]
-    lines += [f"{special} {idx}" for special, idx in tok.special_tokens.items()]
-    lines += [f"{a} {b}" for a, b in tok.merges]
-    model_text = "\n".join(lines) + "\n"
-
-    listing = []
-    for idx, token in tok.vocab.items():
-        s = render_token(token)
-        if idx in tok.parents:
-            a, b = tok.parents[idx]
-            listing.append(f"[{render_token(tok.vocab[a])}][{render_token(tok.vocab[b])}] -> [{s}] {idx}\n")
-        else:
-            listing.append(f"[{s}] {idx}\n")
-    return model_text, "".join(listing)
-
-
-def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, int], list[tuple[int, int]]]:
-    """Read a ``.model`` file's text: ``(pattern, special tokens, merges in order)``.
-
-    Any problem is a ValueError naming the file, the line and what was expected.
-    """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the file's final newline
-
-    def fail(lineno: int, message: str) -> ValueError:
-        return ValueError(f"{name}, line {lineno}: {message}")
-
-    def line(lineno: int, what: str) -> str:
-        if lineno > len(lines):
-            raise fail(lineno, f"the file ends early; expected {what}")
-        return lines[lineno - 1].rstrip("\r")
-
-    header = line(1, "the version line 'minbpe v1'").strip()
-    if header not in MODEL_HEADERS:
-        raise fail(1, f"expected 'minbpe v1' (or the seeds' 'bpe v1'), found {header[:40]!r}")
-    pattern = line(2, "the split pattern (an empty line for no split)")
-    count_line = line(3, "the number of special tokens").strip()
-    if not count_line.isdigit() or not count_line.isascii():
-        raise fail(3, f"expected the number of special tokens, found {count_line[:40]!r}")
-    num_special = int(count_line)
-    if num_special > len(lines):
-        raise fail(3, f"says {num_special} special tokens, but the file has only {len(lines)} lines")
-
-    special_tokens: dict[str, int] = {}
-    for lineno in range(4, 4 + num_special):
-        entry = line(lineno, "a special token line 'token id'")
-        special, _, idx = entry.rpartition(" ")
-        if not special or not idx.isdigit() or not idx.isascii():
-            raise fail(lineno, f"expected a special token line 'token id', found {entry[:60]!r}")
-        if special in special_tokens:
-            raise fail(lineno, f"special token {shorten(special)} appears twice")
-        value = parse_id(idx)
-        if id_problem(value):
-            raise fail(lineno, f"the id of special token {shorten(special)} {id_problem(value)}")
-        special_tokens[special] = value
-
-    merges: list[tuple[int, int]] = []
-    seen: set[tuple[int, int]] = set()
-    length = [1] * 256  # bytes of each token so far
-    for lineno in range(4 + num_special, len(lines) + 1):
-        fields = line(lineno, "a merge").split()
-        if len(fields) != 2 or not all(f.isdigit() and f.isascii() and len(f) <= 10 for f in fields):
-            raise fail(
-                lineno, f"expected a merge: two token ids such as '101 32', found {lines[lineno - 1][:60]!r}"
-            )
-        a, b = int(fields[0]), int(fields[1])
-        new_id = 256 + len(merges)
-        if a >= new_id or b >= new_id:
-            raise fail(
-                lineno,
-                f"merge '{a} {b}' makes token {new_id} but uses token {max(a, b)}, which does"
-                " not exist yet (merges may only use bytes 0..255 and earlier merges)",
-            )
-        if (a, b) in seen:
-            raise fail(lineno, f"the merge '{a} {b}' appears twice")
-        length.append(length[a] + length[b])
-        if length[-1] > MAX_TOKEN_BYTES:
-            raise fail(lineno, f"the merge '{a} {b}' makes a token of {length[-1]:,} bytes; this"
-                       f" tool reads tokens of at most {MAX_TOKEN_BYTES:,} bytes")
-        seen.add((a, b))
-        merges.append((a, b))
-    return pattern, special_tokens, merges
+def build(data: TokenizerData, name: str, **extra) -> Tokenizer:
+    """The tokenizer a file describes: a ``RegexTokenizer`` with its split pattern, or a
+    ``BasicTokenizer`` when it has none. ``extra``: ``timeout``, ``name``, ``title``. A bad pattern
+    or special token is a ValueError that names the file."""
+    try:
+        if data.pattern:
+            return RegexTokenizer(data.pattern, merges=data.merges, byte_ids=data.byte_ids,
+                                  special_tokens=data.special_tokens, **extra)
+        return BasicTokenizer(merges=data.merges, byte_ids=data.byte_ids,
+                              special_tokens=data.special_tokens, **extra)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
 
 
 def _read(path: str | os.PathLike) -> bytes:
@@ -217,8 +117,6 @@ def read_tokenizer(
     and GPT-2 files do not store the split pattern: ``pattern`` defaults to GPT-4's (tiktoken)
     or GPT-2's (vocab.json + merges.txt).
     """
-    from .formats import from_gpt2_files, from_hf_json, from_tiktoken
-
     if len(data) > MAX_MODEL_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
     if name.endswith(".model"):
@@ -231,38 +129,32 @@ def read_tokenizer(
     if kind == "minbpe":
         return _from_minbpe(_text(data, name), name)
     if kind == "hf":
-        return from_hf_json(_text(data, name), name)
+        return build(parse_hf_json(_text(data, name), name), name)
     if kind == "tiktoken":
-        return from_tiktoken(data, pattern=pattern, special_tokens=special_tokens, name=name)
+        return build(parse_tiktoken(data, pattern=pattern, special_tokens=special_tokens,
+                                    name=name), name)
     if kind == "gpt2-vocab":
         if merges is None:
             raise ValueError(f"{name} is a GPT-2 style vocab.json: it needs its merges.txt too")
         other = partner_name or "merges.txt"
-        return from_gpt2_files(_text(data, name), _text(merges, other), pattern=pattern,
-                               special_tokens=special_tokens, names=(name, other))
+        return build(parse_gpt2_files(_text(data, name), _text(merges, other), pattern=pattern,
+                                      special_tokens=special_tokens, names=(name, other)), name)
     if vocab is None:
         raise ValueError(f"{name} is a GPT-2 style merges.txt: it needs its vocab.json too")
     other = partner_name or "vocab.json"
-    return from_gpt2_files(_text(vocab, other), _text(data, name), pattern=pattern,
-                           special_tokens=special_tokens, names=(other, name))
+    return build(parse_gpt2_files(_text(vocab, other), _text(data, name), pattern=pattern,
+                                  special_tokens=special_tokens, names=(other, name)), other)
 
 
 def _from_minbpe(text: str, name: str) -> Tokenizer:
-    from .basic import BasicTokenizer
-    from .regex_tokenizer import RegexTokenizer
-
     pattern, special_tokens, merges = parse_minbpe(text, name)
     try:
-        tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
+        RegexTokenizer(pattern)  # the pattern alone first, so that the message names line 2
     except ValueError as e:
         raise ValueError(f"{name}, line 2: {e}") from e
-    tok.merges = {pair: 256 + i for i, pair in enumerate(merges)}
-    tok._rebuild()
-    try:
-        tok.register_special_tokens(special_tokens)
-    except ValueError as e:
-        raise ValueError(f"{name}, special tokens (lines 4-{3 + len(special_tokens)}): {e}") from e
-    return tok
+    data = TokenizerData({pair: 256 + i for i, pair in enumerate(merges)}, None, pattern,
+                         special_tokens)
+    return build(data, f"{name}, special tokens (lines 4-{3 + len(special_tokens)})")
 
 
 _PARTNERS = {"gpt2-vocab": ("merges.txt", "vocab.bpe"), "gpt2-merges": ("vocab.json", "encoder.json")}

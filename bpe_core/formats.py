@@ -1,32 +1,78 @@
-"""Exchange formats: Hugging Face ``tokenizer.json``, tiktoken ranks, GPT-2 ``vocab.json`` + ``merges.txt``.
+"""Tokenizer files as plain data: writers (a tokenizer -> the file's text) and parsers (the file's
+text -> ``TokenizerData``), for minbpe ``.model``, Hugging Face ``tokenizer.json``, tiktoken ranks
+and GPT-2 ``vocab.json`` + ``merges.txt``; and what those formats need: GPT-2's byte-to-character
+table, tiktoken rank parsing, and merges recovered from ranks.
 
-Writers are pure functions that return the file's text or bytes (the app offers them as
-downloads); readers take the file's content and return a tokenizer. A malformed or hostile file
-is a ValueError naming the file, the line or key, and what was expected: never another
-exception, never a half-built tokenizer.
+Nothing here knows the Tokenizer class (files.py builds tokenizers from what the parsers return), so
+the tokenizer's own ``save`` methods can use the writers. A malformed or hostile file is a
+ValueError naming the file, the line or key, and what was expected: never another exception.
 
 Only byte-level BPE tokenizers fit here: all 256 bytes are tokens, and every other token is a
 merge of two earlier ones whose id is its rank (the lower the id, the earlier it merges).
+
+A ``.model`` file (minbpe's format; the seeds write ``bpe v1`` as the first line instead)::
+
+    minbpe v1                 <- version
+    <split pattern>           <- empty line for BasicTokenizer
+    1                         <- number of special tokens
+    <|endoftext|> 100257      <- one "token id" line per special token
+    101 32                    <- one merge per line: the pair that became id 256, 257, ...
+
+The ``.vocab`` file is for people: ``[e][ ] -> [e ] 256`` per merged token, ``[a] 97`` per byte.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from typing import TYPE_CHECKING
+from typing import Any, NamedTuple
 
 import regex
 
-from .base import id_problem, shorten
-from .patterns import GPT4_SPLIT_PATTERN
-from .pretrained import bytes_to_unicode, parse_tiktoken_ranks
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from .text import id_problem, parse_id, render_token, shorten
 
-if TYPE_CHECKING:
-    from .base import Tokenizer
-
-MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TOKENS = 1_000_000
 MAX_RECOVER_BYTES = 2_000  # the longest GPT tokens are about 130 bytes
+MODEL_HEADERS = ("minbpe v1", "bpe v1")
+MAX_TOKEN_BYTES = 4 * 1024 * 1024  # merges may double a token per line: 40 lines would be 1 TB
+
+Tokenizer = Any  # the writers read a bpe_core Tokenizer's merges, vocab, special_tokens, pattern
+
+
+class TokenizerData(NamedTuple):
+    """What a parser found in a file, checked: enough to build the tokenizer (files.py does)."""
+
+    merges: dict[tuple[int, int], int]  # in merge order
+    byte_ids: list[int] | None  # None when the single bytes are ids 0..255
+    pattern: str
+    special_tokens: dict[str, int]
+
+
+# ---------------------------------------------------------------------------------------------
+# GPT-2's spelling of bytes, tiktoken ranks, merges recovered from ranks
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's table from byte values to printable characters (how its files spell bytes).
+
+    Printable bytes stand for themselves; the other 68 get the characters from U+0100 on, in order.
+
+    >>> table = bytes_to_unicode()
+    >>> table[ord("a")], table[ord(" ")], table[0]
+    ('a', 'Ġ', 'Ā')
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    table = {b: chr(b) for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return dict(sorted(table.items()))
+
+
 
 _BYTE_TO_CHAR = bytes_to_unicode()
 _CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
@@ -71,6 +117,166 @@ def _unique_tokens(tok: Tokenizer, fmt: str, specials_by_text: bool = False) -> 
                     f"the special token {shorten(special)} is spelled like token {spelled[special]};"
                     f" {fmt} keys tokens by their text, so it cannot hold both (use .model)"
                 )
+
+
+def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes, int]:
+    """``base64(token) rank`` lines -> ``{token bytes: rank}``; ValueError names the bad line."""
+    ranks: dict[bytes, int] = {}
+    line_of_rank: dict[int, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            token_b64, rank_text = line.split()
+            token = base64.b64decode(token_b64, validate=True)
+            if not (rank_text.isdigit() and rank_text.isascii()):
+                raise ValueError("the rank is not a whole number >= 0")
+        except (ValueError, TypeError) as e:
+            raise ValueError(
+                f"{name}, line {lineno}: expected 'base64-token rank' with a rank >= 0,"
+                f" found {line[:60]!r}"
+            ) from e
+        rank = parse_id(rank_text)
+        if id_problem(rank):
+            raise ValueError(f"{name}, line {lineno}: the rank {shorten(rank_text, 40)}"
+                             f" {id_problem(rank)}")
+        if rank in line_of_rank:
+            raise ValueError(f"{name}, line {lineno}: rank {rank} was already given on line"
+                             f" {line_of_rank[rank]}")
+        if token in ranks:
+            raise ValueError(f"{name}, line {lineno}: this token already has rank {ranks[token]}")
+        line_of_rank[rank] = lineno
+        ranks[token] = rank
+    return ranks
+
+
+def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+    """Which two tokens make each token: BPE on its bytes using only lower-ranked tokens.
+
+    The last two parts left are its parents. Slow in Python for 200 000 tokens (about 1.5 s),
+    which is why ``build_assets`` stores the result.
+    """
+    merges: dict[tuple[int, int], int] = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) == 1:
+            continue
+        parts = [token[i : i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < rank and (best is None or r < best):
+                    best, where = r, i
+            if best is None:
+                raise ValueError(f"token {shorten(token)} (rank {rank}) cannot be made from lower ranks")
+            parts[where : where + 2] = [parts[where] + parts[where + 1]]
+        if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
+            raise ValueError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked parents")
+        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
+    return merges
+
+
+
+# ---------------------------------------------------------------------------------------------
+# minbpe .model and .vocab
+
+
+def to_minbpe(tok: Tokenizer) -> tuple[str, str]:
+    """The text of the ``.model`` and ``.vocab`` files (see the top of this module)."""
+    if any(ch in tok.pattern for ch in "\r\n"):
+        raise ValueError(
+            "this split pattern contains a raw line break, which a .model file cannot hold;"
+            r" write it as \n or \r inside the pattern instead"
+        )
+    expected = range(256, 256 + len(tok.merges))
+    if tok.byte_ids is not None or list(tok.merges.values()) != list(expected):
+        raise ValueError(
+            "a .model file can only hold merges that made ids 256, 257, ... in order;"
+            " save this tokenizer in another format"
+        )
+    lines = ["minbpe v1", tok.pattern, str(len(tok.special_tokens))]
+    lines += [f"{special} {idx}" for special, idx in tok.special_tokens.items()]
+    lines += [f"{a} {b}" for a, b in tok.merges]
+    model_text = "\n".join(lines) + "\n"
+
+    listing = []
+    for idx, token in tok.vocab.items():
+        s = render_token(token)
+        if idx in tok.parents:
+            a, b = tok.parents[idx]
+            listing.append(f"[{render_token(tok.vocab[a])}][{render_token(tok.vocab[b])}] -> [{s}] {idx}\n")
+        else:
+            listing.append(f"[{s}] {idx}\n")
+    return model_text, "".join(listing)
+
+
+def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, int], list[tuple[int, int]]]:
+    """Read a ``.model`` file's text: ``(pattern, special tokens, merges in order)``.
+
+    Any problem is a ValueError naming the file, the line and what was expected.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the file's final newline
+
+    def fail(lineno: int, message: str) -> ValueError:
+        return ValueError(f"{name}, line {lineno}: {message}")
+
+    def line(lineno: int, what: str) -> str:
+        if lineno > len(lines):
+            raise fail(lineno, f"the file ends early; expected {what}")
+        return lines[lineno - 1].rstrip("\r")
+
+    header = line(1, "the version line 'minbpe v1'").strip()
+    if header not in MODEL_HEADERS:
+        raise fail(1, f"expected 'minbpe v1' (or the seeds' 'bpe v1'), found {header[:40]!r}")
+    pattern = line(2, "the split pattern (an empty line for no split)")
+    count_line = line(3, "the number of special tokens").strip()
+    if not count_line.isdigit() or not count_line.isascii():
+        raise fail(3, f"expected the number of special tokens, found {count_line[:40]!r}")
+    num_special = int(count_line)
+    if num_special > len(lines):
+        raise fail(3, f"says {num_special} special tokens, but the file has only {len(lines)} lines")
+
+    special_tokens: dict[str, int] = {}
+    for lineno in range(4, 4 + num_special):
+        entry = line(lineno, "a special token line 'token id'")
+        special, _, idx = entry.rpartition(" ")
+        if not special or not idx.isdigit() or not idx.isascii():
+            raise fail(lineno, f"expected a special token line 'token id', found {entry[:60]!r}")
+        if special in special_tokens:
+            raise fail(lineno, f"special token {shorten(special)} appears twice")
+        value = parse_id(idx)
+        if id_problem(value):
+            raise fail(lineno, f"the id of special token {shorten(special)} {id_problem(value)}")
+        special_tokens[special] = value
+
+    merges: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    length = [1] * 256  # bytes of each token so far
+    for lineno in range(4 + num_special, len(lines) + 1):
+        fields = line(lineno, "a merge").split()
+        if len(fields) != 2 or not all(f.isdigit() and f.isascii() and len(f) <= 10 for f in fields):
+            raise fail(
+                lineno, f"expected a merge: two token ids such as '101 32', found {lines[lineno - 1][:60]!r}"
+            )
+        a, b = int(fields[0]), int(fields[1])
+        new_id = 256 + len(merges)
+        if a >= new_id or b >= new_id:
+            raise fail(
+                lineno,
+                f"merge '{a} {b}' makes token {new_id} but uses token {max(a, b)}, which does"
+                " not exist yet (merges may only use bytes 0..255 and earlier merges)",
+            )
+        if (a, b) in seen:
+            raise fail(lineno, f"the merge '{a} {b}' appears twice")
+        length.append(length[a] + length[b])
+        if length[-1] > MAX_TOKEN_BYTES:
+            raise fail(lineno, f"the merge '{a} {b}' makes a token of {length[-1]:,} bytes; this"
+                       f" tool reads tokens of at most {MAX_TOKEN_BYTES:,} bytes")
+        seen.add((a, b))
+        merges.append((a, b))
+    return pattern, special_tokens, merges
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,8 +365,6 @@ def _hf_split_pattern(pre: object, name: str) -> str:
             pattern = regex_field["Regex"]
         elif step.get("type") == "ByteLevel":
             if step.get("use_regex"):
-                from .patterns import GPT2_SPLIT_PATTERN
-
                 pattern = pattern or GPT2_SPLIT_PATTERN
         else:
             raise ValueError(
@@ -170,7 +374,7 @@ def _hf_split_pattern(pre: object, name: str) -> str:
     return pattern
 
 
-def from_hf_json(text: str, name: str = "tokenizer.json") -> Tokenizer:
+def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
     """Read a byte-level BPE ``tokenizer.json`` (ours, or any with the same shape)."""
     try:
         document = json.loads(text)
@@ -228,22 +432,20 @@ def to_gpt2_files(tok: Tokenizer) -> tuple[str, str]:
     return json.dumps(vocab, ensure_ascii=False), "\n".join(lines) + "\n"
 
 
-def from_gpt2_files(
+def parse_gpt2_files(
     vocab_text: str,
     merges_text: str,
     *,
     pattern: str | None = None,
     special_tokens: dict[str, int] | None = None,
     names: tuple[str, str] = ("vocab.json", "merges.txt"),
-) -> Tokenizer:
+) -> TokenizerData:
     """Read ``vocab.json`` + ``merges.txt``; the pattern defaults to GPT-2's.
 
     Entries of vocab.json that no merge makes and that are spelled like special tokens
     (``<|endoftext|>``, ``<pad>``, ``[MASK]``) become special tokens; any other entry that is not
     a single byte is an error (a merges.txt cut short would otherwise load as another tokenizer).
     """
-    from .patterns import GPT2_SPLIT_PATTERN
-
     vocab_name, merges_name = names
     try:
         vocab = json.loads(vocab_text)
@@ -290,19 +492,17 @@ def to_tiktoken(tok: Tokenizer) -> bytes:
     )
 
 
-def from_tiktoken(
+def parse_tiktoken(
     data: bytes,
     *,
     pattern: str | None = None,
     special_tokens: dict[str, int] | None = None,
     name: str = "tiktoken file",
-) -> Tokenizer:
+) -> TokenizerData:
     """Read tiktoken ranks; the merges are recovered from the ranks (slow for 100 000+ tokens).
 
     The pattern defaults to GPT-4's, since the file does not say which one it was made with.
     """
-    from .pretrained import recover_merges
-
     ranks = parse_tiktoken_ranks(data, name)
     longest = max(ranks, key=len, default=b"")
     if len(longest) > MAX_RECOVER_BYTES:  # recovering a token's merges is quadratic in its length
@@ -338,8 +538,8 @@ def _build(
     specials: dict[str, int],
     vocab_key: str,
     merges_name: str | None = None,
-) -> Tokenizer:
-    """Tokenizer from GPT-2-spelled ``vocab`` and merge ``pairs`` ((a, b) or (a, b, line))."""
+) -> TokenizerData:
+    """The data of GPT-2-spelled ``vocab`` and merge ``pairs`` ((a, b) or (a, b, line))."""
     if len(vocab) > MAX_TOKENS or len(pairs) > MAX_TOKENS:
         raise ValueError(f"{name}: more than {MAX_TOKENS:,} tokens is more than this tool reads")
     ranks: dict[bytes, int] = {}
@@ -378,10 +578,9 @@ def _assemble(
     merges: dict[tuple[int, int], int],
     pattern: str,
     specials: dict[str, int],
-) -> Tokenizer:
-    from .basic import BasicTokenizer
-    from .regex_tokenizer import RegexTokenizer
-
+) -> TokenizerData:
+    """Check what a file gave and put it in order (the split pattern and the special tokens are
+    checked when the tokenizer is built)."""
     ordered = sorted(merges.items(), key=lambda item: item[1])
     for (a, b), idx in ordered:
         if not (a < idx and b < idx):
@@ -403,20 +602,12 @@ def _assemble(
                       " stand in a vocabulary without a merge.)")
         raise ValueError(f"{name}: {multi:,} multi-byte tokens but {len(ordered):,} merges make"
                          f" them{detail}")
-    try:
-        tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
-    except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
-    byte_ids = [ranks[bytes([b])] for b in range(256)]
-    tok.byte_ids = None if byte_ids == list(range(256)) else byte_ids
-    tok.merges = dict(ordered)
-    tok._rebuild()
     token_of = {idx: token for token, idx in ranks.items()}
-    for idx, token in tok.vocab.items():
-        if token_of.get(idx) != token:
-            raise ValueError(f"{name}: token {idx}'s merge does not spell its bytes {shorten(token_of.get(idx))}")
-    try:
-        tok.register_special_tokens(specials)
-    except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
-    return tok
+    for (a, b), idx in ordered:
+        if token_of[a] + token_of[b] != token_of[idx]:
+            raise ValueError(f"{name}: token {idx}'s merge does not spell its bytes"
+                             f" {shorten(token_of[idx])}")
+    byte_ids = [ranks[bytes([b])] for b in range(256)]
+    return TokenizerData(dict(ordered), None if byte_ids == list(range(256)) else byte_ids,
+                         pattern, dict(specials))
+

@@ -24,7 +24,6 @@ A rank is both a token's id and its merge priority, so encoding by "lowest new i
 
 from __future__ import annotations
 
-import base64
 import gzip
 import hashlib
 import json
@@ -33,9 +32,10 @@ import sys
 from array import array
 from pathlib import Path
 
-from .base import id_problem, parse_id, shorten
+from .formats import bytes_to_unicode, parse_tiktoken_ranks, recover_merges
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
+from .text import shorten
 
 ASSETS = Path(__file__).resolve().parent / "data"  # package data: installed with the library
 
@@ -74,26 +74,6 @@ PRESETS = {
 }
 
 
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's table from byte values to printable characters (how its files spell bytes).
-
-    Printable bytes stand for themselves; the other 68 get the characters from U+0100 on, in order.
-
-    >>> table = bytes_to_unicode()
-    >>> table[ord("a")], table[ord(" ")], table[0]
-    ('a', 'Ġ', 'Ā')
-    """
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    table = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return dict(sorted(table.items()))
-
-
 def _read_checked(directory: Path, name: str, sha256: str) -> bytes:
     path = directory / (name + ".gz")
     try:
@@ -106,73 +86,11 @@ def _read_checked(directory: Path, name: str, sha256: str) -> bytes:
     return data
 
 
-def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes, int]:
-    """``base64(token) rank`` lines -> ``{token bytes: rank}``; ValueError names the bad line."""
-    ranks: dict[bytes, int] = {}
-    line_of_rank: dict[int, int] = {}
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            token_b64, rank_text = line.split()
-            token = base64.b64decode(token_b64, validate=True)
-            if not (rank_text.isdigit() and rank_text.isascii()):
-                raise ValueError("the rank is not a whole number >= 0")
-        except (ValueError, TypeError) as e:
-            raise ValueError(
-                f"{name}, line {lineno}: expected 'base64-token rank' with a rank >= 0,"
-                f" found {line[:60]!r}"
-            ) from e
-        rank = parse_id(rank_text)
-        if id_problem(rank):
-            raise ValueError(f"{name}, line {lineno}: the rank {shorten(rank_text, 40)}"
-                             f" {id_problem(rank)}")
-        if rank in line_of_rank:
-            raise ValueError(f"{name}, line {lineno}: rank {rank} was already given on line"
-                             f" {line_of_rank[rank]}")
-        if token in ranks:
-            raise ValueError(f"{name}, line {lineno}: this token already has rank {ranks[token]}")
-        line_of_rank[rank] = lineno
-        ranks[token] = rank
-    return ranks
-
-
-def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
-    """Which two tokens make each token: BPE on its bytes using only lower-ranked tokens.
-
-    The last two parts left are its parents. Slow in Python for 200 000 tokens (about 1.5 s),
-    which is why ``build_assets`` stores the result.
-    """
-    merges: dict[tuple[int, int], int] = {}
-    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(token) == 1:
-            continue
-        parts = [token[i : i + 1] for i in range(len(token))]
-        while len(parts) > 2:
-            best = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < rank and (best is None or r < best):
-                    best, where = r, i
-            if best is None:
-                raise ValueError(f"token {shorten(token)} (rank {rank}) cannot be made from lower ranks")
-            parts[where : where + 2] = [parts[where] + parts[where + 1]]
-        if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
-            raise ValueError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked parents")
-        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
-    return merges
-
-
 def _tokenizer(name: str, byte_ids: list[int], merges: dict[tuple[int, int], int]) -> RegexTokenizer:
     preset = PRESETS[name]
-    tok = RegexTokenizer(preset["pattern"])
-    tok.name = name
-    tok.title = preset["title"]
-    tok.byte_ids = byte_ids
-    tok.merges = merges
-    tok._rebuild()
-    tok.register_special_tokens(preset["special_tokens"])
-    return tok
+    return RegexTokenizer(preset["pattern"], merges=merges, byte_ids=byte_ids,
+                          special_tokens=preset["special_tokens"], name=name,
+                          title=preset["title"])
 
 
 def _load_gpt2(directory: Path) -> RegexTokenizer:

@@ -14,5 +14,7 @@ class RegexTokenizer(Tokenizer):
     ['Hello', ' world', '!!!', ' ', '123', '456']
     """
 
-    def __init__(self, pattern: str | None = None, *, timeout: float | None = None) -> None:
-        super().__init__(GPT4_SPLIT_PATTERN if pattern is None else pattern, timeout=timeout)
+    def __init__(self, pattern: str | None = None, **data) -> None:
+        """``RegexTokenizer(pattern, timeout=None)``; a loader gives the keyword data
+        ``Tokenizer`` takes (merges, byte ids, special tokens, name, title)."""
+        super().__init__(GPT4_SPLIT_PATTERN if pattern is None else pattern, **data)

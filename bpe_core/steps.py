@@ -12,10 +12,11 @@ import copy
 from array import array
 from bisect import bisect_right
 from itertools import accumulate
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    from .base import Tokenizer
+# A bpe_core Tokenizer: this module reads its merges, vocab and chunks, and imports nothing of the
+# package, so that ``Tokenizer.step_through`` can use it without an import circle.
+Tokenizer = Any
 
 
 class TokenSpan(NamedTuple):

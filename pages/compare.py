@@ -35,7 +35,7 @@ tokenizers = {}
 if tok is None:
     st.info("You have no tokenizer of your own yet (press **Train** in the sidebar): "
             "comparing the GPT tokenizers only.")
-elif getattr(tok, "name", None) in PRESETS:
+elif tok.name in PRESETS:
     st.caption(f"Your choice in the sidebar, {tokenizer_label()}, is one of the GPT tokenizers.")
 else:
     tokenizers[f"Yours: {tokenizer_label()}"] = tok

@@ -229,7 +229,7 @@ query = st.text_input("Search merges", key="merge_search", placeholder="a token'
                       help="Finds tokens that contain the text (· stands for a space); a number "
                            "also finds that step or id.")
 try:
-    name = getattr(tok, "name", None)
+    name = tok.name
     if name in PRESETS and tok is preset(name):  # shared read-only by every session
         table = _preset_table(name, tok)
     else:  # trained or imported: this session's own

@@ -213,7 +213,7 @@ def openai_files_dir() -> Path:
 
 def gpt2_ranks(directory: Path) -> dict[bytes, int]:
     """GPT-2's encoder.json as tiktoken ranks: token bytes -> id, without <|endoftext|>."""
-    from bpe_core.pretrained import bytes_to_unicode
+    from bpe_core.formats import bytes_to_unicode
 
     byte_of = {c: b for b, c in bytes_to_unicode().items()}
     encoder = json.loads((directory / "gpt2" / "encoder.json").read_text(encoding="utf-8"))

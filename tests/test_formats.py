@@ -43,8 +43,7 @@ from bpe_core import (
     load,
     read_tokenizer,
 )
-from bpe_core.formats import to_gpt2_files, to_hf_json, to_tiktoken
-from bpe_core.pretrained import bytes_to_unicode
+from bpe_core.formats import bytes_to_unicode, to_gpt2_files, to_hf_json, to_tiktoken
 
 os.environ["TIKTOKEN_CACHE_DIR"] = ""  # tiktoken caches files by path: never serve stale ranks
 

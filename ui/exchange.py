@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_core.base import MAX_TOKEN_ID
 from bpe_core.files import detect_format, to_minbpe
 from bpe_core.formats import to_gpt2_files, to_hf_json, to_tiktoken
+from bpe_core.text import MAX_TOKEN_ID
 from ui.choices import REGEX_TIMEOUT
 from ui.tables import merge_rows
 

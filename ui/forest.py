@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import regex
 
 from bpe_core import clean_text
-from bpe_core.base import replace_control_characters
+from bpe_core.text import replace_control_characters
 from ui.escape import md_escape
 from ui.tables import cell_bytes
 from ui.tokens_html import text_and_bytes

@@ -1,0 +1,60 @@
+"""Small text helpers every layer of bpe_core uses: clean text, readable tokens, and how messages
+quote what a file said. Nothing here imports the rest of the package.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+MAX_TOKEN_ID = 2**31 - 1  # the largest id a tokenizer or a file may give a token
+
+
+def replace_control_characters(s: str) -> str:
+    """Show control characters as escapes so they cannot distort a listing: "\\n" -> "\\u000a"."""
+    return "".join(
+        ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}" for ch in s
+    )
+
+
+def render_token(t: bytes) -> str:
+    """A token as readable text (invalid UTF-8 becomes U+FFFD, control characters escaped)."""
+    return replace_control_characters(t.decode("utf-8", errors="replace"))
+
+
+def shorten(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters: how messages quote what a file said.
+
+    >>> shorten("x" * 100, 10)
+    "'xxxxxxxx…"
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def id_problem(idx: object) -> str | None:
+    """What is wrong with ``idx`` as a token id, or None: ids are whole numbers from 0 to
+    ``MAX_TOKEN_ID`` (a file may say anything).
+
+    >>> id_problem(10**30)
+    'is larger than this tool reads (2,147,483,647)'
+    """
+    if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+        return "is not a whole number >= 0"
+    if idx > MAX_TOKEN_ID:
+        return f"is larger than this tool reads ({MAX_TOKEN_ID:,})"
+    return None
+
+
+def parse_id(digits: str) -> int:
+    """The value of an id a file writes in ASCII digits; ``MAX_TOKEN_ID + 1`` for so many digits
+    that ``int()`` would refuse them (too large in any case). Check it with ``id_problem``."""
+    return int(digits) if len(digits) < 1_000 else MAX_TOKEN_ID + 1
+
+
+def clean_text(text: str) -> str:
+    """Text that UTF-8 can encode: lone surrogates become U+FFFD, as tiktoken does."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
