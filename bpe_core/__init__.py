@@ -13,7 +13,16 @@ file formats as plain data) and ``files.py`` (loading). No module imports one th
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
 
-from .base import Tokenizer, clean_text, get_stats, merge, render_token
+from .base import (
+    EncodeTrace,
+    Tokenizer,
+    TraceStep,
+    clean_text,
+    get_stats,
+    merge,
+    render_token,
+    trace_merges,
+)
 from .basic import BasicTokenizer
 from .files import detect_format, load, read_tokenizer
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
@@ -43,4 +52,7 @@ __all__ = [
     "merge",
     "render_token",
     "train_bpe",
+    "EncodeTrace",
+    "TraceStep",
+    "trace_merges",
 ]

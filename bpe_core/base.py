@@ -18,7 +18,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import regex
 
@@ -40,6 +40,72 @@ MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repe
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
 SHORT_CHUNK = 64  # up to this many bytes the seeds' loop is fastest; longer chunks use a heap
+
+
+# ----------------------------------------------------------------------------------------------
+# The encoder's walk, one merge at a time (for the lesson, the merge forest and notebooks)
+
+
+class TraceStep(NamedTuple):
+    """One merge the encoder applied inside one chunk: ``left`` + ``right`` became ``new``."""
+
+    chunk: int  # which chunk of the text (the split pattern cuts the text before merging)
+    left: int
+    right: int
+    new: int  # the id the pair became; also its priority: the encoder applies lowest first
+    rank: int  # the merge's step (1 = the first merge learned; 0 when unknown)
+    position: int  # where the new token stands in the chunk's tokens
+    tokens: tuple[int, ...]  # the chunk's tokens right after this merge
+
+    @property
+    def pair(self) -> tuple[int, int]:
+        return (self.left, self.right)
+
+
+class EncodeTrace(NamedTuple):
+    """Every merge ``encode_ordinary`` makes on a text, in the order it makes them."""
+
+    chunks: list[str]  # the text cut by the split pattern
+    start: list[list[int]]  # each chunk's bytes as token ids
+    steps: list[TraceStep]
+    final: list[int]  # all chunks' tokens at the end (== encode_ordinary(text))
+
+
+def trace_merges(
+    ids: list[int], merges: dict[tuple[int, int], int]
+) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
+    """``apply_merges``, one merge at a time: ``[(a, b, new, position, tokens after), ...]``.
+
+    Like the encoder: the pair whose new id (its rank) is lowest goes first; every occurrence of
+    it is merged, left to right, before the next pair is looked for.
+
+    >>> trace_merges([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
+    [(97, 97, 256, 0, (256, 97, 98)), (256, 97, 257, 0, (257, 98))]
+    """
+    events = []
+    get = merges.get
+    while len(ids) >= 2:
+        best = None
+        for pair in zip(ids, ids[1:]):
+            rank = get(pair)
+            if rank is not None and (best is None or rank < best):
+                best, best_pair = rank, pair
+        if best is None:
+            break
+        a, b = best_pair
+        out: list[int] = []
+        i = 0
+        n = len(ids)
+        while i < n:
+            if ids[i] == a and i < n - 1 and ids[i + 1] == b:
+                out.append(best)
+                events.append((a, b, best, len(out) - 1, (*out, *ids[i + 2 :])))
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+    return events
 
 
 # ----------------------------------------------------------------------------------------------
@@ -505,6 +571,31 @@ class Tokenizer:
         from .steps import StepThrough
 
         return StepThrough(self, text, allowed_special)
+
+    def trace(self, text: str) -> EncodeTrace:
+        """Every merge ``encode_ordinary(text)`` makes, in the order it makes them, chunk by chunk.
+
+        >>> from bpe_core import BasicTokenizer
+        >>> tok = BasicTokenizer()
+        >>> tok.train("aaabdaaabac", 259)
+        >>> [(s.pair, s.new) for s in tok.trace("aaab").steps]
+        [((97, 97), 256), ((256, 97), 257), ((257, 98), 258)]
+        """
+        text = clean_text(_check_text(text))
+        chunks = self.split(text)
+        start: list[list[int]] = []
+        steps: list[TraceStep] = []
+        final: list[int] = []
+        for c, chunk in enumerate(chunks):
+            data = chunk.encode("utf-8")
+            ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
+            start.append(ids)
+            last = ids
+            for a, b, new, position, after in trace_merges(ids, self.merges):
+                steps.append(TraceStep(c, a, b, new, self.step_of.get(new, 0), position, after))
+                last = list(after)
+            final += last
+        return EncodeTrace(chunks, start, steps, final)
 
     def tokens_at_step(
         self, text: str, k: int, allowed_special: object = "none_raise"

@@ -196,7 +196,7 @@ def test_trace_of_the_classic_example():
     tok.train(TINY, 259)
     (trace,) = le.trace_encode(tok, "aaabdaaabac")
     assert trace.start == list(TINY.encode())
-    assert [(s.pair, s.new_id) for s in trace.steps] == [
+    assert [(s.pair, s.new) for s in trace.steps] == [
         ((97, 97), 256), ((256, 97), 257), ((257, 98), 258)]
     assert trace.final == [258, 100, 258, 97, 99]
     frame = le.trace_frame(tok, [trace])
@@ -214,7 +214,7 @@ def test_trace_gives_the_ids_encode_gives(word, gpt4):
         traces = le.trace_encode(tok, word)
         assert [i for t in traces for i in t.final] == tok.encode_ordinary(word)
         for t in traces:  # within a chunk the ranks applied only go up
-            ranks = [s.new_id for s in t.steps]
+            ranks = [s.new for s in t.steps]
             assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
         assert "".join(t.chunk for t in traces) == le.lesson_text(word)[0]
 

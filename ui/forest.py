@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import regex
 
-from bpe_core import clean_text
+from bpe_core.base import EncodeTrace, trace_merges  # noqa: F401 - trace_merges: read from here too
 from bpe_core.text import replace_control_characters
 from ui.escape import md_escape
 from ui.tables import cell_bytes
@@ -413,62 +413,6 @@ def vocab_rows(
 # -- the word trace: how the encoder walks the forest --------------------------------------------
 
 
-class TraceStep(NamedTuple):
-    """One merge the encoder applied to one chunk of a word."""
-
-    chunk: int  # which chunk of the word (the split pattern cuts a word before merging)
-    left: int
-    right: int
-    new: int  # the id the pair became
-    rank: int  # the merge's step (1 = first merge learned); the encoder applies lowest first
-    position: int  # where in the chunk's token list the pair stood
-    tokens: tuple[int, ...]  # the chunk's tokens right after this merge
-
-
-class WordTrace(NamedTuple):
-    chunks: list[str]  # the word cut by the split pattern
-    start: list[list[int]]  # each chunk's bytes as token ids
-    steps: list[TraceStep]
-    final: list[int]  # all chunks' tokens at the end (== tok.encode_ordinary(word))
-
-
-def trace_merges(
-    ids: list[int], merges: dict[tuple[int, int], int]
-) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
-    """``apply_merges`` (bpe_core.base), one merge at a time: ``[(a, b, new, position, after)]``.
-
-    Like the encoder: the pair whose new id (its rank) is lowest goes first; every occurrence of
-    it is merged, left to right, before the next pair is looked for.
-
-    >>> trace_merges([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
-    [(97, 97, 256, 0, (256, 97, 98)), (256, 97, 257, 0, (257, 98))]
-    """
-    events = []
-    get = merges.get
-    while len(ids) >= 2:
-        best = None
-        for pair in zip(ids, ids[1:], strict=False):
-            rank = get(pair)
-            if rank is not None and (best is None or rank < best):
-                best, best_pair = rank, pair
-        if best is None:
-            break
-        a, b = best_pair
-        out: list[int] = []
-        i = 0
-        n = len(ids)
-        while i < n:
-            if ids[i] == a and i < n - 1 and ids[i + 1] == b:
-                out.append(best)
-                events.append((a, b, best, len(out) - 1, (*out, *ids[i + 2 :])))
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-    return events
-
-
 MAX_WORD_CHARS = 100
 _WORD = regex.compile(r" ?[\p{L}\p{N}]+")
 
@@ -479,28 +423,14 @@ def default_word(text: str, fallback: str = " tokenization") -> str:
     return max(words, key=len) if words else fallback
 
 
-def word_trace(tok: Any, word: str) -> WordTrace:
-    """Every merge ``tok.encode_ordinary(word)`` makes, in the order it makes them, per chunk."""
+def word_trace(tok: Any, word: str) -> EncodeTrace:
+    """Every merge ``tok.encode_ordinary(word)`` makes, in the order it makes them, per chunk
+    (``Tokenizer.trace``), for a word of at most ``MAX_WORD_CHARS`` characters."""
     if len(word) > MAX_WORD_CHARS:
         raise ValueError(
             f"The word is {len(word)} characters long; trace at most {MAX_WORD_CHARS}."
         )
-    word = clean_text(word)
-    byte_ids = tok.byte_ids
-    chunks = tok.split(word)
-    start: list[list[int]] = []
-    steps: list[TraceStep] = []
-    final: list[int] = []
-    for c, chunk in enumerate(chunks):
-        data = chunk.encode("utf-8")
-        ids = list(data) if byte_ids is None else [byte_ids[b] for b in data]
-        start.append(ids)
-        last = ids
-        for a, b, new, pos, after in trace_merges(ids, tok.merges):
-            steps.append(TraceStep(c, a, b, new, tok.step_of.get(new, 0), pos, after))
-            last = list(after)
-        final += last
-    return WordTrace(chunks, start, steps, final)
+    return tok.trace(word)
 
 
 # -- sentences for the page (Markdown; token text escaped) ----------------------------------------
@@ -555,7 +485,7 @@ def describe_forest(forest: Forest, distinct: int, step: int) -> str:
     return out
 
 
-def describe_trace(tok: Any, trace: WordTrace) -> str:
+def describe_trace(tok: Any, trace: EncodeTrace) -> str:
     """The trace in one paragraph: bytes in, merges, tokens out."""
     n_bytes = sum(map(len, trace.start))
     out = ""

@@ -15,7 +15,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ui.forest import Node, WordTrace, copies, count_of, token_text
+from bpe_core.base import EncodeTrace
+from ui.forest import Node, copies, count_of, token_text
 
 LABEL_CHARS = 12
 KIND_COLOURS = {"byte": "#f0b65a", "merge": "#4a88c2", "special": "#222222", "cut": "#d55e00"}
@@ -204,7 +205,7 @@ def vocab_frame(rows: list[dict]) -> pd.DataFrame:
 TRACE_COLUMNS = ["#", "chunk", "pair", "ids", "token", "id", "rank", "tokens after"]
 
 
-def trace_frame(tok: Any, trace: WordTrace) -> pd.DataFrame:
+def trace_frame(tok: Any, trace: EncodeTrace) -> pd.DataFrame:
     """The word trace as a table: each merge, its pair (text and ids), rank and the tokens after."""
     vocab = tok.vocab
 

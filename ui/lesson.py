@@ -437,20 +437,17 @@ def parse_ids(raw: str, limit: int = MAX_IDS) -> list[int]:
 # -- step 6: encoding by merge rank ----------------------------------------------------------------
 
 
-class TraceStep(NamedTuple):
-    pair: tuple[int, int]
-    new_id: int  # the merge's rank: smaller ids were learned earlier
-    tokens: list[int]  # the chunk's tokens after this merge
-
-
 class ChunkTrace(NamedTuple):
+    """One chunk of the word and the merges made in it, one step per pair: every occurrence of
+    a pair is merged before the next pair (``Tokenizer.trace`` lists each occurrence)."""
+
     chunk: str
     start: list[int]  # the chunk's bytes, as the tokenizer's ids
-    steps: list[TraceStep]
+    steps: list[bpe_core.TraceStep]  # the last occurrence of each pair merged
 
     @property
     def final(self) -> list[int]:
-        return self.steps[-1].tokens if self.steps else self.start
+        return list(self.steps[-1].tokens) if self.steps else self.start
 
 
 def trace_encode(tok: bpe_core.Tokenizer, word: str) -> list[ChunkTrace]:
@@ -459,23 +456,15 @@ def trace_encode(tok: bpe_core.Tokenizer, word: str) -> list[ChunkTrace]:
 
     >>> tok = BasicTokenizer()
     >>> tok.train("aaabdaaabac", 259)
-    >>> [(s.pair, s.new_id) for s in trace_encode(tok, "aaab")[0].steps]
+    >>> [(s.pair, s.new) for s in trace_encode(tok, "aaab")[0].steps]
     [((97, 97), 256), ((256, 97), 257), ((257, 98), 258)]
     """
-    word = bpe_core.clean_text(word)
+    trace = tok.trace(word)
     out = []
-    for chunk in tok.split(word):
-        data = chunk.encode("utf-8")
-        ids = list(data) if tok.byte_ids is None else [tok.byte_ids[b] for b in data]
-        start, steps = list(ids), []
-        while len(ids) >= 2:
-            ranked = [(tok.merges[p], p) for p in zip(ids, ids[1:]) if p in tok.merges]
-            if not ranked:
-                break
-            new_id, pair = min(ranked)
-            ids = merge(ids, pair, new_id)
-            steps.append(TraceStep(pair, new_id, ids))
-        out.append(ChunkTrace(chunk, start, steps))
+    for c, chunk in enumerate(trace.chunks):
+        mine = [s for s in trace.steps if s.chunk == c]
+        per_pair = [s for k, s in enumerate(mine) if k + 1 == len(mine) or mine[k + 1].pair != s.pair]
+        out.append(ChunkTrace(chunk, trace.start[c], per_pair))
     return out
 
 
@@ -487,7 +476,7 @@ def trace_frame(tok: bpe_core.Tokenizer, traces: Sequence[ChunkTrace]) -> pd.Dat
         rows.append({"chunk": f"'{visible(t.chunk)}'", "merge rank (new id)": "start: the bytes",
                      "pair": "", "tokens": " | ".join(token_text(vocab[i]) for i in t.start)})
         for s in t.steps:
-            rows.append({"chunk": "", "merge rank (new id)": f"{s.new_id:,}",
+            rows.append({"chunk": "", "merge rank (new id)": f"{s.new:,}",
                          "pair": pair_label(vocab, s.pair),
                          "tokens": " | ".join(token_text(vocab[i]) for i in s.tokens)})
     return pd.DataFrame(rows, columns=["chunk", "merge rank (new id)", "pair", "tokens"])
