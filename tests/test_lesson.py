@@ -75,7 +75,7 @@ def test_characters_code_points_and_bytes():
 def test_visible_makes_invisible_characters_visible():
     assert le.visible(" \t\n\r") == "·→↵␍"
     assert le.visible("\x00\u202e") == "\\x00\\u202e"
-    assert le.token_text(b"a\xe2\x82") == "a<e2><82>"
+    assert le.token_text(b"a\xe2\x82") == "a⟨e2 82⟩"  # the one spelling of every page
     assert le.pair_label({1: b"<", 2: b" "}, (1, 2)) == "'<' + '·'"
 
 

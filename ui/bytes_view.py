@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import regex
 
-from ui.tokens_html import CSS, text_and_bytes, token_label, visible
+from ui.tokens_html import CSS, token_label, token_text
 
 MAX_CHARS_TABLE = 2_000
 MAX_CHARS_HTML = 500
@@ -362,9 +362,7 @@ def ids_frame(tok, ids: list[int], limit: int = MAX_ID_ROWS) -> pd.DataFrame:
     rows = []
     for position, i in enumerate(ids[:limit], 1):
         token = tok.vocab[i]
-        parts = text_and_bytes(token)
-        text = "".join(f"⟨{part}⟩" if is_bytes else visible(part) for part, is_bytes in parts)
-        rows.append({"#": position, "id": i, "token": text, "bytes": token.hex(" ")})
+        rows.append({"#": position, "id": i, "token": token_text(token), "bytes": token.hex(" ")})
     return pd.DataFrame(rows, columns=["#", "id", "token", "bytes"])
 
 

@@ -24,41 +24,16 @@ from typing import Any, NamedTuple
 import regex
 
 from bpe_core.base import EncodeTrace, trace_merges  # noqa: F401 - trace_merges: read from here too
-from bpe_core.text import replace_control_characters
 from ui.escape import md_escape
 from ui.tables import cell_bytes
-from ui.tokens_html import text_and_bytes
+from ui.tokens_html import text_and_bytes, token_text  # noqa: F401 - token_text: read from here too
 
 MAX_CHART_NODES = 2_000  # no chart gets more nodes than this
 SEARCH_BYTES = 1_000  # bytes of each token that the vocabulary search looks in
 TREE_GAP = 1.0  # empty leaf slots between two trees of a forest
-VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
 
 # -- showing one token ---------------------------------------------------------------------------
-
-
-def token_text(token: bytes, limit: int | None = None) -> str:
-    """A token as one line of text: whitespace visible, bytes that are not UTF-8 in hex.
-
-    >>> token_text(b" the")
-    '·the'
-    >>> token_text(b"\\xe2\\x80")
-    '⟨e2 80⟩'
-    >>> token_text(b"abcdefgh", limit=4)
-    'abc…'
-    """
-    out = []
-    for part, is_bytes in text_and_bytes(token):
-        if is_bytes:
-            out.append(f"⟨{part}⟩")
-        else:
-            shown = "".join(VISIBLE.get(ch, ch) for ch in part)
-            out.append(replace_control_characters(shown))
-    text = "".join(out)
-    if limit is not None and len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
 
 
 # -- one tree --------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.base import get_stats, merge
 from ui.palette_check import CVD_SAFE_PALETTE, neighbour_report
-from ui.tokens_html import CSS, PALETTE, token_label, visible
+from ui.tokens_html import CSS, PALETTE, token_label, token_text, visible
 
 LESSON_CHARS = 4_000  # the lesson works on this many characters of the sidebar's text
 LESSON_MERGES = 200  # step 4 trains this many merges once; its slider shows the first k
@@ -121,27 +121,6 @@ def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200)
     size = " large" if large else ""
     return (f'{TABLE_CSS}<table class="lesson-table{size}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def token_text(token: bytes) -> str:
-    """A token's bytes for a table cell: text where they are UTF-8, ``<e2>`` where they are not.
-
-    >>> token_text(b"e ")
-    'e·'
-    >>> token_text(b"\\xf0\\x9f")
-    '<f0><9f>'
-    """
-    out = []
-    rest = token
-    while rest:
-        try:
-            out.append(visible(rest.decode("utf-8")))
-            break
-        except UnicodeDecodeError as e:
-            out.append(visible(rest[: e.start].decode("utf-8")))
-            out.append("".join(f"<{b:02x}>" for b in rest[e.start : e.end]))
-            rest = rest[e.end :]
-    return "".join(out)
 
 
 def pair_label(vocab: dict[int, bytes], pair: tuple[int, int]) -> str:

@@ -16,14 +16,13 @@ build the searchable table of all merges:
 from __future__ import annotations
 
 import html
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pandas as pd
 
 from ui.tables import MAX_CELL_BYTES, cell_bytes
-from ui.tokens_html import CSS, WHITESPACE_GLYPHS, text_and_bytes, token_label
+from ui.tokens_html import CSS, token_label, token_text
 
 # The tokens view shows a fixed stretch of the text at every step, so that moving the slider
 # changes the tokens, not the text; 4 000 bytes is at most 4 000 spans (at step 0).
@@ -57,28 +56,6 @@ def clamp_step(step: object, num_merges: int) -> int:
     if isinstance(step, bool) or not isinstance(step, int):
         return 0
     return max(0, min(step, num_merges))
-
-
-def token_text(token: bytes) -> str:
-    """A token as one line of plain text: whitespace as ``· → ↵ ␍``, other control characters as
-    ``\\uXXXX``, bytes that are not (whole) UTF-8 characters as hex in ``⟨ ⟩``.
-
-    >>> token_text(b" the\\n"), token_text("é".encode()[:1])
-    ('·the↵', '⟨c3⟩')
-    """
-    out = []
-    for part, is_bytes in text_and_bytes(token):
-        if is_bytes:
-            out.append(f"⟨{part}⟩")
-            continue
-        for ch in part:
-            if ch in WHITESPACE_GLYPHS:
-                out.append(WHITESPACE_GLYPHS[ch])
-            elif unicodedata.category(ch).startswith("C"):
-                out.append(f"\\u{ord(ch):04x}")
-            else:
-                out.append(ch)
-    return "".join(out)
 
 
 # -- the merge made at step k ---------------------------------------------------------------------

@@ -6,8 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from bpe_core import render_token
-from ui.tokens_html import _cut_utf8
+from ui.tokens_html import _cut_utf8, token_text
 
 MERGE_COLUMNS = ["step", "id", "left", "right", "token", "bytes", "count"]
 # Bytes of a token shown in a table cell. Without a split pattern, merges of pairs seen once chain
@@ -44,7 +43,7 @@ def merge_rows(tok: Any, max_bytes: int | None = None) -> list[dict[str, Any]]:
             "id": idx,
             "left": a,
             "right": b,
-            "token": render_token(shown) + more,
+            "token": token_text(shown) + more,
             "bytes": shown.hex(" ") + (" …" if more else ""),
             "count": counts.get(idx),
         })

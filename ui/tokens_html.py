@@ -143,6 +143,34 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def token_text(token: bytes, limit: int | None = None) -> str:
+    """A token as one line of plain text, spelled the same on every page and in every table:
+    whitespace as ``· → ↵ ␍ ⍽``, other invisible characters as ``\\uXXXX``, bytes that are not
+    (whole) UTF-8 characters as hex in ``⟨ ⟩``; cut to ``limit`` characters with ``…``.
+
+    >>> token_text(b" the\\n"), token_text("é".encode()[:1]), token_text(b"ab\\xe2\\x80")
+    ('·the↵', '⟨c3⟩', 'ab⟨e2 80⟩')
+    >>> token_text(b"\\x00"), token_text(b"abcdefgh", limit=4)
+    ('\\\\u0000', 'abc…')
+    """
+    out = []
+    for part, is_bytes in text_and_bytes(token if limit is None else token[: limit * 4 + 4]):
+        if is_bytes:
+            out.append(f"⟨{part}⟩")
+            continue
+        for ch in part:
+            if ch in WHITESPACE_GLYPHS:
+                out.append(WHITESPACE_GLYPHS[ch])
+            elif not ch.isprintable():  # controls, format characters (bidi), line separators
+                out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+            else:
+                out.append(ch)
+    text = "".join(out)
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
 def _marker(run: str) -> str:
     """HTML for a run of whitespace (as glyphs) or invisible characters (as short names)."""
     if run[0] in WHITESPACE_GLYPHS:
@@ -191,17 +219,8 @@ def token_label(token: bytes, whitespace: bool = False) -> str:
 
 
 def _shown(token: bytes, limit: int = TITLE_CHARS) -> str:
-    """A token for hover text: quoted, escapes for controls, ``\\xNN`` for stray bytes."""
-    inner = []
-    for part, is_bytes in text_and_bytes(token[: limit * 4]):
-        if is_bytes:
-            inner.append("".join(f"\\x{h}" for h in part.split()))
-        else:
-            inner.append(repr(part)[1:-1])
-    text = "".join(inner)
-    if len(text) > limit or len(token) > limit * 4:
-        text = text[:limit] + "…"
-    return f"'{text}'"
+    """A token for hover text: ``token_text`` in quotes."""
+    return f"'{token_text(token, limit)}'"
 
 
 def _attr(text: str) -> str:
@@ -214,7 +233,7 @@ def token_title(token_id: int, token: bytes, step: int | None = None, *,
     """The hover text: id, text (control characters escaped) and bytes in hex.
 
     >>> token_title(300, b"\\xe2\\x82", 44)
-    "id 300 · '\\\\xe2\\\\x82' (part of a character) · bytes e2 82 · made by merge 44"
+    "id 300 · '⟨e2 82⟩' (part of a character) · bytes e2 82 · made by merge 44"
     """
     if special:
         return f"id {token_id} · special token {_shown(token)}"
