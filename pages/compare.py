@@ -8,13 +8,20 @@ from ui.compare import (
     MAX_SPANS_PER_VIEW,
     compare_html,
     disagreements,
-    encode_all,
+    encode_text,
     marked_cuts,
-    remember,
     summary_frame,
     tokens_chart,
 )
-from ui.state import active_tokenizer, current_text, preset, sidebar, tokenizer_label
+from ui.state import (
+    active_tokenizer,
+    current_text,
+    derived,
+    preset,
+    sidebar,
+    step_through,
+    tokenizer_label,
+)
 
 sidebar()
 
@@ -49,13 +56,15 @@ for name, p in PRESETS.items():
         tokenizers[p["title"]] = preset(name)
 tokenizers = {label: tokenizers[label] for label in chosen}
 
-memo = st.session_state.setdefault("_compare_memo", {})  # this text's encodings and analyses
 try:
-    with st.spinner("Encoding…"):
-        encodings = encode_all(tokenizers, text, memo)
+    with st.spinner("Encoding…"):  # each kept in the session's cache while text and tokenizer stay
+        encodings = {label: derived(("encoding", label), tok, text, lambda label=label, tok=tok:
+                                    encode_text(label, tok, text, step_through(tok, text)))
+                     for label, tok in tokenizers.items()}
 except ValueError as e:
     st.error(str(e))
     st.stop()
+owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
 table_col, chart_col = st.columns([3, 2])
@@ -73,7 +82,7 @@ if MARK_MODES[mark] != "none":
     st.caption(f"A token with an orange left edge starts at a cut {mark}. "
                "Hover over a token for its id and bytes.")
 # the marks are kept for the session; the cuts they come from (every token boundary) are not
-marks = remember(memo, mark, encodings, lambda: marked_cuts(
+marks = derived(("marks", mark, tuple(encodings)), owners, text, lambda: marked_cuts(
     {label: enc.cuts() for label, enc in encodings.items()}, MARK_MODES[mark]))
 
 if layout == "Side by side":
@@ -90,7 +99,7 @@ for i, (label, enc) in enumerate(encodings.items()):
 st.subheader("Words they disagree on")
 st.caption("Tokens touching each word (or punctuation run, or run of spaces) where it first "
            "occurs; the largest differences first.")
-words = remember(memo, "words", encodings, lambda: disagreements(encodings, text))
+words = derived(("words", tuple(encodings)), owners, text, lambda: disagreements(encodings, text))
 if words.empty:
     st.write("They split every word into the same number of tokens.")
 else:

@@ -17,7 +17,7 @@ from ui.exchange import (
     read_uploads,
     zip_bytes,
 )
-from ui.state import active_tokenizer, import_tokenizer, sidebar, tokenizer_label
+from ui.state import active_tokenizer, import_tokenizer, sidebar, tokenizer_label, vocabulary_fact
 
 MAX_ERROR_CHARS = 600  # a reader's message can quote megabytes of a hostile file
 
@@ -78,10 +78,8 @@ else:
     stem = file_stem(tokenizer_label())
     st.write(f"The tokenizer in the sidebar: **{tokenizer_label()}**. Files are made"
              " when you press a button.")
-    memo = st.session_state.get("_export_problems")  # about 0.1 s for o200k: once per tokenizer
-    if memo is None or memo[0] is not tok:
-        memo = st.session_state["_export_problems"] = (tok, export_problems(tok))
-    problems = memo[1]
+    # about 0.1 s for o200k: once per tokenizer
+    problems = vocabulary_fact("export problems", tok, lambda: export_problems(tok))
     for export in EXPORTS:
         what, button = st.columns([3, 2], vertical_alignment="center")
         what.markdown(f"**{export.title}**: {export.what}")

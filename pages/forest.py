@@ -15,7 +15,7 @@ from ui.forest_chart import (
     tree_chart,
     vocab_frame,
 )
-from ui.state import active_tokenizer, current_text, sidebar, step_through
+from ui.state import current_text, require_tokenizer, sidebar, step_through, vocabulary_fact
 
 MAX_TEXT_TOKENS = 500  # tokens offered in the "tokens of the text" picker
 MAX_VOCAB_ROWS = 1_000  # rows of the vocabulary table sent to the browser
@@ -30,10 +30,7 @@ st.write(
     "merge by merge, and trace how the encoder walks the forest for one word."
 )
 
-tok = active_tokenizer()
-if tok is None:
-    st.info("Press **Train** in the sidebar to train a tokenizer on the text.")
-    st.stop()
+tok = require_tokenizer()
 try:
     steps = step_through(tok, current_text())
 except ValueError as e:
@@ -132,7 +129,8 @@ with pick_col:
                            placeholder="text or id, then pick a row", persist_state="session")
     order = st.radio("Order", fo.VOCAB_ORDERS, key="forest_vocab_order", horizontal=True,
                      label_visibility="collapsed", persist_state="session")
-    rows, matched = fo.vocab_rows(tok, search, order, MAX_VOCAB_ROWS)
+    ordered = vocabulary_fact(f"vocabulary {order}", tok, lambda: fo.vocab_order(tok, order))
+    rows, matched = fo.vocab_rows(tok, search, order, MAX_VOCAB_ROWS, ordered=ordered)
     ss["_forest_vocab_ids"] = [r["id"] for r in rows]
     st.dataframe(
         vocab_frame(rows),

@@ -1,7 +1,6 @@
 """Lesson: the seeds' path from text to tokens in eight steps, live on the sidebar's text, and
 a quiz that asks the class to predict the next merge."""
 
-import hashlib
 
 import streamlit as st
 
@@ -11,6 +10,7 @@ from ui.quiz_view import quiz
 from ui.state import (
     active_tokenizer,
     current_text,
+    derived,
     preset,
     projector_mode,
     sidebar,
@@ -18,25 +18,11 @@ from ui.state import (
 )
 from ui.tokens_html import tokens_html
 
-MEMO_SIZE = 6
-
 sidebar()
 ss = st.session_state
 large = projector_mode()
 if large:  # bigger tables and code; token colours that survive colour-vision deficiencies
     st.html(le.projector_palette_css() + le.LARGE_CSS)
-
-
-def memo(kind: str, key: object, make):
-    """``make()`` once per (kind, key) in this session; the key's object is kept in the entry."""
-    store = ss.setdefault("_lesson_memo", {})
-    digest = hashlib.sha256(repr(key).encode("utf-8", "replace")).hexdigest()
-    entry = store.get((kind, digest))
-    if entry is None or entry[0] != key:
-        if len(store) >= MEMO_SIZE:
-            store.pop(next(iter(store)))
-        entry = store[(kind, digest)] = (key, make())
-    return entry[1]
 
 
 def draw_tokens(items, caption: str | None = None) -> None:
@@ -66,7 +52,7 @@ def need_text(text: str) -> bool:
 
 
 def lesson_tokenizer(text: str):
-    return memo("train", text, lambda: le.train_lesson(text))
+    return derived("lesson tokenizer", None, text, lambda: le.train_lesson(text))
 
 
 # -- the eight steps ------------------------------------------------------------------------------
@@ -160,7 +146,7 @@ def step_training(text: str) -> None:
     if k > n:
         st.info(f"Training stopped after {n} merges: {tok.stop_reason}.")
         k = n
-    steps = memo("steps", (tok, text), lambda: tok.step_through(text))
+    steps = derived("lesson steps", tok, text, lambda: tok.step_through(text))
     frame = le.ratio_frame(steps.token_counts(), steps.num_bytes)
     ratio = frame["ratio"][k]
     cols = st.columns(4)
@@ -257,7 +243,7 @@ def step_split(text: str) -> None:
     if not need_text(text):
         return
     try:
-        chunks = memo("split", text, lambda: le.split_both(text))
+        chunks = derived("lesson split", None, text, lambda: le.split_both(text))
     except ValueError as e:
         st.error(str(e))
         return
@@ -290,13 +276,13 @@ def step_real(text: str) -> None:
     lesson_tok = lesson_tokenizer(text)
     tokenizers = {f"Lesson (step 4, {lesson_tok.num_merges} merges)": lesson_tok}
     mine = active_tokenizer()
-    if mine is not None and getattr(mine, "name", None) not in PRESETS:
+    if mine is not None and mine.name not in PRESETS:
         tokenizers[f"Yours: {tokenizer_label()}"] = mine
     for name, p in PRESETS.items():
         tokenizers[p["title"]] = preset(name)
     try:
-        counts = memo("counts", (text, tuple(tokenizers.items())),  # tokenizers compare by identity
-                      lambda: le.count_tokens(tokenizers, text))
+        counts = derived(("lesson counts", tuple(tokenizers)), tuple(tokenizers.values()), text,
+                         lambda: le.count_tokens(tokenizers, text))
     except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
         st.error(str(e))
         return

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.state import active_tokenizer, current_text, sidebar, step_through, tokenizer_label
+from ui.state import current_text, require_tokenizer, sidebar, step_through, tokenizer_label
 from ui.tables import merges_frame
 
 MAX_IDS_SHOWN = 5000
@@ -15,11 +15,8 @@ st.write(
     "tokenizer learned and what ids it gives your text."
 )
 
-tok = active_tokenizer()
+tok = require_tokenizer()
 text = current_text()
-if tok is None:
-    st.info("Press **Train** in the sidebar to train a tokenizer on the text.")
-    st.stop()
 
 try:  # the session keeps the encoding (shared with the Tokens page): a rerun does not redo it
     ids = step_through(tok, text).final  # == tok.encode(text, allowed_special="all")

@@ -5,62 +5,29 @@ tick of Play reruns only that part. Play gives the fragment a ``run_every`` time
 away with a full rerun (pausing, or reaching the last merge).
 """
 
-import hashlib
-from array import array
 
 import streamlit as st
 
-from bpe_core import PRESETS
 from ui import steps_view as sv
 from ui.charts import Series, steps_spec
 from ui.quiz_view import quiz
 from ui.state import (
-    active_tokenizer,
     current_text,
-    preset,
+    derived,
     projector_mode,
+    require_tokenizer,
     samples,
     sidebar,
     step_through,
+    token_counts,
     tokenizer_label,
     trained_text,
+    vocabulary_fact,
 )
 from ui.tokens_html import tokens_html
 
-MEMO_SIZE = 8  # per-session results kept: token counts, merge ids, merge tables
-
 sidebar()
 ss = st.session_state
-
-
-def _memo(kind: str, tok, text: str | None, make):
-    """``make()`` once per (kind, tokenizer, text) in this session. The entry holds the
-    tokenizer, so its id cannot be reused by another object while the entry lives."""
-    memo = ss.setdefault("_stepspage_memo", {})
-    digest = None if text is None else hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
-    key = (kind, id(tok), digest)
-    entry = memo.get(key)
-    if entry is None or entry[0] is not tok:
-        if len(memo) >= MEMO_SIZE:
-            memo.pop(next(iter(memo)))
-        entry = memo[key] = (tok, make())
-    return entry[1]
-
-
-def _counts(tok, text: str) -> tuple[array, int]:
-    """Token counts of ``text`` after 0..N merges, and its number of bytes."""
-
-    def make():
-        steps = tok.step_through(text, allowed_special="all")
-        return array("q", steps.token_counts()), steps.num_bytes
-
-    return _memo("counts", tok, text, make)
-
-
-@st.cache_resource(max_entries=3, show_spinner="Listing the merges…")
-def _preset_table(name: str, _tok):
-    """The merge table of a pretrained vocabulary, built once per server (199 742 rows: ~3 s)."""
-    return sv.merges_table(_tok)
 
 
 def _set_step(value: int) -> None:
@@ -88,10 +55,7 @@ st.write(
     "that pair won."
 )
 
-tok = active_tokenizer()
-if tok is None:
-    st.info("Press **Train** in the sidebar to train a tokenizer on the text.")
-    st.stop()
+tok = require_tokenizer()
 text = current_text()
 training = trained_text()
 n = tok.num_merges
@@ -138,7 +102,7 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
             ss["_stepspage_stop_play"] = True
             st.rerun()
     ss["step"] = k
-    counts, num_bytes = _counts(tok, text)
+    counts, num_bytes = token_counts(tok, text)
     back, ahead = sv.prev_change(counts, k), sv.next_change(counts, k)
 
     cols = st.columns([1, 1, 10, 1, 1], vertical_alignment="bottom")
@@ -170,7 +134,7 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
             st.caption(f"Merge {k:,} does not occur in this text: "
                        ":material/skip_next: goes to the next merge that does.")
         try:
-            ids = None if sv.has_history(tok) else _memo("ids", tok, None, lambda: sv.merge_ids(tok))
+            ids = None if sv.has_history(tok) else derived("merge ids", tok, None, lambda: sv.merge_ids(tok))
             info = sv.merge_at(tok, k, ids) if k else None
         except ValueError as e:
             st.error(str(e))
@@ -200,14 +164,14 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
         series = []
         if training is not None:
             name = "training text" + (" (shown below)" if training == text else "")
-            series.append(Series(name, *_counts(tok, training)))
+            series.append(Series(name, *token_counts(tok, training)))
         if training != text:
             series.append(Series("this text (shown below)", counts, num_bytes))
         heldout_text = samples()[heldout]
         if heldout_text in (training, text):
             st.caption("The held-out sample is the text above: pick another one.")
         else:
-            series.append(Series(f"held-out: {heldout}", *_counts(tok, heldout_text)))
+            series.append(Series(f"held-out: {heldout}", *token_counts(tok, heldout_text)))
         st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower()), key="step_chart",
                            width="stretch", alt="Tokens or compression ratio against merges")
 
@@ -229,11 +193,8 @@ query = st.text_input("Search merges", key="merge_search", placeholder="a token'
                       help="Finds tokens that contain the text (· stands for a space); a number "
                            "also finds that step or id.")
 try:
-    name = tok.name
-    if name in PRESETS and tok is preset(name):  # shared read-only by every session
-        table = _preset_table(name, tok)
-    else:  # trained or imported: this session's own
-        table = _memo("table", tok, None, lambda: sv.merges_table(tok))
+    with st.spinner("Listing the merges…"):  # GPT-4o's 199,742 rows: about 3 s, once per server
+        table = vocabulary_fact("merges table", tok, lambda: sv.merges_table(tok))
     shown, total = sv.search_merges(table, query)
 except ValueError as e:
     st.error(str(e))

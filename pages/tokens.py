@@ -1,13 +1,12 @@
 """Tokens: the sidebar text as coloured tokens, the split pattern's chunks, counts and ids."""
 
-import weakref
-
 import streamlit as st
 
 from ui.state import (
-    active_tokenizer,
     current_text,
+    derived,
     projector_mode,
+    require_tokenizer,
     sidebar,
     step_through,
     tokenizer_label,
@@ -30,11 +29,8 @@ sidebar()
 ss = st.session_state
 
 st.title("Tokens")
-tok = active_tokenizer()
+tok = require_tokenizer()
 text = current_text()
-if tok is None:
-    st.info("Press **Train** in the sidebar to train a tokenizer, or pick a pretrained one.")
-    st.stop()
 if not text:
     st.info("The text is empty: paste some text in the sidebar or pick a sample.")
     st.stop()
@@ -44,12 +40,8 @@ try:
 except ValueError as e:
     st.error(str(e))
     st.stop()
-# Toggling an option reruns the page: keep what the view needs while the text and tokenizer stay.
-cached = ss.get("_tokens_summary")
-if cached is None or cached[0]() is not steps:
-    cached = (weakref.ref(steps), summarise(steps))
-    ss["_tokens_summary"] = cached
-tokens = cached[1]
+# Toggling an option reruns the page: the summary is kept while the text and tokenizer stay.
+tokens = derived("tokens summary", tok, text, lambda: summarise(steps))
 
 left, middle, right = st.columns([2, 3, 2])
 view = left.radio("View", VIEWS, key="tokens_view", persist_state=KEEP)

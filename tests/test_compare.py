@@ -13,7 +13,6 @@ from ui.compare import (
     encode_all,
     encode_text,
     marked_cuts,
-    remember,
     summary_frame,
     tokens_chart,
     tokens_over,
@@ -130,36 +129,11 @@ def test_special_tokens_are_flagged(gpt2):
     assert "special" in body
 
 
-def test_encode_all_remembers_this_text_only(gpt2):
-    class Counting(BasicTokenizer):
-        calls = 0
-
-        def encode(self, text, allowed_special="none_raise"):
-            Counting.calls += 1
-            return super().encode(text, allowed_special=allowed_special)
-
-    mine = Counting()
-    memo: dict = {}
-    first = encode_all({"mine": mine, "GPT-2": gpt2}, "hello", memo)
-    assert list(first) == ["mine", "GPT-2"]
-    again = encode_all({"mine": mine, "GPT-2": gpt2}, "hello", memo)
-    assert again["mine"] is first["mine"] and Counting.calls == 1
-    encode_all({"mine": mine}, "other", memo)
-    assert Counting.calls == 2 and set(memo["done"]) == {"mine"}  # the old text's entries went
-    retrained = Counting()
-    encode_all({"mine": retrained}, "other", memo)  # same label, new tokenizer: encoded again
-    assert Counting.calls == 3
-
-
-def test_remember_recomputes_only_for_new_encodings(gpt2):
-    memo: dict = {}
-    calls = []
-    encodings = encode_all({"GPT-2": gpt2}, "hi there", memo)
-    for _ in range(2):
-        assert remember(memo, "n", encodings, lambda: calls.append(1) or len(calls)) == 1
-    assert remember(memo, "other", encodings, lambda: "x") == "x"
-    encodings = encode_all({"GPT-2": gpt2}, "new text", memo)  # a new text clears the memo
-    assert remember(memo, "n", encodings, lambda: calls.append(1) or len(calls)) == 2
+def test_encode_all_encodes_each_tokenizer_in_order(gpt2):
+    mine = BasicTokenizer()
+    out = encode_all({"mine": mine, "GPT-2": gpt2}, "hello")
+    assert list(out) == ["mine", "GPT-2"]
+    assert out["mine"].ids == list(b"hello") and out["GPT-2"].ids == gpt2.encode("hello")
 
 
 def test_tokens_over_counts_tokens_touching_a_span():

@@ -149,9 +149,9 @@ def test_every_trained_token_tree_keeps_the_invariants(prose_tok):
 
 
 def test_long_gpt4_tokens_have_deep_trees_down_to_bytes(cl100k):
-    deepest = max(fo.depths(cl100k).values())
+    deepest = max(fo.token_depth(cl100k).values())
     assert deepest >= 8
-    deep = [t for t, d in fo.depths(cl100k).items() if d == deepest]
+    deep = [t for t, d in fo.token_depth(cl100k).items() if d == deepest]
     for token_id in deep + longest_tokens(cl100k, 5):
         nodes = fo.tree_nodes(cl100k, token_id)
         assert len(nodes) == 2 * len(cl100k.vocab[token_id]) - 1
@@ -163,7 +163,7 @@ def test_long_gpt4_tokens_have_deep_trees_down_to_bytes(cl100k):
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_every_preset_draws_its_deepest_tokens_and_traces_like_encode(name, cl100k):
     tok = cl100k if name == "cl100k_base" else bpe_core.load_pretrained(name)
-    depth = fo.depths(tok)
+    depth = fo.token_depth(tok)
     deepest = sorted(depth, key=lambda t: (-depth[t], t))[:3]
     forest = fo.forest_layout(tok, deepest + longest_tokens(tok, 3))
     assert forest.left_out == []

@@ -171,7 +171,7 @@ def test_gpt4_long_token_tree_spells_its_bytes(at):
     at.selectbox(key="kind").set_value(GPT4).run()
     assert not at.exception
     tok = preset("cl100k_base")
-    depth = fo.depths(tok)
+    depth = fo.token_depth(tok)
     token_id = max(tok.vocab, key=lambda t: (depth.get(t, 0), len(tok.vocab[t])))
     at.text_input(key="forest_token").input(str(token_id)).run()
     _, nodes, edges = chart(at, "forest_tree_chart")

@@ -9,12 +9,10 @@ session. A "cut" is a token boundary, written as a byte offset into the text's U
 from __future__ import annotations
 
 import html
-from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 import altair as alt
 import pandas as pd
@@ -26,12 +24,10 @@ from ui.tokens_html import tokens_html, visible
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
 MAX_WORDS = 200_000  # words looked at for the disagreement table
 TOP_WORDS = 20
-MAX_REMEMBERED = 8  # analyses kept per session by remember()
 # Words, punctuation runs, and runs of two or more whitespace characters (single spaces are
 # everywhere and tell nothing; runs of spaces are where GPT-2 and GPT-4 differ most).
 WORD_PATTERN = regex.compile(r"\w+|[^\w\s]+|\s{2,}")
 
-T = TypeVar("T")
 
 MARK_MODES = {
     "not made by every other tokenizer": "some",
@@ -63,62 +59,33 @@ class Encoding:
         return set(self.starts[1:-1])
 
 
-def encode_text(label: str, tok, text: str) -> Encoding:
+def encode_text(label: str, tok, text: str, steps=None) -> Encoding:
     """Encode ``text`` (special tokens allowed, as on the other pages) and note every token's start.
+    ``steps``: the text's ``StepThrough`` for this tokenizer when the session has it already (it
+    holds the same ids and offsets: the text is then not encoded again).
 
     >>> from bpe_core import BasicTokenizer
     >>> enc = encode_text("bytes", BasicTokenizer(), "hé")
     >>> enc.ids, list(enc.starts)
     ([104, 195, 169], [0, 1, 2, 3])
     """
-    ids = tok.encode(text, allowed_special="all")
+    if steps is None:
+        steps = tok.step_through(text, allowed_special="all")
     vocab = tok.vocab
-    tokens = [vocab[i] for i in ids]
-    specials = set(tok.special_tokens.values())
     return Encoding(
         label=label,
-        ids=ids,
-        tokens=tokens,
-        special=[i in specials for i in ids],
-        starts=array("q", accumulate(map(len, tokens), initial=0)),
+        ids=steps.final,
+        tokens=[vocab[i] for i in steps.final],
+        special=steps.special,
+        starts=steps.starts,
         vocab_size=tok.vocab_size,
     )
 
 
-def encode_all(
-    tokenizers: Mapping[str, object], text: str, memo: dict | None = None
-) -> dict[str, Encoding]:
-    """``encode_text`` for every ``label: tokenizer``; ``memo`` (a dict kept by the caller)
-    remembers results for this text so that reruns with the same text do not encode again.
-    Entries for other texts are dropped."""
-    memo = {} if memo is None else memo
-    if memo.get("text") != text:
-        memo.clear()
-        memo["text"] = text
-        memo["done"] = {}
-    done = memo["done"]
-    out = {}
-    for label, tok in tokenizers.items():
-        hit = done.get(label)
-        if hit is None or hit[0] is not tok:  # the same label may name a newly trained tokenizer
-            hit = (tok, encode_text(label, tok, text))
-            done[label] = hit
-        out[label] = hit[1]
-    return out
-
-
-def remember(
-    memo: dict, name: str, encodings: Mapping[str, Encoding], compute: Callable[[], T]
-) -> T:
-    """``compute()``, kept in ``memo`` (the one ``encode_all`` uses) while the text and the
-    encodings stay the same, so that moving a widget does not redo the analysis."""
-    key = (name, tuple((label, id(enc)) for label, enc in encodings.items()))
-    extra = memo.setdefault("extra", {})
-    if key not in extra:
-        if len(extra) >= MAX_REMEMBERED:
-            extra.clear()
-        extra[key] = (list(encodings.values()), compute())  # holding the encodings keeps ids valid
-    return extra[key][1]
+def encode_all(tokenizers: Mapping[str, object], text: str) -> dict[str, Encoding]:
+    """``encode_text`` for every ``label: tokenizer`` (the page keeps each one in the session's
+    cache, ``ui.state.derived``)."""
+    return {label: encode_text(label, tok, text) for label, tok in tokenizers.items()}
 
 
 # -- the summary -----------------------------------------------------------------------------

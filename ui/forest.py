@@ -16,7 +16,6 @@ DAG); the chart links the copies by their id.
 
 from __future__ import annotations
 
-import weakref
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -228,7 +227,7 @@ def token_depth(tok: Any) -> dict[int, int]:
 
 def default_token(tok: Any, ids: Sequence[int]) -> int:
     """A token worth showing first: the deepest of the text's tokens (else of the vocabulary)."""
-    depth = depths(tok)
+    depth = token_depth(tok)
     pool = dict.fromkeys(ids) or tok.vocab
     return max(pool, key=lambda t: depth.get(t, 0))  # ties: the first one
 
@@ -306,49 +305,26 @@ def selected_row(state: Any, shown: Sequence[int]) -> int | None:
     return None
 
 
-_memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _memo_for(tok: Any) -> dict:
-    """Facts about a whole vocabulary, computed once per tokenizer (and again if it changes)."""
-    stamp = (len(tok.vocab), len(tok.merges))
-    memo = _memo.get(tok)
-    if memo is None or memo["stamp"] != stamp:
-        memo = {"stamp": stamp}
-        _memo[tok] = memo
-    return memo
-
-
-def depths(tok: Any) -> dict[int, int]:
-    """``token_depth(tok)``, remembered for the tokenizer (a GPT vocabulary takes a moment)."""
-    memo = _memo_for(tok)
-    if "depth" not in memo:
-        memo["depth"] = token_depth(tok)
-    return memo["depth"]
-
-
 VOCAB_ORDERS = ("longest first", "deepest first", "by id")
 
 
-def _ordered(tok: Any, order: str) -> tuple[list[int], list[str]]:
-    """The vocabulary's ids in ``order`` and their lower-cased texts (for searching)."""
-    memo = _memo_for(tok)
-    if order not in memo:
-        vocab = tok.vocab
-        if order == "longest first":
-            ids = sorted(vocab, key=lambda t: (-len(vocab[t]), t))
-        elif order == "deepest first":
-            depth = depths(tok)
-            ids = sorted(vocab, key=lambda t: (-depth.get(t, 0), t))
-        else:
-            ids = sorted(vocab)
-        memo[order] = (ids, [vocab[t][:SEARCH_BYTES].decode("utf-8", "replace").casefold()
-                             for t in ids])
-    return memo[order]
+def vocab_order(tok: Any, order: str) -> tuple[list[int], list[str]]:
+    """The vocabulary's ids in ``order`` and their lower-cased texts (for searching); the page
+    keeps it (``ui.state.vocabulary_fact``): sorting GPT-4o's vocabulary takes a moment."""
+    vocab = tok.vocab
+    if order == "longest first":
+        ids = sorted(vocab, key=lambda t: (-len(vocab[t]), t))
+    elif order == "deepest first":
+        depth = token_depth(tok)
+        ids = sorted(vocab, key=lambda t: (-depth.get(t, 0), t))
+    else:
+        ids = sorted(vocab)
+    return ids, [vocab[t][:SEARCH_BYTES].decode("utf-8", "replace").casefold() for t in ids]
 
 
 def vocab_rows(
-    tok: Any, search: str = "", order: str = "longest first", limit: int = 1_000
+    tok: Any, search: str = "", order: str = "longest first", limit: int = 1_000, *,
+    ordered: tuple[list[int], list[str]] | None = None,
 ) -> tuple[list[dict], int]:
     """Rows of the vocabulary that match ``search``, in ``order``: ``(rows[:limit], matches)``.
 
@@ -357,7 +333,7 @@ def vocab_rows(
     """
     if order not in VOCAB_ORDERS:
         raise ValueError(f"order must be one of {VOCAB_ORDERS}, not {order!r}")
-    ids, texts = _ordered(tok, order)
+    ids, texts = vocab_order(tok, order) if ordered is None else ordered
     if search:
         needle = search.casefold()
         picked = [t for t, text in zip(ids, texts, strict=True) if needle in text]
@@ -367,7 +343,7 @@ def vocab_rows(
     if exact in tok.vocab:
         picked = [exact] + [t for t in picked if t != exact]
     vocab = tok.vocab
-    depth = depths(tok)
+    depth = token_depth(tok)
     counts = count_of(tok)
     step_of = tok.step_of
     rows = [

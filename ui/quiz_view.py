@@ -7,13 +7,11 @@ session ("quiz_score": right, asked).
 
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from ui import lesson as le
 from ui import quiz as qz
-from ui.state import active_tokenizer, trained_text
+from ui.state import active_tokenizer, step_through, trained_text
 from ui.tokens_html import tokens_html
 
 ss = st.session_state
@@ -82,10 +80,7 @@ def quiz(*, large: bool = False, start: int | None = None) -> None:
     cols[2].metric("Right", f"{100 * right // asked}%" if asked else "–")
 
     head, _ = le.lesson_text(training)
-    key = (id(tok), hashlib.sha256(head.encode("utf-8", "replace")).hexdigest())
-    if ss.get("_quiz_steps", (None,))[0] != key:
-        ss["_quiz_steps"] = (key, tok.step_through(head, allowed_special="all"))
-    steps = ss["_quiz_steps"][1]
+    steps = step_through(tok, head)
     spans = steps.tokens_at(k)
     shown = le.first_tokens([t.id for t in spans], tok.vocab, le.QUIZ_BYTES)
     text_col, ask_col = st.columns([3, 2])

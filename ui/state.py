@@ -8,6 +8,9 @@ Every page calls nothing here but ``current_text()``, ``active_tokenizer()`` and
 from __future__ import annotations
 
 import hashlib
+from array import array
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 
@@ -291,12 +294,81 @@ def trained_text() -> str | None:
     return st.session_state.get("tok_text")
 
 
-def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:
-    """``tok.step_through(text)``, kept for the session while tokenizer and text stay the same."""
+# -- what a session derives from (tokenizer, text): one cache, here -----------------------------
+
+DERIVED = "_derived"  # session key of the cache below
+DERIVED_SIZE = 24  # entries kept per session; the least recently used goes first
+T = TypeVar("T")
+
+
+def text_digest(text: str) -> str:
+    """The SHA-256 of a text, computed once per text object in this session (a rerun hands the
+    same sidebar text again; hashing 200,000 characters on every slider tick adds up)."""
     ss = st.session_state
-    key = (id(tok), hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
-    cached = ss.get("_steps")
-    if cached is None or cached[0] != key:
-        cached = (key, tok.step_through(text, allowed_special="all"))
-        ss["_steps"] = cached
-    return cached[1]
+    known = ss.get("_digest")
+    if known is None or known[0] is not text:
+        known = ss["_digest"] = (text, hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+                                 .hexdigest())
+    return known[1]
+
+
+def derived(kind: str, owner: object, text: str | None, make: Callable[[], T]) -> T:
+    """``make()``, once per ``(kind, owner, text)`` in this session: the one cache of data that a
+    session derives from a tokenizer (``owner``; or a tuple of tokenizers) and a text.
+
+    An entry holds its owner, so the owner's id cannot be reused by another object while the
+    entry lives; the text is keyed by its digest. Shared read-only data (the GPT vocabularies)
+    lives in ``st.cache_resource`` instead.
+    """
+    memo = st.session_state.setdefault(DERIVED, {})
+    owners = owner if isinstance(owner, tuple) else (owner,)
+    key = (kind, tuple(map(id, owners)), None if text is None else text_digest(text))
+    entry = memo.pop(key, None)
+    if entry is None or any(a is not b for a, b in zip(entry[0], owners, strict=True)):
+        if len(memo) >= DERIVED_SIZE:
+            memo.pop(next(iter(memo)))
+        entry = (owners, make())
+    memo[key] = entry  # now the most recently used
+    return entry[1]
+
+
+def vocabulary_fact(kind: str, tok: bpe_core.Tokenizer, make: Callable[[], T]) -> T:
+    """``make()`` for a fact about a whole vocabulary (an ordering, a table): shared by every
+    session for a GPT preset (read-only, loaded once per server), this session's own otherwise."""
+    name = tok.name
+    if name in bpe_core.PRESETS and tok is preset(name):
+        return _preset_fact(name, kind, make)
+    return derived(kind, tok, None, make)
+
+
+@st.cache_resource(max_entries=12, show_spinner=False)
+def _preset_fact(name: str, kind: str, _make: Callable[[], T]) -> T:
+    return _make()
+
+
+def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:
+    """``tok.step_through(text)`` (special tokens allowed), kept for the session."""
+    return derived("steps", tok, text, lambda: tok.step_through(text, allowed_special="all"))
+
+
+def token_counts(tok: bpe_core.Tokenizer, text: str) -> tuple[array, int]:
+    """The text's token count after 0..N merges (an array), and its number of bytes."""
+
+    def make():
+        steps = step_through(tok, text)
+        return array("q", steps.token_counts()), steps.num_bytes
+
+    return derived("counts", tok, text, make)
+
+
+def require_tokenizer() -> bpe_core.Tokenizer:
+    """The active tokenizer; without one, the page says how to get one and stops there."""
+    tok = active_tokenizer()
+    if tok is None:
+        if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] == "imported":
+            st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
+        else:
+            st.info("Press **Train** in the sidebar to train a tokenizer, or pick a pretrained "
+                    "one.")
+        st.stop()
+    return tok

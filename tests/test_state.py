@@ -1,0 +1,81 @@
+"""The one cache of what a session derives from a tokenizer and a text (ui/state.py ``derived``):
+computed once per (kind, tokenizer, text), again for a new tokenizer or a new text, bounded."""
+
+from __future__ import annotations
+
+import pytest
+
+import ui.state as state
+from bpe_core import BasicTokenizer
+
+
+@pytest.fixture
+def session(monkeypatch):
+    """A plain dict as the session's state (what ``derived`` keeps lives there)."""
+    ss: dict = {}
+    monkeypatch.setattr(state.st, "session_state", ss)
+    return ss
+
+
+def counter():
+    calls = []
+
+    def make():
+        calls.append(1)
+        return object()
+
+    return calls, make
+
+
+def test_computed_once_per_tokenizer_and_text(session):
+    calls, make = counter()
+    mine = BasicTokenizer()
+    first = state.derived("encoding", mine, "hello", make)
+    assert state.derived("encoding", mine, "hello", make) is first and len(calls) == 1
+    state.derived("encoding", mine, "other", make)  # a new text
+    assert len(calls) == 2
+    retrained = BasicTokenizer()  # the same page and label, a newly trained tokenizer
+    state.derived("encoding", retrained, "other", make)
+    assert len(calls) == 3
+    state.derived("summary", mine, "hello", make)  # another kind of result
+    assert len(calls) == 4
+
+
+def test_several_tokenizers_own_an_entry_together(session):
+    calls, make = counter()
+    a, b = BasicTokenizer(), BasicTokenizer()
+    state.derived("marks", (a, b), "text", make)
+    state.derived("marks", (a, b), "text", make)
+    assert len(calls) == 1
+    state.derived("marks", (a, BasicTokenizer()), "text", make)
+    assert len(calls) == 2
+
+
+def test_the_cache_is_bounded_and_keeps_what_was_used_last(session):
+    calls, make = counter()
+    toks = [BasicTokenizer() for _ in range(state.DERIVED_SIZE + 5)]
+    kept = state.derived("x", toks[0], "t", make)
+    for tok in toks[1:]:
+        state.derived("x", tok, "t", make)
+        state.derived("x", toks[0], "t", make)  # used again and again: never the oldest
+    assert len(session[state.DERIVED]) == state.DERIVED_SIZE
+    assert state.derived("x", toks[0], "t", make) is kept
+    before = len(calls)
+    state.derived("x", toks[1], "t", make)  # long unused: evicted, computed again
+    assert len(calls) == before + 1
+
+
+def test_a_text_is_hashed_once_per_text_object(session, monkeypatch):
+    hashed = []
+    real = state.hashlib.sha256
+
+    def counting(data):
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(state.hashlib, "sha256", counting)
+    text = "x" * 10_000
+    tok = BasicTokenizer()
+    for kind in ("steps", "counts", "summary"):
+        state.derived(kind, tok, text, lambda: None)
+    assert hashed == [10_000]
