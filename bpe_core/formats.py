@@ -37,7 +37,6 @@ MAX_RECOVER_BYTES = 2_000  # the longest GPT tokens are about 130 bytes
 MODEL_HEADERS = ("minbpe v1", "bpe v1")
 MAX_TOKEN_BYTES = 4 * 1024 * 1024  # merges may double a token per line: 40 lines would be 1 TB
 
-Tokenizer = Any  # the writers read a bpe_core Tokenizer's merges, vocab, special_tokens, pattern
 
 
 class TokenizerData(NamedTuple):
@@ -93,7 +92,7 @@ def _gpt2_bytes(s: str, where: str) -> bytes:
         ) from None
 
 
-def _unique_tokens(tok: Tokenizer, fmt: str, specials_by_text: bool = False) -> None:
+def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
     """These formats key tokens by their bytes, so two ids with the same bytes cannot be saved.
 
     With ``specials_by_text`` the special tokens share that key space (vocab.json keys them by
@@ -181,7 +180,7 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
 # minbpe .model and .vocab
 
 
-def to_minbpe(tok: Tokenizer) -> tuple[str, str]:
+def to_minbpe(tok: Any) -> tuple[str, str]:
     """The text of the ``.model`` and ``.vocab`` files (see the top of this module)."""
     if any(ch in tok.pattern for ch in "\r\n"):
         raise ValueError(
@@ -309,7 +308,7 @@ def unhf_pattern(pattern: str) -> str:
     return regex.sub(r"\(\?>" + _ATOM + r"(\{\d+(?:,\d*)?\})\)", r"\1\2+", pattern)
 
 
-def to_hf_json(tok: Tokenizer) -> str:
+def to_hf_json(tok: Any) -> str:
     """The tokenizer as a Hugging Face ``tokenizer.json`` (byte-level BPE, our split, specials)."""
     _unique_tokens(tok, "tokenizer.json", specials_by_text=True)
     specials = set(tok.special_tokens.values())
@@ -420,7 +419,7 @@ def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
 _SPECIAL_SPELLING = regex.compile(r"<\|[^\s]*\|>|</?[^\s<>]+>|\[[^\s\[\]]+\]")
 
 
-def to_gpt2_files(tok: Tokenizer) -> tuple[str, str]:
+def to_gpt2_files(tok: Any) -> tuple[str, str]:
     """``(vocab.json text, merges.txt text)``, spelled with GPT-2's byte-to-character table."""
     _unique_tokens(tok, "vocab.json", specials_by_text=True)
     vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
@@ -478,7 +477,7 @@ def parse_gpt2_files(
 # tiktoken ranks
 
 
-def to_tiktoken(tok: Tokenizer) -> bytes:
+def to_tiktoken(tok: Any) -> bytes:
     """tiktoken's ``base64(token) rank`` lines; load with ``tiktoken.load.load_tiktoken_bpe``.
 
     The file holds neither the split pattern nor the special tokens: give those to

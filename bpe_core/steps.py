@@ -14,10 +14,6 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-# A bpe_core Tokenizer: this module reads its merges, vocab and chunks, and imports nothing of the
-# package, so that ``Tokenizer.step_through`` can use it without an import circle.
-Tokenizer = Any
-
 
 class TokenSpan(NamedTuple):
     """One token of a text, with where it sits in the text's bytes and characters."""
@@ -51,7 +47,7 @@ class StepThrough:
     [11, 9, 7, 5]
     """
 
-    def __init__(self, tokenizer: Tokenizer, text: str, allowed_special: object = "none_raise"):
+    def __init__(self, tokenizer: Any, text: str, allowed_special: object = "none_raise"):
         self.tokenizer = tokenizer
         self.num_merges = tokenizer.num_merges
         self.final: list[int] = []  # the fully encoded text

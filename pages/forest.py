@@ -11,9 +11,9 @@ from ui.forest_chart import (
     edge_frame,
     node_frame,
     picked_id,
-    trace_frame,
     tree_chart,
     vocab_frame,
+    word_trace_frame,
 )
 from ui.state import current_text, require_tokenizer, sidebar, step_through, vocabulary_fact
 
@@ -212,7 +212,7 @@ st.write(
     "How the encoder, not the trainer, walks the forest: it starts from the word's bytes and "
     "applies the merge of lowest rank (the earliest learned) wherever it can, again and again."
 )
-ss.setdefault("forest_word", fo.default_word(steps.text))
+ss.setdefault("forest_word", fo.longest_word(steps.text))
 word = st.text_input("Word", key="forest_word", max_chars=fo.MAX_WORD_CHARS,
                      persist_state="session")
 if word:
@@ -222,4 +222,4 @@ if word:
         st.error(str(e))
     else:
         st.markdown(fo.describe_trace(tok, trace))
-        st.dataframe(trace_frame(tok, trace), key="forest_trace", hide_index=True)
+        st.dataframe(word_trace_frame(tok, trace), key="forest_trace", hide_index=True)

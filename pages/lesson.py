@@ -161,7 +161,7 @@ def step_training(text: str) -> None:
     left, right = st.columns([2, 3])
     with left:
         st.markdown(f"**The first {k} merges**")
-        show_table(le.merges_frame(tok, k), "lesson_merges_table", tail=True)
+        show_table(le.first_merges_frame(tok, k), "lesson_merges_table", tail=True)
     with right:
         spans = steps.tokens_at(k)
         shown = le.first_tokens([t.id for t in spans], tok.vocab, le.SHOWN_BYTES)

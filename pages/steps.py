@@ -18,8 +18,8 @@ from ui.state import (
     require_tokenizer,
     samples,
     sidebar,
+    step_counts,
     step_through,
-    token_counts,
     tokenizer_label,
     trained_text,
     vocabulary_fact,
@@ -68,7 +68,7 @@ if st.toggle("Quiz: predict the next merge", key="step_quiz",
     quiz(large=projector_mode(), start=min(ss["step"], max(n - 1, 0)))
     st.stop()
 ss.setdefault("step_speed", sv.DEFAULT_SPEED)
-ss.setdefault("step_metric", sv.METRICS[0])
+ss.setdefault("step_metric", sv.CHART_CHOICES[0])
 if ss.get("step_heldout") not in samples():
     ss["step_heldout"] = sv.default_heldout(samples(), [training or text])
 
@@ -102,7 +102,7 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
             ss["_stepspage_stop_play"] = True
             st.rerun()
     ss["step"] = k
-    counts, num_bytes = token_counts(tok, text)
+    counts, num_bytes = step_counts(tok, text)
     back, ahead = sv.prev_change(counts, k), sv.next_change(counts, k)
 
     cols = st.columns([1, 1, 10, 1, 1], vertical_alignment="bottom")
@@ -156,7 +156,7 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
             st.caption("Training did not keep the candidate pairs of this step.")
     with right:
         c1, c2 = st.columns(2)
-        metric = c1.radio("Chart", sv.METRICS, key="step_metric", horizontal=True,
+        metric = c1.radio("Chart", sv.CHART_CHOICES, key="step_metric", horizontal=True,
                           persist_state="session")
         heldout = c2.selectbox("Held-out text", list(samples()), key="step_heldout",
                                persist_state="session",
@@ -164,14 +164,14 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
         series = []
         if training is not None:
             name = "training text" + (" (shown below)" if training == text else "")
-            series.append(Series(name, *token_counts(tok, training)))
+            series.append(Series(name, *step_counts(tok, training)))
         if training != text:
             series.append(Series("this text (shown below)", counts, num_bytes))
         heldout_text = samples()[heldout]
         if heldout_text in (training, text):
             st.caption("The held-out sample is the text above: pick another one.")
         else:
-            series.append(Series(f"held-out: {heldout}", *token_counts(tok, heldout_text)))
+            series.append(Series(f"held-out: {heldout}", *step_counts(tok, heldout_text)))
         st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower()), key="step_chart",
                            width="stretch", alt="Tokens or compression ratio against merges")
 

@@ -19,9 +19,9 @@ from ui.forest_chart import (
     edge_frame,
     node_frame,
     picked_id,
-    trace_frame,
     tree_chart,
     vocab_frame,
+    word_trace_frame,
 )
 
 # -- fixtures --------------------------------------------------------------------------------------
@@ -351,7 +351,7 @@ def test_word_trace_refuses_a_long_word(classic):
 
 
 def test_trace_frame_lists_pairs_ids_ranks_and_tokens_after(classic):
-    frame = trace_frame(classic, fo.word_trace(classic, "aaab"))
+    frame = word_trace_frame(classic, fo.word_trace(classic, "aaab"))
     assert list(frame["pair"]) == ["a + a", "aa + a", "aaa + b"]
     assert list(frame["ids"]) == ["97 + 97", "256 + 97", "257 + 98"]
     assert list(frame["rank"]) == [1, 2, 3]

@@ -45,3 +45,24 @@ def test_loaders_build_tokenizers_through_the_constructor():
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
                 calls.append(f"{path.name}:{node.lineno} .{node.attr}")
     assert calls == []
+
+
+def test_each_name_is_defined_once_across_ui_and_bpe_core():
+    """A name means one thing: no two modules of ui/ and bpe_core/ define the same top-level
+    name (``token_text``, ``TraceStep``, ``Decoded``... each had two or three meanings once)."""
+    where: dict[str, list[str]] = {}
+    for folder in (PACKAGE, PACKAGE.parent / "ui"):
+        for path in folder.glob("*.py"):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                    names = [node.name]
+                elif isinstance(node, ast.Assign):
+                    names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                    names = [node.target.id]
+                else:
+                    names = []
+                for name in names:
+                    where.setdefault(name, []).append(f"{folder.name}/{path.name}")
+    twice = {name: places for name, places in where.items() if len(places) > 1}
+    assert twice == {}

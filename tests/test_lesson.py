@@ -134,7 +134,7 @@ def test_one_training_serves_every_slider_position():
     assert len(frame) == le.LESSON_MERGES + 1
     assert frame["ratio"][0] == 1.0
     assert frame["ratio"].is_monotonic_increasing
-    table = le.merges_frame(full, 10)
+    table = le.first_merges_frame(full, 10)
     assert list(table["merge"]) == list(range(1, 11))
     assert list(table["new id"]) == list(range(256, 266))
     assert list(table["count"]) == [r.count for r in full.history[:10]]
@@ -185,7 +185,7 @@ def test_parse_ids():
         with pytest.raises(ValueError, match="not an id"):
             le.parse_ids(bad)
     with pytest.raises(ValueError, match="at most"):
-        le.parse_ids("1 " * (le.MAX_IDS + 1))
+        le.parse_ids("1 " * (le.MAX_LESSON_IDS + 1))
 
 
 # -- step 6 ---------------------------------------------------------------------------------------

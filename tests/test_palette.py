@@ -96,7 +96,7 @@ def test_wcag_contrast_known_values():
 @pytest.mark.parametrize("bad", ["red", "#12345", "#gggggg", "", None])
 def test_bad_colours_are_value_errors(bad):
     with pytest.raises(ValueError, match="#rrggbb"):
-        pc.parse_hex(bad)
+        pc.parse_colour(bad)
     with pytest.raises(ValueError):
         simulate("#ffffff", "achromatopsia")
 
@@ -138,7 +138,7 @@ def test_the_proposed_palette_is_the_same_colours_in_a_new_order():
 @pytest.mark.parametrize("palette", [PALETTE, CVD_SAFE_PALETTE], ids=["PALETTE", "proposed"])
 def test_dark_token_text_keeps_wcag_aa_contrast_on_every_background(palette):
     assert "color: #111;" in CSS  # the token text colour the check assumes
-    assert pc.parse_hex("#111") == pc.parse_hex(TEXT_COLOUR)
+    assert pc.parse_colour("#111") == pc.parse_colour(TEXT_COLOUR)
     for colour in palette:
         assert contrast(TEXT_COLOUR, colour) >= MIN_CONTRAST, colour
         # and under every simulated vision (the text is simulated too)

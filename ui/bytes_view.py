@@ -21,7 +21,7 @@ from ui.tokens_html import CSS, token_label, token_text
 MAX_CHARS_TABLE = 2_000
 MAX_CHARS_HTML = 500
 MAX_HEX_BYTES = 10_000
-MAX_IDS = 100_000
+MAX_DECODE_IDS = 100_000
 MAX_IDS_INPUT_CHARS = 1_000_000
 MAX_DECODED_BYTES_SHOWN = 20_000
 MAX_PROBLEMS_SHOWN = 1_000
@@ -291,7 +291,7 @@ class Decoded:
     ids: list[int] = field(default_factory=list)  # the known ids, in order
     problems: list[tuple[int, str, str]] = field(default_factory=list)  # (position, piece, why)
     data: bytes = b""
-    note: str | None = None  # e.g. that only the first MAX_IDS ids were read
+    note: str | None = None  # e.g. that only the first MAX_DECODE_IDS ids were read
 
     @property
     def text(self) -> str:
@@ -312,7 +312,7 @@ def split_ids(text: str) -> list[str]:
     return [p for p in _ID_SEPARATORS.split(text) if p]
 
 
-def decode_ids(tok, text: str, max_ids: int = MAX_IDS) -> Decoded:
+def decode_ids(tok, text: str, max_ids: int = MAX_DECODE_IDS) -> Decoded:
     """Parse pasted ids, flag pieces that are not whole numbers and ids the tokenizer does not
     have (by 1-based position), and decode the rest (bytes joined first, then decoded)."""
     if len(text) > MAX_IDS_INPUT_CHARS:

@@ -24,11 +24,10 @@ import regex
 
 from bpe_core.base import EncodeTrace, trace_merges  # noqa: F401 - trace_merges: read from here too
 from ui.escape import md_escape
-from ui.tables import cell_bytes
+from ui.tables import SEARCH_BYTES, cell_bytes
 from ui.tokens_html import text_and_bytes, token_text  # noqa: F401 - token_text: read from here too
 
 MAX_CHART_NODES = 2_000  # no chart gets more nodes than this
-SEARCH_BYTES = 1_000  # bytes of each token that the vocabulary search looks in
 TREE_GAP = 1.0  # empty leaf slots between two trees of a forest
 
 
@@ -368,7 +367,7 @@ MAX_WORD_CHARS = 100
 _WORD = regex.compile(r" ?[\p{L}\p{N}]+")
 
 
-def default_word(text: str, fallback: str = " tokenization") -> str:
+def longest_word(text: str, fallback: str = " tokenization") -> str:
     """A word of the text worth tracing: the longest of its first words (at most 30 characters)."""
     words = [w for w in _WORD.findall(text[:5_000]) if len(w) <= 30]
     return max(words, key=len) if words else fallback

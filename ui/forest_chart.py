@@ -26,7 +26,7 @@ EDGE_COLUMNS = ["x", "y", "x2", "y2", "parent_id", "child_id", "side"]
 LEVELS = ("depth", "step")
 
 
-def _kind(tok: Any, node: Node) -> str:
+def _node_kind(tok: Any, node: Node) -> str:
     if node.collapsed:
         return "cut"
     if node.id in tok.parents:
@@ -72,7 +72,7 @@ def node_frame(
             "depth": n.depth,
             "x": n.x,
             "y": _y(n, step, levels),
-            "kind": _kind(tok, n),
+            "kind": _node_kind(tok, n),
             "copies": drawn[n.id],
             "uses": uses.get(n.id) if n.parent == -1 else None,
         })
@@ -205,7 +205,7 @@ def vocab_frame(rows: list[dict]) -> pd.DataFrame:
 TRACE_COLUMNS = ["#", "chunk", "pair", "ids", "token", "id", "rank", "tokens after"]
 
 
-def trace_frame(tok: Any, trace: EncodeTrace) -> pd.DataFrame:
+def word_trace_frame(tok: Any, trace: EncodeTrace) -> pd.DataFrame:
     """The word trace as a table: each merge, its pair (text and ids), rank and the tokens after."""
     vocab = tok.vocab
 

@@ -38,7 +38,7 @@ QUIZ_BYTES = 500  # bytes of the training text drawn beside the quiz question
 MAX_WORD = 40  # characters of the word traced in step 6
 MAX_CHUNKS = 300  # chunks drawn in step 7
 MAX_DIFFS = 60  # rows of step 7's table of differences
-MAX_IDS = 200  # ids read from the box in step 5
+MAX_LESSON_IDS = 200  # ids read from the box in step 5
 SPLIT_TIMEOUT = 2.0  # seconds the GPT patterns may take on the lesson text
 
 STEPS = (
@@ -327,7 +327,7 @@ def ratio_chart(frame: pd.DataFrame, k: int, *, large: bool = False) -> alt.Laye
     )
 
 
-def merges_frame(tok: bpe_core.Tokenizer, k: int) -> pd.DataFrame:
+def first_merges_frame(tok: bpe_core.Tokenizer, k: int) -> pd.DataFrame:
     """The first ``k`` merges of a trained tokenizer: step, pair, new token, count."""
     rows = []
     for step, rec in enumerate(tok.history[:k], 1):
@@ -347,7 +347,7 @@ def merges_frame(tok: bpe_core.Tokenizer, k: int) -> pd.DataFrame:
 # -- step 5: decoding ------------------------------------------------------------------------------
 
 
-class Decoded(NamedTuple):
+class BothDecodings(NamedTuple):
     ids: list[int]
     data: bytes
     strict: str | None  # the text, or None when strict decoding fails
@@ -355,7 +355,7 @@ class Decoded(NamedTuple):
     replaced: str  # errors="replace"
 
 
-def decode_both(tok: bpe_core.Tokenizer, ids: Sequence[int]) -> Decoded:
+def decode_both(tok: bpe_core.Tokenizer, ids: Sequence[int]) -> BothDecodings:
     """Decode ``ids`` strictly and with ``errors="replace"``; unknown ids raise ValueError."""
     ids = list(ids)
     data = tok.decode_bytes(ids)
@@ -363,7 +363,7 @@ def decode_both(tok: bpe_core.Tokenizer, ids: Sequence[int]) -> Decoded:
         strict, error = data.decode("utf-8"), None
     except UnicodeDecodeError as e:
         strict, error = None, str(e)
-    return Decoded(ids, data, strict, error, data.decode("utf-8", errors="replace"))
+    return BothDecodings(ids, data, strict, error, data.decode("utf-8", errors="replace"))
 
 
 def broken_ids(text: str) -> tuple[list[int], str]:
@@ -394,7 +394,7 @@ def broken_ids(text: str) -> tuple[list[int], str]:
     return list(head) + [0x80], f"{shown}, which can only continue a character, never start one"
 
 
-def parse_ids(raw: str, limit: int = MAX_IDS) -> list[int]:
+def parse_ids(raw: str, limit: int = MAX_LESSON_IDS) -> list[int]:
     """``"104, 105 128"`` -> [104, 105, 128]; ValueError says what is wrong.
 
     >>> parse_ids("104, 105 128")

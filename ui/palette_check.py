@@ -65,7 +65,7 @@ CVD_SAFE_PALETTE = (
 )
 
 
-def parse_hex(colour: str) -> tuple[int, int, int]:
+def parse_colour(colour: str) -> tuple[int, int, int]:
     """``"#1a2b3c"`` or ``"#abc"`` -> (r, g, b) in 0..255; ValueError for anything else."""
     if not isinstance(colour, str) or not colour.startswith("#"):
         raise ValueError(f"a colour must be written #rrggbb, not {colour!r}")
@@ -93,14 +93,14 @@ def _to_srgb8(c: float) -> int:
 
 
 def linear_rgb(colour: str) -> tuple[float, float, float]:
-    r, g, b = parse_hex(colour)
+    r, g, b = parse_colour(colour)
     return _to_linear(r), _to_linear(g), _to_linear(b)
 
 
 def simulate(colour: str, deficiency: str) -> str:
     """The colour as seen with a deficiency (``"normal"`` gives it back), as ``#rrggbb``."""
     if deficiency == "normal":
-        return "#{:02x}{:02x}{:02x}".format(*parse_hex(colour))
+        return "#{:02x}{:02x}{:02x}".format(*parse_colour(colour))
     if deficiency not in MACHADO_2009:
         raise ValueError(f"deficiency must be one of {', '.join(VISIONS)}, not {deficiency!r}")
     lin = linear_rgb(colour)

@@ -351,7 +351,7 @@ def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:
     return derived("steps", tok, text, lambda: tok.step_through(text, allowed_special="all"))
 
 
-def token_counts(tok: bpe_core.Tokenizer, text: str) -> tuple[array, int]:
+def step_counts(tok: bpe_core.Tokenizer, text: str) -> tuple[array, int]:
     """The text's token count after 0..N merges (an array), and its number of bytes."""
 
     def make():

@@ -21,14 +21,13 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from ui.tables import MAX_CELL_BYTES, cell_bytes
+from ui.tables import MAX_CELL_BYTES, SEARCH_BYTES, cell_bytes
 from ui.tokens_html import CSS, token_label, token_text
 
 # The tokens view shows a fixed stretch of the text at every step, so that moving the slider
 # changes the tokens, not the text; 4 000 bytes is at most 4 000 spans (at step 0).
 WINDOW_BYTES = 4_000
 TABLE_ROWS = 2_000  # rows of the merge table sent to the browser
-SEARCH_BYTES = 1_000  # bytes of each token that search looks in (tokens can be KB long)
 
 # label -> (seconds between ticks, merges per tick); a tick redraws the step view
 SPEEDS: dict[str, tuple[float, int]] = {
@@ -40,7 +39,7 @@ SPEEDS: dict[str, tuple[float, int]] = {
     "500 merges/s": (0.5, 250),
 }
 DEFAULT_SPEED = "2 merges/s"
-METRICS = ("Tokens", "Compression ratio")
+CHART_CHOICES = ("Tokens", "Compression ratio")
 
 TIE_RULE = (
     "the pair that occurs first in the text wins, as `max(stats, key=stats.get)` does in the seeds"

@@ -13,6 +13,7 @@ MERGE_COLUMNS = ["step", "id", "left", "right", "token", "bytes", "count"]
 # into tokens of many KB (60 000 random characters to 20 000 tokens: 240 MB of token bytes), and a
 # table of all of them would be hundreds of MB for the server and the browser.
 MAX_CELL_BYTES = 100
+SEARCH_BYTES = 1_000  # bytes of each token that a search of the vocabulary or the merges looks in
 
 
 def cell_bytes(token: bytes, limit: int | None = MAX_CELL_BYTES) -> tuple[bytes, str]:
