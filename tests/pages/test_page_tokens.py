@@ -13,7 +13,7 @@ from support import open_page
 from ui.samples import load_samples
 from ui.tokens_html import MAX_SPANS
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLES = load_samples()
 HOSTILE = (
     "<script>alert(1)</script><img src=x onerror=alert(1)>\"'><style>body{display:none}</style>"

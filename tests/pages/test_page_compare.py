@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from support import open_page
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PRESET_TITLES = ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from support import open_page
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture

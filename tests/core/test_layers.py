@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "bpe_core"
+PACKAGE = Path(__file__).resolve().parents[2] / "bpe_core"
 
 
 def imports_of(path: Path) -> set[str]:

@@ -11,7 +11,7 @@ from support import open_page
 
 from ui.samples import load_samples
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TINY = "aaabdaaabac"
 
 

@@ -20,7 +20,7 @@ from ui.palette_check import CVD_SAFE_PALETTE, neighbour_report
 from ui.samples import load_samples
 from ui.tokens_html import PALETTE
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLES = load_samples()
 HOSTILE = "<script>alert(1)</script>\ud800\x00"
 HOSTILE_TYPED = "<script>alert(1)</script><img src=x onerror=alert(1)>**bold** ![i](http://x/y.png)\x00"

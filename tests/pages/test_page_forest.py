@@ -12,7 +12,7 @@ from support import CORPORA, open_page
 from ui import forest as fo
 from ui.state import preset  # the presets are shared by sessions, not kept in session state
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 GPT4 = "Pretrained: GPT-4 (cl100k_base)"
 
 

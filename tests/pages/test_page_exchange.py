@@ -18,7 +18,7 @@ from ui.exchange import (
     tiktoken_bytes,
 )
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/exchange.py"
 EXPORT_KEYS = [e.key for e in EXPORTS] + ["export_zip"]
 

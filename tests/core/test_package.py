@@ -23,7 +23,7 @@ from packaging.specifiers import SpecifierSet
 
 import bpe_core
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(300)
 
 CHECK = """

@@ -62,7 +62,7 @@ from ui.exchange import (
 from ui.samples import load_samples
 from ui.tokens_html import chunks_html, chunks_of, summarise, token_counts, tokens_html
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(120)  # per test; most take a few seconds
 
 PAGES = ["pages/overview.py", "pages/tokens.py", "pages/steps.py", "pages/forest.py",

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui.samples import load_samples
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLES = load_samples()
 
 
