@@ -41,6 +41,7 @@ MAX_UPLOAD_MB = 10
 # "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
 # the widget is re-seeded from the mirror on every run.
 KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector")
+KEEP_PREFIX = "_keep_"
 
 # Projector mode: larger token text and numbers, for the back row of a classroom.
 PROJECTOR_CSS = """<style>
@@ -66,8 +67,8 @@ def preset(name: str) -> bpe_core.Tokenizer:
 def _init() -> None:
     ss = st.session_state
     for key in KEPT:
-        if f"_keep_{key}" in ss:
-            ss[key] = ss[f"_keep_{key}"]
+        if KEEP_PREFIX + key in ss:
+            ss[key] = ss[KEEP_PREFIX + key]
     if "_link_read" not in ss:  # a shared link sets the sample, tokenizer, size and step once
         ss["_link_read"] = True
         values, notes = settings_from_query({k: st.query_params[k] for k in st.query_params})
@@ -88,13 +89,17 @@ def _init() -> None:
     ss.setdefault("train_memo", {})
 
 
-def _keep(key: str) -> None:
-    st.session_state[f"_keep_{key}"] = st.session_state[key]
+def _keep(key: str, value: object = None) -> None:
+    """Mirror a sidebar value under ``_keep_<key>`` (the widget's own, or ``value`` set with it)."""
+    ss = st.session_state
+    if value is not None:
+        ss[key] = value
+    ss[KEEP_PREFIX + key] = ss[key]
 
 
 def _set_text(text: str) -> None:
     text = bpe_core.clean_text(text)  # a lone surrogate would break the text area
-    st.session_state["text"] = st.session_state["_keep_text"] = text
+    _keep("text", text)
 
 
 def _use_sample() -> None:
@@ -189,7 +194,7 @@ def sidebar() -> None:
         if not preset_chosen:
             _train_if_asked(clicked)
     for key in KEPT:
-        ss[f"_keep_{key}"] = ss[key]
+        _keep(key)
     if ss["projector"]:
         st.html(PROJECTOR_CSS)
     _update_link()
@@ -269,7 +274,7 @@ def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
     """
     ss = st.session_state
     ss["imported"] = (tok, name)
-    ss["kind"] = ss["_keep_kind"] = "Imported file"
+    _keep("kind", "Imported file")
 
 
 def tokenizer_label() -> str:

@@ -1,0 +1,92 @@
+"""Every key the app uses in ``st.session_state``, in one place: widget keys (a widget's value
+lives under its key) and the values pages keep between runs. A key starting with ``_`` is the
+app's own bookkeeping, never a widget. ``tests/ui/test_session_keys.py`` checks that the code uses
+no key that is not listed here, and that every key listed here is used.
+"""
+
+from __future__ import annotations
+
+SESSION_KEYS: dict[str, str] = {
+    # -- the sidebar, shared by every page (ui/state.py) --
+    "projector": "toggle: projector mode",
+    "sample": "selectbox: the sample text",
+    "text": "text area: the text every page shows",
+    "upload": "file uploader: a .txt/.md file for the text",
+    "notice": "a note about the text (cut, not UTF-8) or the link",
+    "kind": "selectbox: the tokenizer (a KINDS label)",
+    "pattern": "text input: the custom split pattern",
+    "vocab_size": "number input: the vocabulary size",
+    "specials": "text input: special tokens",
+    "train": "button: Train",
+    "stop": "button: stop training",
+    "tok": "the session's trained tokenizer",
+    "tok_settings": "the Settings it was trained with",
+    "tok_text": "the text it was trained on",
+    "train_memo": "trained tokenizers by (text digest, settings), a few",
+    "imported": "(tokenizer, file name) from the Export & import page",
+    "step": "the merge step the Step through and Merge forest pages show (in the link)",
+    "_link_read": "the link's query was read (once per session)",
+    "_first_training_tried": "the first visit trained by itself once",
+    "_keep_": "prefix: the sidebar's values mirrored across pages (ui/state.py KEPT)",
+    "_derived": "the one cache of what the session derives from (tokenizer, text)",
+    "_digest": "(text, its SHA-256): the last text hashed",
+    # -- Train & merges --
+    "merges_table": "dataframe: the merges",
+    # -- Tokens --
+    "tokens_view": "radio: tokens or chunks",
+    "tokens_colour": "radio: colour mode",
+    "tokens_whitespace": "toggle: show whitespace",
+    "tokens_ids": "toggle: ids instead of text",
+    "tokens_large": "toggle: large tokens",
+    # -- Step through merges --
+    "step_prev": "button", "step_next": "button",
+    "step_prev_change": "button", "step_next_change": "button",
+    "step_play": "toggle: play", "step_speed": "select slider: play speed",
+    "step_why": "expander toggle: why this merge", "step_chart": "chart",
+    "step_metric": "radio: tokens or compression", "step_heldout": "selectbox: held-out text",
+    "step_quiz": "toggle: the quiz",
+    "merge_search": "text input: search the merges", "merge_table": "dataframe: the merges",
+    "_stepspage_n": "merges of the shown tokenizer (the slider's end)",
+    "_stepspage_stop_play": "play reached the end",
+    "_stepspage_table_steps": "the steps of the rows the merges table shows",
+    # -- the quiz (ui/quiz_view.py: the lesson and Step through) --
+    "quiz_guess": "radio: the pair guessed", "quiz_reveal": "button", "quiz_next": "button",
+    "quiz_restart": "button", "quiz_show_counts": "toggle: show pair counts",
+    "quiz_k": "the merge asked", "quiz_score": "Score", "quiz_verdict": "the last Verdict",
+    "quiz_revealed": "the answer is shown", "quiz_problem": "a message to show once",
+    "_quiz_tok": "the tokenizer the quiz follows", "_quiz_start": "the step it was moved to",
+    # -- Merge forest --
+    "forest_token": "text input: a token id or text", "forest_step": "slider: step k",
+    "forest_levels": "radio: levels by depth or step", "forest_n": "number input: trees",
+    "forest_piece": "selectbox: a piece of the text", "forest_from_text": "selectbox: a token",
+    "forest_search": "text input: search the vocabulary",
+    "forest_vocab_order": "radio: vocabulary order", "forest_vocab": "dataframe: vocabulary",
+    "forest_chart": "chart: a tree", "forest_tree_chart": "chart: the forest",
+    "forest_word": "text input: the word to trace", "forest_trace": "dataframe: the trace",
+    "_forest_chosen": "(tokenizer id, token) chosen by default",
+    "_forest_outside_step": "a message: the token is made after step k",
+    "_forest_step_for": "the tokenizer the forest's step slider follows",
+    "_forest_vocab_ids": "the ids of the vocabulary rows shown",
+    # -- Compare with GPT --
+    "compare_which": "multiselect: tokenizers", "compare_summary": "dataframe",
+    "compare_chart": "chart", "compare_layout": "radio", "compare_marks": "selectbox",
+    "compare_ws": "checkbox: whitespace", "compare_words": "dataframe",
+    # -- Export & import --
+    "export_zip": "download button: every format", "import_file": "file uploader",
+    "import_pattern": "selectbox: split pattern for an import",
+    "import_specials": "text input: special tokens for an import",
+    "import_error": "the last import's error", "import_info": "the last import's notes",
+    "import_summary": "dataframe: what was imported",
+    "_import_seen": "the uploads already read", "_import_last": "the last upload's names",
+    # -- Bytes & decoding --
+    "bytes_chars": "dataframe: characters", "bytes_each": "toggle", "bytes_fill": "button",
+    "bytes_hex": "text input: hex bytes", "bytes_ids": "text area: ids",
+    "bytes_problems": "dataframe", "bytes_start": "number input", "bytes_stray": "dataframe",
+    "_bytes_fill_error": "why filling the ids box failed",
+    # -- Lesson --
+    "lesson_step": "radio: the lesson's step", "lesson_mode": "radio: lesson or quiz",
+    "lesson_prev": "button", "lesson_next": "button", "lesson_real": "toggle: real text",
+    "lesson_pair": "selectbox: the pair to merge by hand", "lesson_merges": "slider: merges",
+    "lesson_word": "text input: the word to encode", "lesson_ids": "text input: ids to decode",
+    "lesson_pairs_chart": "chart", "lesson_ratio_chart": "chart", "lesson_counts_chart": "chart",
+}
