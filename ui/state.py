@@ -1,8 +1,12 @@
-"""The shared sidebar and the session's state: the text, the tokenizer, training.
+"""The shared sidebar and the session's state: the text, the tokenizer, training, and the one
+cache of what a session derives from them.
 
-Every page calls nothing here but ``current_text()``, ``active_tokenizer()`` and
-``step_through()``; app.py calls ``sidebar()`` once per run. The user's trained tokenizer lives in
-``st.session_state`` (never in a cache shared by sessions); presets are loaded once per server.
+Every page starts with ``sidebar()``, then asks here for the text (``current_text()``), the
+tokenizer (``require_tokenizer()`` / ``active_tokenizer()``) and what follows from both
+(``step_through``, ``step_counts``, ``derived`` for anything else, ``vocabulary_fact`` for facts
+about a whole vocabulary). The user's trained tokenizer and everything derived from it live in
+``st.session_state`` (never in a cache shared by sessions); the GPT presets, and facts about them,
+are loaded once per server and shared read-only.
 """
 
 from __future__ import annotations
