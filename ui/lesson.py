@@ -24,6 +24,7 @@ import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.base import get_stats, merge
 from ui.palette_check import CVD_SAFE_PALETTE, neighbour_report
+from ui.tables import merge_table
 from ui.tokens_html import CSS, PALETTE, token_label, token_text, visible
 
 LESSON_CHARS = 4_000  # the lesson works on this many characters of the sidebar's text
@@ -328,20 +329,17 @@ def ratio_chart(frame: pd.DataFrame, k: int, *, large: bool = False) -> alt.Laye
 
 
 def first_merges_frame(tok: bpe_core.Tokenizer, k: int) -> pd.DataFrame:
-    """The first ``k`` merges of a trained tokenizer: step, pair, new token, count."""
-    rows = []
-    for step, rec in enumerate(tok.history[:k], 1):
-        rows.append(
-            {
-                "merge": step,
-                "pair": pair_label(tok.vocab, rec.pair),
-                "ids": f"({rec.pair[0]}, {rec.pair[1]})",
-                "new id": rec.id,
-                "new token": f"'{token_text(rec.token)}'",
-                "count": rec.count,
-            }
-        )
-    return pd.DataFrame(rows, columns=["merge", "pair", "ids", "new id", "new token", "count"])
+    """The first ``k`` merges of a trained tokenizer (``ui.tables.merge_table``) as the lesson
+    shows them: step, pair, new token, count."""
+    t = merge_table(tok, k)
+    return pd.DataFrame({
+        "merge": t["step"],
+        "pair": [f"'{a}' + '{b}'" for a, b in zip(t["left"], t["right"], strict=True)],
+        "ids": [f"({a}, {b})" for a, b in zip(t["left id"], t["right id"], strict=True)],
+        "new id": t["id"],
+        "new token": [f"'{s}'" for s in t["token"]],
+        "count": t["count"],
+    })
 
 
 # -- step 5: decoding ------------------------------------------------------------------------------

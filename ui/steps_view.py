@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from ui.tables import MAX_CELL_BYTES, SEARCH_BYTES, cell_bytes
+from ui.tables import SEARCH_BYTES, merge_table
 from ui.tokens_html import CSS, token_label, token_text
 
 # The tokens view shows a fixed stretch of the text at every step, so that moving the slider
@@ -254,41 +254,16 @@ TABLE_COLUMNS = ["step", "token", "id", "left", "left id", "right", "right id", 
 
 
 def merges_table(tok: Any) -> pd.DataFrame:
-    """Every merge in order: its step, new token and parents (text and ids), count and bytes.
-
-    ``count`` is missing (NA) when training did not record it (pretrained vocabularies).
-    A hidden-from-view ``_search`` column holds the lower-cased raw text that search looks in.
+    """Every merge in order (``ui.tables.merge_table``): its step, new token and parents (text and
+    ids), count and bytes; ``count`` is missing (NA) for pretrained vocabularies. A hidden-from-view
+    ``_search`` column holds the lower-cased raw text that search looks in.
     """
+    frame = merge_table(tok)
     vocab = tok.vocab
-    history = tok.history if has_history(tok) else None
-    ids = merge_ids(tok)
-    parents = tok.parents
-    lefts = [parents[i][0] for i in ids]
-    rights = [parents[i][1] for i in ids]
-    def cell(token: bytes) -> str:
-        shown, more = cell_bytes(token)
-        return token_text(shown) + more
-
-    texts = {i: cell(vocab[i]) for i in {*ids, *lefts, *rights}}
-    frame = pd.DataFrame(
-        {
-            "step": range(1, len(ids) + 1),
-            "token": [texts[i] for i in ids],
-            "id": ids,
-            "left": [texts[i] for i in lefts],
-            "left id": lefts,
-            "right": [texts[i] for i in rights],
-            "right id": rights,
-            "count": pd.array(
-                [r.count for r in history] if history is not None else [None] * len(ids),
-                dtype="Int64",
-            ),
-            "bytes": [cell_bytes(vocab[i])[0].hex(" ") + (" …" if len(vocab[i]) > MAX_CELL_BYTES
-                                                           else "") for i in ids],
-            "_search": [vocab[i][:SEARCH_BYTES].decode("utf-8", "replace").lower() for i in ids],
-        }
-    )
-    return frame.astype({"step": "int64", "id": "int64", "left id": "int64", "right id": "int64"})
+    frame["_search"] = [vocab[i][:SEARCH_BYTES].decode("utf-8", "replace").lower()
+                        for i in frame["id"]]
+    return frame[["step", "token", "id", "left", "left id", "right", "right id", "count", "bytes",
+                  "_search"]]
 
 
 def search_merges(frame: pd.DataFrame, query: str, limit: int = TABLE_ROWS) -> tuple[pd.DataFrame, int]:
