@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from ui import lesson as le
+from ui.charts import Series, steps_chart
 from ui.quiz_view import quiz
 from ui.state import (
     active_tokenizer,
@@ -156,8 +157,9 @@ def step_training(text: str) -> None:
     cols[2].metric("Tokens", f"{tokens:,}", delta=f"{tokens - steps.num_bytes:,}" if k else None,
                    delta_color="inverse")
     cols[3].metric("Compression ratio", "–" if ratio is None else f"{ratio:.2f}×")
-    st.altair_chart(le.ratio_chart(frame, k, large=large), key="lesson_ratio_chart",
-                    width="stretch")
+    chart = steps_chart([Series("the lesson's text", steps.token_counts(), steps.num_bytes)], k,
+                        metric="compression ratio", large=large)
+    st.altair_chart(chart, key="lesson_ratio_chart", width="stretch")
     left, right = st.columns([2, 3])
     with left:
         st.markdown(f"**The first {k} merges**")

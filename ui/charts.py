@@ -111,12 +111,18 @@ def _layers(names: Sequence[str], metric: str, n: int, lines: object, marker: ob
 
 
 def steps_chart(
-    series: Sequence[Series], k: int, *, metric: str = "tokens", max_points: int = MAX_POINTS
+    series: Sequence[Series], k: int, *, metric: str = "tokens", max_points: int = MAX_POINTS,
+    large: bool = False,
 ) -> alt.LayerChart:
     """Tokens (or compression ratio, bytes per token) against merges, one line per text, with a
-    vertical rule and a dot on every line at step ``k``; the data is ``steps_data``'s."""
+    vertical rule and a dot on every line at step ``k``; the data is ``steps_data``'s. The one
+    chart of this kind: Step through draws it (as ``steps_spec``), and so does the lesson
+    (``large`` for projector mode: bigger labels)."""
     lines, marker = steps_data(series, k, metric=metric, max_points=max_points)
-    return _layers([s.name for s in series], metric, len(series[0].counts), lines, marker)
+    chart = _layers([s.name for s in series], metric, len(series[0].counts), lines, marker)
+    if large:
+        chart = chart.properties(height=360).configure_axis(labelFontSize=18, titleFontSize=18)
+    return chart
 
 
 @lru_cache(maxsize=64)

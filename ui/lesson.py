@@ -301,33 +301,6 @@ def ratio_frame(token_counts: Sequence[int], num_bytes: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["merges", "tokens", "ratio"])
 
 
-def ratio_chart(frame: pd.DataFrame, k: int, *, large: bool = False) -> alt.LayerChart:
-    """The compression ratio against merges, with a rule and a dot at ``k``."""
-    font = 18 if large else 12
-    line = (
-        alt.Chart(frame)
-        .mark_line(color="#0072B2", strokeWidth=3 if large else 2)
-        .encode(
-            x=alt.X("merges:Q", title="merges made"),
-            y=alt.Y("ratio:Q", title="compression ratio (bytes per token)",
-                    scale=alt.Scale(zero=False)),
-            tooltip=["merges", "tokens", alt.Tooltip("ratio:Q", format=".3f")],
-        )
-    )
-    here = frame[frame["merges"] == k]
-    rule = alt.Chart(here).mark_rule(color="#D55E00", strokeDash=[4, 3]).encode(x="merges:Q")
-    dot = (
-        alt.Chart(here)
-        .mark_point(color="#D55E00", filled=True, size=160 if large else 80)
-        .encode(x="merges:Q", y="ratio:Q")
-    )
-    return (
-        alt.layer(line, rule, dot)
-        .properties(height=360 if large else 280)
-        .configure_axis(labelFontSize=font, titleFontSize=font)
-    )
-
-
 def first_merges_frame(tok: bpe_core.Tokenizer, k: int) -> pd.DataFrame:
     """The first ``k`` merges of a trained tokenizer (``ui.tables.merge_table``) as the lesson
     shows them: step, pair, new token, count."""

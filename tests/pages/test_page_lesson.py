@@ -119,7 +119,7 @@ def test_step_details_on_the_english_sample(at):
     assert m["Compression ratio"] == f"{len(ids) / counts[50]:.2f}×"
     _, frames = chart_rows(at)
     line = next(f for f in frames if len(f) == le.LESSON_MERGES + 1)
-    assert line["ratio"].iloc[0] == 1.0
+    assert line["value"].iloc[0] == 1.0  # the compression ratio before any merge
     assert len(at.dataframe[0].value) == 50
 
     at.radio(key="lesson_step").set_value(le.STEPS[4]).run()

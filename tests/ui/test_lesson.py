@@ -17,6 +17,7 @@ from bpe_core import (
     RegexTokenizer,
     load_pretrained,
 )
+from ui.charts import Series, steps_chart
 from ui.samples import load_samples
 
 SAMPLES = load_samples()
@@ -138,7 +139,8 @@ def test_one_training_serves_every_slider_position():
     assert list(table["merge"]) == list(range(1, 11))
     assert list(table["new id"]) == list(range(256, 266))
     assert list(table["count"]) == [r.count for r in full.history[:10]]
-    spec = le.ratio_chart(frame, 10).to_dict()
+    spec = steps_chart([Series("text", steps.token_counts(), steps.num_bytes)], 10,
+                       metric="compression ratio", large=True).to_dict()
     assert json.dumps(spec)  # serialisable
 
 
