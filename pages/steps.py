@@ -12,6 +12,7 @@ from ui import steps_view as sv
 from ui.charts import Series, steps_spec
 from ui.quiz_view import quiz
 from ui.state import (
+    chart_template,
     current_text,
     derived,
     projector_mode,
@@ -172,7 +173,10 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
             st.caption("The held-out sample is the text above: pick another one.")
         else:
             series.append(Series(f"held-out: {heldout}", *step_counts(tok, heldout_text)))
-        st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower()), key="step_chart",
+        template = chart_template(tuple(s.name for s in series), metric.lower(),
+                                  len(series[0].counts))
+        st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower(), template=template),
+                           key="step_chart",
                            width="stretch", alt="Tokens or compression ratio against merges")
 
     view, shown_bytes, shown_chars = sv.window(step_through(tok, text))

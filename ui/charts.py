@@ -6,9 +6,7 @@ Charts carry at most ``MAX_POINTS`` rows of data, whatever the number of merges 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import NamedTuple
 
 import altair as alt
@@ -125,10 +123,9 @@ def steps_chart(
     return chart
 
 
-@lru_cache(maxsize=64)
-def _template(names: tuple[str, ...], metric: str, n: int) -> dict:
+def steps_template(names: tuple[str, ...], metric: str, n: int) -> dict:
     """``steps_chart`` as a Vega-Lite dict whose data are the named datasets lines and marker
-    (built once per set of names, metric and length; the tests validate the same layers)."""
+    (a page keeps it per set of names, metric and length: ``ui.state.chart_template``)."""
     chart = _layers(names, metric, n, alt.NamedData("lines"), alt.NamedData("marker"))
     spec = chart.to_dict(validate=False)
     spec.pop("config", None)  # Altair's default theme: fixed view sizes that Streamlit overrides
@@ -136,14 +133,17 @@ def _template(names: tuple[str, ...], metric: str, n: int) -> dict:
 
 
 def steps_spec(
-    series: Sequence[Series], k: int, *, metric: str = "tokens", max_points: int = MAX_POINTS
+    series: Sequence[Series], k: int, *, metric: str = "tokens", max_points: int = MAX_POINTS,
+    template: dict | None = None,
 ) -> dict:
     """The same chart as ``steps_chart``, as a Vega-Lite spec for ``st.vega_lite_chart``.
 
     Converting an Altair chart costs about 100 ms (it is validated against the schema every
-    time), too slow for a slider; here only the two small datasets are new at each step.
+    time), too slow for a slider: given a kept ``template`` (a copy of ``steps_template``'s),
+    only the two small datasets are new at each step.
     """
     lines, marker = steps_data(series, k, metric=metric, max_points=max_points)
-    spec = copy.deepcopy(_template(tuple(s.name for s in series), metric, len(series[0].counts)))
-    spec["datasets"] = {"lines": lines, "marker": marker}
-    return spec
+    if template is None:
+        template = steps_template(tuple(s.name for s in series), metric, len(series[0].counts))
+    template["datasets"] = {"lines": lines, "marker": marker}
+    return template

@@ -19,6 +19,7 @@ from typing import TypeVar
 import streamlit as st
 
 import bpe_core
+from ui.charts import steps_template
 from ui.choices import (
     DEFAULT_KIND,
     DEFAULT_VOCAB,
@@ -353,6 +354,13 @@ def vocabulary_fact(kind: str, tok: bpe_core.Tokenizer, make: Callable[[], T]) -
 @st.cache_resource(max_entries=12, show_spinner=False)
 def _preset_fact(name: str, kind: str, _make: Callable[[], T]) -> T:
     return _make()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def chart_template(names: tuple[str, ...], metric: str, n: int) -> dict:
+    """``ui.charts.steps_template``, built once per server for each set of series names, metric
+    and length (read-only: every call returns its own copy, to fill with the data)."""
+    return steps_template(names, metric, n)
 
 
 def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:

@@ -79,3 +79,17 @@ def test_a_text_is_hashed_once_per_text_object(session, monkeypatch):
     for kind in ("steps", "counts", "summary"):
         state.derived(kind, tok, text, lambda: None)
     assert hashed == [10_000]
+
+
+def test_no_page_or_helper_keeps_a_cache_of_its_own():
+    """ui/state.py is the one owner of kept data: no other module of pages/ or ui/ caches."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    idioms = ("cache_resource", "cache_data", "lru_cache", "functools.cache", "WeakKeyDictionary",
+              "weakref", "setdefault(\"_")
+    found = [f"{p.relative_to(root)}: {word}"
+             for folder in ("pages", "ui") for p in sorted((root / folder).glob("*.py"))
+             if p.name != "state.py"
+             for word in idioms if word in p.read_text(encoding="utf-8")]
+    assert found == []
