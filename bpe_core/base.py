@@ -17,7 +17,7 @@ import heapq
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 import regex
@@ -33,6 +33,7 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
 from .training import MergeRecord, ProgressCallback, train_bpe
 
 if TYPE_CHECKING:
+    from .pipeline import Pipeline
     from .steps import StepThrough, TokenSpan
 
 MAX_VOCAB_SIZE = 1_000_000
@@ -227,11 +228,20 @@ def _check_text(text: object, what: str = "text") -> str:
     return text
 
 
+class UnknownTokenError(ValueError, KeyError):
+    """An id that is no token: a ValueError (minbpe's readers) and a KeyError (tiktoken's)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 # ----------------------------------------------------------------------------------------------
 
 
 class Tokenizer:
     """Byte-level BPE: train, encode, decode, save. Subclasses decide how text is split."""
+
+    splits = True  # whether it uses a split pattern (BasicTokenizer: no)
 
     def __init__(
         self,
@@ -243,12 +253,16 @@ class Tokenizer:
         special_tokens: dict[str, int] | None = None,
         name: str | None = None,
         title: str | None = None,
+        pipeline: Pipeline | None = None,
+        ignored: list[str] | None = None,
     ) -> None:
         """A tokenizer from plain data: every loader builds one this way.
 
         ``merges`` in merge order (``(a, b) -> new id``), ``byte_ids`` when single bytes are not
         ids 0..255, ``special_tokens`` checked as ``register_special_tokens`` does; ``name`` and
         ``title`` say which published tokenizer it is (``"cl100k_base"``, ``"GPT-4 (cl100k_base)"``).
+        ``pipeline``: what a Hugging Face tokenizer.json does before BPE (pipeline.py);
+        ``ignored``: what its file said that ``encode`` leaves out, and why (shown to users).
         """
         self.merges: dict[tuple[int, int], int] = dict(merges or {})
         self.special_tokens: dict[str, int] = {}
@@ -258,6 +272,8 @@ class Tokenizer:
         self.timeout = timeout  # seconds a split may take before ValueError (None: no bound)
         self.name = name
         self.title = title
+        self.pipeline = pipeline
+        self.ignored: list[str] = list(ignored or [])
         self.pattern = pattern
         self._rebuild()
         if special_tokens:
@@ -299,7 +315,8 @@ class Tokenizer:
         within it (or by ``deadline``, a ``time.monotonic()`` value shared by several splits).
         """
         text = _check_text(text)
-        if self.compiled_pattern is None:
+        if self.compiled_pattern is None and (self.pipeline is None
+                                              or self.pipeline.pre_tokenizer is None):
             return [text] if text else []
         if deadline is None and self.timeout is not None:
             deadline = time.monotonic() + self.timeout
@@ -313,6 +330,8 @@ class Tokenizer:
             return left
 
         try:
+            if self.pipeline is not None and self.pipeline.pre_tokenizer is not None:
+                return self.pipeline.pre_tokenize(text, remaining)
             chunks = self.compiled_pattern.findall(text, timeout=remaining())
             if sum(map(len, chunks)) == len(text):
                 return chunks
@@ -333,17 +352,23 @@ class Tokenizer:
         return out
 
     def chunks(
-        self, text: str, allowed_special: object = "none_raise"
+        self, text: str, allowed_special: object = "none_raise", disallowed_special: object = "all"
     ) -> list[tuple[str, int | None]]:
         """The text as the encoder cuts it: ``[(chunk, special id or None), ...]``, in order.
 
         Allowed special tokens are chunks of their own; the text between them is cut by the
         split pattern. The ``timeout`` bounds the splitting of the whole text, however many
-        special tokens cut it.
+        special tokens cut it. A tokenizer with a ``pipeline`` (from a tokenizer.json) also
+        normalizes the text and matches its added tokens here, so the chunks are the text
+        as BPE sees it.
         """
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if self.pipeline is not None:
+            text = clean_text(_check_text(text))
+            allowed = self._allowed_specials(text, allowed_special, disallowed_special)
+            return self.pipeline.pieces(text, allowed, self.split, deadline)
         out: list[tuple[str, int | None]] = []
-        for piece, special_id in self.segments(text, allowed_special):
+        for piece, special_id in self.segments(text, allowed_special, disallowed_special):
             if special_id is None:
                 out += [(chunk, None) for chunk in self.split(piece, deadline=deadline)]
             else:
@@ -376,7 +401,7 @@ class Tokenizer:
                 f" (256..{vocab_size - 1}); register special tokens after training, or give"
                 f" them ids of {vocab_size} or more"
             )
-        chunk_counts = Counter(self.split(text))
+        chunk_counts = Counter(c for c, idx in self.chunks(text, "none") if idx is None)
         chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
         result = train_bpe(
             chunks, vocab_size - 256, progress=progress, verbose=verbose, candidates=candidates
@@ -395,6 +420,12 @@ class Tokenizer:
         vocab = {byte_ids[b]: bytes([b]) for b in range(256)}
         for (p0, p1), idx in self.merges.items():
             vocab[idx] = vocab[p0] + vocab[p1]
+        # bytes -> id of every ordinary token (encode_single_token, ignore_merges)
+        self.token_ids: dict[bytes, int] = {token: idx for idx, token in vocab.items()}
+        if self.pipeline is not None:  # added tokens that are not special, e.g. "<tool>"
+            for added in self.pipeline.added.values():
+                if not added.special:
+                    vocab.setdefault(added.id, added.content.encode("utf-8"))
         for special, idx in self.special_tokens.items():
             vocab[idx] = special.encode("utf-8")
         self.vocab: dict[int, bytes] = vocab
@@ -405,7 +436,13 @@ class Tokenizer:
 
     @property
     def vocab_size(self) -> int:
+        """How many tokens there are (minbpe's count; tiktoken's ``n_vocab`` is the largest id + 1)."""
         return len(self.vocab)
+
+    @property
+    def byte_token_ids(self) -> list[int]:
+        """The ids of the 256 single bytes, in byte order."""
+        return list(range(256)) if self.byte_ids is None else list(self.byte_ids)
 
     @property
     def num_merges(self) -> int:
@@ -449,6 +486,13 @@ class Tokenizer:
 
     # -- encoding ----------------------------------------------------------------------------
 
+    def _whole_token(self, chunk: str) -> int | None:
+        """With ``ignore_merges`` (a tokenizer.json's flag), a chunk that is a whole token is
+        that token, whatever the merges would make of it."""
+        if self.pipeline is None or not self.pipeline.ignore_merges:
+            return None
+        return self.token_ids.get(chunk.encode("utf-8"))
+
     def _merge_chunk(self, chunk: str) -> list[int]:
         data = chunk.encode("utf-8")
         ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
@@ -464,6 +508,10 @@ class Tokenizer:
 
     def _encode_ordinary(self, text: str) -> list[int]:
         ids: list[int] = []
+        if self.pipeline is not None:  # its added tokens match in ordinary text too
+            for chunk, idx in self.chunks(text, "none"):
+                ids += self.encode_chunk(chunk) if idx is None else [idx]
+            return ids
         for chunk in self.split(text):
             ids += self.encode_chunk(chunk)
         return ids
@@ -476,49 +524,62 @@ class Tokenizer:
         cache = self._cache
         chunk_ids = cache.get(chunk)
         if chunk_ids is None:
-            chunk_ids = self._merge_chunk(chunk)
+            whole = self._whole_token(chunk)
+            chunk_ids = self._merge_chunk(chunk) if whole is None else [whole]
             if len(chunk) <= CACHE_MAX_CHUNK:
                 if len(cache) >= CACHE_SIZE:
                     cache.clear()
                 cache[chunk] = chunk_ids
         return chunk_ids
 
-    def _allowed_specials(self, text: str, allowed_special: object) -> dict[str, int]:
+    def _allowed_specials(
+        self, text: str, allowed_special: object, disallowed_special: object = "all"
+    ) -> dict[str, int]:
+        """The special tokens to match in ``text``, after tiktoken's check: a disallowed special
+        token's text in ``text`` is a ValueError that says how to allow it or encode it as text."""
+        specials = self.special_tokens
         if allowed_special == "all":
-            return self.special_tokens
-        if allowed_special == "none":
-            return {}
-        if allowed_special == "none_raise":
-            for special in self.special_tokens:
-                if special in text:
-                    raise ValueError(
-                        f"the text contains the special token {shorten(special)}. Pass"
-                        f" allowed_special={{{shorten(special)}}} or allowed_special='all' to encode it"
-                        " as one special token, or allowed_special='none' to encode it as"
-                        " ordinary text"
-                    )
-            return {}
-        if isinstance(allowed_special, set | frozenset | list | tuple):
-            unknown = [s for s in allowed_special if s not in self.special_tokens]
-            if unknown:
-                raise ValueError(
-                    f"{shorten(unknown[0])} is not a special token of this tokenizer"
-                    f" (it has: {shorten(sorted(self.special_tokens), 200) if self.special_tokens else 'none'})"
-                )
-            return {s: self.special_tokens[s] for s in allowed_special}
-        raise ValueError(
-            "allowed_special must be 'all', 'none', 'none_raise' or a set of special tokens,"
-            f" not {shorten(allowed_special)}"
-        )
+            allowed = set(specials)
+        elif allowed_special in ("none", "none_raise"):
+            allowed = set()
+        elif isinstance(allowed_special, Collection) and not isinstance(allowed_special, str):
+            allowed = {s for s in allowed_special if s in specials}  # others: ignored, as both do
+        else:
+            raise ValueError(
+                "allowed_special must be 'all', a set of special tokens, or minbpe's 'none' or"
+                f" 'none_raise', not {shorten(allowed_special)}"
+            )
+        if allowed_special == "none":  # minbpe: special-token text is ordinary text
+            disallowed: Collection[str] = ()
+        elif disallowed_special == "all":
+            disallowed = [s for s in specials if s not in allowed]
+        elif isinstance(disallowed_special, Collection) and not isinstance(disallowed_special, str):
+            disallowed = disallowed_special
+        else:
+            raise ValueError(f"disallowed_special must be 'all' or a set of special tokens (() for"
+                             f" none), not {shorten(disallowed_special)}")
+        found = [(text.find(s), s) for s in disallowed if isinstance(s, str) and s and s in text]
+        if found:
+            special = shorten(min(found)[1])
+            raise ValueError(
+                f"the text contains {special}, the text of a special token. To encode it as that"
+                f" special token pass allowed_special={{{special}}} (or 'all'); to encode it as"
+                " ordinary text pass disallowed_special=() (minbpe: allowed_special='none')"
+            )
+        return {s: specials[s] for s in allowed}
 
-    def encode(self, text: str, allowed_special: object = "none_raise") -> list[int]:
-        """Encode text; ``allowed_special`` says which special-token texts become special ids.
+    def encode(
+        self, text: str, allowed_special: object = "none_raise", disallowed_special: object = "all"
+    ) -> list[int]:
+        """Encode text, with tiktoken's rules for special tokens (and minbpe's words for them).
 
-        "all": every special token; "none": none (their text is encoded as ordinary text);
-        "none_raise" (default): none, and a ValueError if the text contains one; or a set.
+        ``allowed_special``: the special tokens whose text becomes their id: "all", a set, or
+        none (the default; minbpe's "none_raise"). ``disallowed_special``: the special tokens
+        whose text is an error ("all", the default, means every one not allowed; ``()`` means
+        none: their text is encoded as ordinary text, as minbpe's "none" does).
         """
         ids: list[int] = []
-        for chunk, special_id in self.chunks(text, allowed_special):
+        for chunk, special_id in self.chunks(text, allowed_special, disallowed_special):
             if special_id is None:
                 ids += self.encode_chunk(chunk)
             else:
@@ -526,11 +587,11 @@ class Tokenizer:
         return ids
 
     def segments(
-        self, text: str, allowed_special: object = "none_raise"
+        self, text: str, allowed_special: object = "none_raise", disallowed_special: object = "all"
     ) -> list[tuple[str, int | None]]:
         """Cut text at the allowed special tokens: ``[(piece, special id or None), ...]``."""
         text = clean_text(_check_text(text))
-        special = self._allowed_specials(text, allowed_special)
+        special = self._allowed_specials(text, allowed_special, disallowed_special)
         if not special:
             return [(text, None)] if text else []
         # longest first, so that "<|a|>b" wins over "<|a|>" when both are special
@@ -543,6 +604,78 @@ class Tokenizer:
                 out.append((part, None))
         return out
 
+    # -- tiktoken's names ------------------------------------------------------------------------
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id, special tokens included (tiktoken's name)."""
+        return max(self.vocab)
+
+    @property
+    def n_vocab(self) -> int:
+        """``max_token_value + 1``, as tiktoken counts (``vocab_size`` counts the tokens: GPT-4's
+        ids have gaps, so its n_vocab is 100,277 and its vocab_size 100,261)."""
+        return self.max_token_value + 1
+
+    @property
+    def eot_token(self) -> int | None:
+        """The id of ``<|endoftext|>``, or None when the tokenizer has no such token."""
+        return self.special_tokens.get("<|endoftext|>")
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self.special_tokens)
+
+    def encode_batch(self, text: list[str], *, num_threads: int = 8,
+                     allowed_special: object = "none_raise",
+                     disallowed_special: object = "all") -> list[list[int]]:
+        """``encode`` of each text (``num_threads`` is accepted for tiktoken's signature)."""
+        return [self.encode(t, allowed_special, disallowed_special) for t in text]
+
+    def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
+        return [self.encode_ordinary(t) for t in text]
+
+    def decode_batch(self, batch: list[list[int]], *, errors: str = "replace",
+                     num_threads: int = 8) -> list[str]:
+        return [self.decode(ids, errors=errors) for ids in batch]
+
+    def decode_bytes_batch(self, batch: list[list[int]], *, num_threads: int = 8) -> list[bytes]:
+        return [self.decode_bytes(ids) for ids in batch]
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of the one token spelled exactly so (a special token's text gives its id);
+        KeyError when no single token is."""
+        token = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
+        if isinstance(text_or_bytes, str) and text_or_bytes in self.special_tokens:
+            return self.special_tokens[text_or_bytes]
+        idx = self.token_ids.get(bytes(token))
+        if idx is None:
+            raise KeyError(token)
+        return idx
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """Each token's bytes: ``[b"hello", b" world"]``."""
+        return [self.decode_single_token_bytes(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens: list[int]) -> tuple[str, list[int]]:
+        """The text and, for each token, the index of the character its first byte belongs to.
+
+        A token that starts inside a character (a UTF-8 continuation byte) points at that
+        character. The bytes must be valid UTF-8 (else UnicodeDecodeError), as in tiktoken.
+        """
+        parts = self.decode_tokens_bytes(tokens)
+        offsets, chars = [], 0  # chars: characters started before the token
+        for part in parts:
+            inside = bool(part) and 0x80 <= part[0] < 0xC0 and chars > 0
+            offsets.append(chars - inside)
+            chars += sum(1 for b in part if not 0x80 <= b < 0xC0)
+        return b"".join(parts).decode("utf-8", errors="strict"), offsets
+
+    def token_byte_values(self) -> list[bytes]:
+        """The bytes of every ordinary token (special tokens left out), sorted."""
+        specials = set(self.special_tokens.values())
+        return sorted(token for idx, token in self.vocab.items() if idx not in specials)
+
     # -- decoding ----------------------------------------------------------------------------
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
@@ -551,7 +684,7 @@ class Tokenizer:
             return b"".join(map(self.vocab.__getitem__, ids))
         except (KeyError, TypeError) as e:
             bad = e.args[0] if isinstance(e, KeyError) else "of the wrong type"
-            raise ValueError(
+            raise UnknownTokenError(
                 f"unknown token id {shorten(bad)}: this tokenizer's ids are 0..{max(self.vocab)}"
                 f" ({len(self.vocab)} tokens)"
             ) from None
@@ -581,12 +714,17 @@ class Tokenizer:
         >>> [(s.pair, s.new) for s in tok.trace("aaab").steps]
         [((97, 97), 256), ((256, 97), 257), ((257, 98), 258)]
         """
-        text = clean_text(_check_text(text))
-        chunks = self.split(text)
+        pieces = self.chunks(text, "none")
+        chunks = [chunk for chunk, _ in pieces]
         start: list[list[int]] = []
         steps: list[TraceStep] = []
         final: list[int] = []
-        for c, chunk in enumerate(chunks):
+        for c, (chunk, added) in enumerate(pieces):
+            whole = added if added is not None else self._whole_token(chunk)
+            if whole is not None:
+                start.append([whole])
+                final += start[-1]  # an added token, or a whole token (ignore_merges)
+                continue
             data = chunk.encode("utf-8")
             ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
             start.append(ids)
@@ -615,6 +753,36 @@ class Tokenizer:
             f.write(model_text)
         with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
             f.write(vocab_text)
+
+    def load(self, model_file: str) -> None:
+        """Read a minbpe ``.model`` file into this tokenizer, as minbpe does::
+
+            tok = RegexTokenizer()
+            tok.load("toy.model")
+
+        All or nothing: a bad file is a ValueError and the tokenizer stays as it was.
+        ``bpe_core.load(path)`` reads every format and returns a new tokenizer.
+        """
+        from .formats import parse_minbpe
+
+        name = os.fspath(model_file)
+        try:
+            with open(name, encoding="utf-8") as f:
+                text = f.read(64 * 1024 * 1024 + 1)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValueError(f"cannot read {name} as a .model file: {e}") from e
+        if len(text) > 64 * 1024 * 1024:
+            raise ValueError(f"{name} is too large for a .model file")
+        pattern, special_tokens, merges = parse_minbpe(text, name)
+        if pattern and not self.splits:
+            raise ValueError(f"{name} has a split pattern, which a {type(self).__name__} does not"
+                             " use; load it into a RegexTokenizer (or use bpe_core.load)")
+        try:
+            fresh = Tokenizer(pattern, timeout=self.timeout, special_tokens=special_tokens,
+                              merges={pair: 256 + i for i, pair in enumerate(merges)})
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
+        self.__dict__.update(fresh.__dict__)
 
     def save_hf(self, path: str) -> None:
         """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it)."""

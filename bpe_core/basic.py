@@ -16,6 +16,8 @@ class BasicTokenizer(Tokenizer):
     [258, 100, 258, 97, 99]
     """
 
+    splits = False
+
     def __init__(self, **data) -> None:
         """``BasicTokenizer()``; a loader gives the keyword data ``Tokenizer`` takes."""
         super().__init__("", **data)

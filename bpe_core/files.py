@@ -29,12 +29,13 @@ def build(data: TokenizerData, name: str, **extra) -> Tokenizer:
     """The tokenizer a file describes: a ``RegexTokenizer`` with its split pattern, or a
     ``BasicTokenizer`` when it has none. ``extra``: ``timeout``, ``name``, ``title``. A bad pattern
     or special token is a ValueError that names the file."""
+    common = dict(merges=data.merges, byte_ids=data.byte_ids, special_tokens=data.special_tokens,
+                  pipeline=data.pipeline, ignored=data.ignored, **extra)
+    pre_split = data.pipeline is not None and data.pipeline.pre_tokenizer is not None
     try:
-        if data.pattern:
-            return RegexTokenizer(data.pattern, merges=data.merges, byte_ids=data.byte_ids,
-                                  special_tokens=data.special_tokens, **extra)
-        return BasicTokenizer(merges=data.merges, byte_ids=data.byte_ids,
-                              special_tokens=data.special_tokens, **extra)
+        if data.pattern or pre_split:
+            return RegexTokenizer(data.pattern, **common)
+        return BasicTokenizer(**common)
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
 

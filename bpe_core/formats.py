@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import regex
 
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma
 from .text import id_problem, parse_id, render_token, shorten
 
 MAX_TOKENS = 1_000_000
@@ -46,6 +47,8 @@ class TokenizerData(NamedTuple):
     byte_ids: list[int] | None  # None when the single bytes are ids 0..255
     pattern: str
     special_tokens: dict[str, int]
+    pipeline: Pipeline | None = None  # what a tokenizer.json does before BPE (pipeline.py)
+    ignored: list[str] = []  # what the file said that encode() leaves out, and why
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,99 +285,60 @@ def parse_minbpe(text: str, name: str = "model file") -> tuple[str, dict[str, in
 # Hugging Face tokenizer.json
 
 
-# one regex atom: \p{..}, a [...] class, an escape, or a plain character
-_ATOM = r"(\\[pP]\{[^}]*\}|\[(?:\\.|[^\]\\])*\]|\\.|[^\\()\[\]{}|])"
-
-
-def hf_pattern(pattern: str) -> str:
-    """The split pattern rewritten for Hugging Face's regex engine (Oniguruma).
-
-    Oniguruma reads a possessive interval such as ``\\p{N}{1,3}+`` as "``\\p{N}{1,3}``, one or
-    more times", so it would keep a long number in one chunk. An atomic group means what the
-    ``regex`` package means: ``(?>\\p{N}{1,3})``.
-
-    >>> hf_pattern(r"\\p{N}{1,3}+| ?\\p{L}++")
-    '(?>\\\\p{N}{1,3})| ?\\\\p{L}++'
-    """
-    return regex.sub(_ATOM + r"(\{\d+(?:,\d*)?\})\+", r"(?>\1\2)", pattern)
-
-
-def unhf_pattern(pattern: str) -> str:
-    r"""Undo ``hf_pattern``: ``(?>\\p{N}{1,3})`` becomes ``\\p{N}{1,3}+`` again.
-
-    >>> unhf_pattern(hf_pattern(r"\p{N}{1,3}+")) == r"\p{N}{1,3}+"
-    True
-    """
-    return regex.sub(r"\(\?>" + _ATOM + r"(\{\d+(?:,\d*)?\})\)", r"\1\2+", pattern)
-
-
 def to_hf_json(tok: Any) -> str:
-    """The tokenizer as a Hugging Face ``tokenizer.json`` (byte-level BPE, our split, specials)."""
+    """The tokenizer as a Hugging Face ``tokenizer.json``: byte-level BPE, the split pattern spelled
+    for Hugging Face's regex engine, the special tokens, and what a tokenizer read from a
+    tokenizer.json does before BPE (normalizer, pre-tokenizer, added tokens, ignore_merges)."""
     _unique_tokens(tok, "tokenizer.json", specials_by_text=True)
-    specials = set(tok.special_tokens.values())
-    vocab = {
-        _gpt2_string(token): idx for idx, token in sorted(tok.vocab.items()) if idx not in specials
-    }
-    vocab.update(tok.special_tokens)  # else Hugging Face renumbers added tokens past the vocab
+    pipeline = tok.pipeline
+    added = dict(pipeline.added) if pipeline is not None else {}
+    for s, idx in tok.special_tokens.items():
+        added.setdefault(s, AddedToken(s, idx))
+    made_here = {t.id for t in added.values()} - set(tok.merges.values()) - set(tok.byte_token_ids)
+    vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
+             if idx not in made_here}
+    vocab.update({t.content: t.id for t in added.values() if t.id in made_here})
     merges = [
         [_gpt2_string(tok.vocab[a]), _gpt2_string(tok.vocab[b])]
         for (a, b), _ in sorted(tok.merges.items(), key=lambda item: item[1])
     ]
-    pre_tokenizers = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
-                       "use_regex": False}]
-    if tok.pattern:
-        split = {"type": "Split", "pattern": {"Regex": hf_pattern(tok.pattern)},
-                 "behavior": "Isolated", "invert": False}
-        pre_tokenizers.insert(0, split)
+    if pipeline is not None and pipeline.pre_tokenizer is not None:
+        pre_tokenizer = pipeline.json["pre_tokenizer"]
+    else:
+        pre_tokenizers = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                           "use_regex": False}]
+        if tok.pattern:
+            split = {"type": "Split", "pattern": {"Regex": to_oniguruma(tok.pattern)},
+                     "behavior": "Isolated", "invert": False}
+            pre_tokenizers.insert(0, split)
+        pre_tokenizer = {"type": "Sequence", "pretokenizers": pre_tokenizers}
     document = {
         "version": "1.0",
         "truncation": None,
         "padding": None,
         "added_tokens": [
-            {"id": idx, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": True}
-            for s, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1])
+            {"id": t.id, "content": t.content, "single_word": t.single_word, "lstrip": t.lstrip,
+             "rstrip": t.rstrip, "normalized": t.normalized, "special": t.special}
+            for t in sorted(added.values(), key=lambda t: t.id)
         ],
-        "normalizer": None,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre_tokenizers},
+        "normalizer": pipeline.json.get("normalizer") if pipeline is not None else None,
+        "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
                     "use_regex": False},
         "model": {"type": "BPE", "dropout": None, "unk_token": None,
                   "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "fuse_unk": False, "byte_fallback": False,
+                  "ignore_merges": bool(pipeline is not None and pipeline.ignore_merges),
                   "vocab": vocab, "merges": merges},
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
-def _hf_split_pattern(pre: object, name: str) -> str:
-    """Our pattern back from a pre_tokenizer: a Split with a regex (or none), then ByteLevel."""
-    if not isinstance(pre, dict):
-        raise ValueError(f"{name}: key 'pre_tokenizer' should be an object")
-    steps = pre.get("pretokenizers") if pre.get("type") == "Sequence" else [pre]
-    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
-        raise ValueError(f"{name}: key 'pre_tokenizer.pretokenizers' should be a list of objects")
-    pattern = ""
-    for step in steps:
-        if step.get("type") == "Split":
-            regex_field = step.get("pattern")
-            if not isinstance(regex_field, dict) or not isinstance(regex_field.get("Regex"), str):
-                raise ValueError(f"{name}: key 'pre_tokenizer' Split needs pattern.Regex (a string)")
-            pattern = regex_field["Regex"]
-        elif step.get("type") == "ByteLevel":
-            if step.get("use_regex"):
-                pattern = pattern or GPT2_SPLIT_PATTERN
-        else:
-            raise ValueError(
-                f"{name}: pre_tokenizer type {str(step.get('type'))[:40]!r} is not supported"
-                " (expected Split and ByteLevel)"
-            )
-    return pattern
-
-
 def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
-    """Read a byte-level BPE ``tokenizer.json`` (ours, or any with the same shape)."""
+    """Read a byte-level BPE ``tokenizer.json``: what it does before BPE comes back as a
+    ``Pipeline`` (pipeline.py); anything that would change ids and is not supported is a
+    ValueError naming the key."""
     try:
         document = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as e:
@@ -395,20 +359,14 @@ def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
         if not (isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) for s in m)):
             raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found {shorten(m)}")
         pairs.append(tuple(m))
-    specials = {}
-    added = document.get("added_tokens") or []
-    if not isinstance(added, list):
-        raise ValueError(f"{name}: key 'added_tokens' should be a list")
-    for k, entry in enumerate(added):
-        if not (isinstance(entry, dict) and isinstance(entry.get("content"), str)
-                and isinstance(entry.get("id"), int)):
-            raise ValueError(f"{name}: key 'added_tokens[{k}]' needs 'content' (string) and 'id'")
-        specials[entry["content"]] = entry["id"]
-    pattern = _hf_split_pattern(document.get("pre_tokenizer") or {"type": "Sequence",
-                                                                   "pretokenizers": []}, name)
-    pattern = unhf_pattern(pattern)
-    return _build(name, {s: i for s, i in vocab.items() if s not in specials}, pairs, pattern,
+    pipeline, pattern, specials, ignored = read_hf_pipeline(document, name)
+    added = pipeline.added if pipeline is not None else {}
+    made = {a + b for a, b in pairs}
+    # added tokens stand beside the vocabulary, unless they are one of its byte-level tokens
+    outside = {s for s in [*specials, *added] if s not in made and len(s) != 1}
+    data = _build(name, {s: i for s, i in vocab.items() if s not in outside}, pairs, pattern,
                   specials, "model.vocab")
+    return TokenizerData(*data[:4], pipeline=pipeline, ignored=ignored)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,6 +516,7 @@ def _build(
     _check_ranks(ranks, name)
     by_bytes = ranks
     merges: dict[tuple[int, int], int] = {}
+    last_made = -1
     for k, pair in enumerate(pairs):
         a, b = pair[0], pair[1]
         where = f"{merges_name}, line {pair[2]}" if merges_name else f"{name}: merge {k}"
@@ -567,6 +526,14 @@ def _build(
         if left is None or right is None or made is None:
             raise ValueError(f"{where}: the merge {shorten(a, 40)} + {shorten(b, 40)} uses or makes a token missing"
                              " from the vocabulary")
+        if (left, right) in merges:
+            raise ValueError(f"{where}: the merge {shorten(a, 40)} + {shorten(b, 40)} appears twice")
+        if made <= last_made:
+            raise ValueError(
+                f"{where}: the merge {shorten(a, 40)} + {shorten(b, 40)} makes id {made}, but an"
+                f" earlier merge made id {last_made}. Merges rank by their place in the list, and"
+                " bpe_core needs that order to be the order of the ids they make")
+        last_made = made
         merges[(left, right)] = made
     return _assemble(name, ranks, merges, pattern, specials)
 

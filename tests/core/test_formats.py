@@ -392,8 +392,12 @@ BAD_FILES = {
         ["pattern"]),
     "hf unsupported pre_tokenizer": (
         "tokenizer.json",
+        lambda t: _hf(t, lambda d: _set(d, "pre_tokenizer", {"type": "Metaspace"})),
+        ["pre_tokenizer", "Metaspace"]),
+    "hf without ByteLevel": (
+        "tokenizer.json",
         lambda t: _hf(t, lambda d: _set(d, "pre_tokenizer", {"type": "Whitespace"})),
-        ["pre_tokenizer", "Whitespace"]),
+        ["pre_tokenizer", "ByteLevel"]),
     "deeply nested json": ("tokenizer.json", lambda t: "[" * 100_000, []),
     "deeply nested model": ("tokenizer.json", lambda t: '{"model": ' + "[" * 100_000,
                             ["JSON"]),

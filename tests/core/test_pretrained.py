@@ -68,10 +68,11 @@ def test_specials_allowed_one_by_one_match_tiktoken(pair):
     ours, ref = pair
     text = dict(CORPUS)["special_lookalikes"]
     for special in PRESETS[ours.name]["special_tokens"]:
-        assert ours.encode(text, allowed_special={special}) == ref.encode(
+        assert ours.encode(text, allowed_special={special}, disallowed_special=()) == ref.encode(
             text, allowed_special={special}, disallowed_special=()
         )
     assert ours.encode(text, allowed_special="none") == ref.encode(text, disallowed_special=())
+    assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import regex
 from naive import naive_encode
 from support import KINDS, trained
 
@@ -81,14 +82,19 @@ def test_none_raise_is_the_default_and_names_token_and_fix(kind):
 def test_set_allows_only_the_listed_specials(kind):
     tok = tokenizer(kind)
     text = f"a{EOT}b{FIM}c"
-    ids = tok.encode(text, allowed_special={EOT})
-    # minbpe: specials outside the set are plain text
+    # tiktoken: the other special tokens' text is still an error, naming the one found
+    with pytest.raises(ValueError, match=regex.escape(FIM)):
+        tok.encode(text, allowed_special={EOT})
+    # ... unless disallowed_special=() makes it plain text (what minbpe does with a set)
+    ids = tok.encode(text, allowed_special={EOT}, disallowed_special=())
     assert ids == tok.encode_ordinary("a") + [EOT_ID] + tok.encode_ordinary(f"b{FIM}c")
     assert FIM_ID not in ids
     assert tok.decode(ids) == text
     both = tok.encode(text, allowed_special={EOT, FIM})
     assert both == tok.encode(text, allowed_special="all")
-    assert tok.encode(text, allowed_special=set()) == tok.encode_ordinary(text)
+    assert tok.encode(text, allowed_special=set(), disallowed_special=()) == tok.encode_ordinary(text)
+    # a special token the tokenizer does not have is ignored in the set, as tiktoken and minbpe do
+    assert tok.encode(text, allowed_special={EOT, FIM, "<|nope|>"}) == both
 
 
 def test_unknown_allowed_special_value_is_a_value_error():

@@ -1019,7 +1019,7 @@ def test_the_special_token_messages_of_the_core_are_brief():
     tok.register_special_tokens({LONG: 1000})
     for call in (lambda: tok.register_special_tokens({LONG: 1001}),
                  lambda: tok.encode("a" + LONG),
-                 lambda: tok.encode("a", allowed_special={LONG + "x"})):
+                 lambda: tok.encode("a" + LONG, allowed_special={LONG + "x"})):
         with pytest.raises(ValueError) as info:
             call()
         assert len(str(info.value)) < 600
