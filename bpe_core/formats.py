@@ -24,17 +24,18 @@ The ``.vocab`` file is for people: ``[e][ ] -> [e ] 256`` per merged token, ``[a
 from __future__ import annotations
 
 import base64
+import heapq
 import json
 from typing import Any, NamedTuple
 
 import regex
 
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
-from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma
+from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
 from .text import id_problem, parse_id, render_token, shorten
 
 MAX_TOKENS = 1_000_000
-MAX_RECOVER_BYTES = 2_000  # the longest GPT tokens are about 130 bytes
+MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoken file
 MODEL_HEADERS = ("minbpe v1", "bpe v1")
 MAX_TOKEN_BYTES = 4 * 1024 * 1024  # merges may double a token per line: 40 lines would be 1 TB
 
@@ -121,6 +122,22 @@ def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
                 )
 
 
+def pipeline_problem(tok: Any, fmt: str) -> str | None:
+    """Why ``fmt`` cannot hold this tokenizer, if it came from a tokenizer.json that does more
+    than split before BPE (only a tokenizer.json can say so)."""
+    if tok.pipeline is None:
+        return None
+    what = "; ".join(tok.pipeline.described) or "its added tokens' rules"
+    return (f"this tokenizer does more than split before BPE ({what}), and a {fmt} file cannot"
+            " say so: it would give other ids. Save it as tokenizer.json")
+
+
+def _refuse_pipeline(tok: Any, fmt: str) -> None:
+    problem = pipeline_problem(tok, fmt)
+    if problem:
+        raise ValueError(problem)
+
+
 def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes, int]:
     """``base64(token) rank`` lines -> ``{token bytes: rank}``; ValueError names the bad line."""
     ranks: dict[bytes, int] = {}
@@ -162,6 +179,18 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
         if len(token) == 1:
             continue
+        parts = _split_by_rank(token, rank, ranks)
+        if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
+            raise ValueError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked parents")
+        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
+    return merges
+
+
+def _split_by_rank(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[bytes]:
+    """``token``'s bytes merged as tiktoken would with the tokens ranked below ``rank``: the
+    adjacent pair whose joined bytes rank lowest first (the leftmost among equals), until no pair
+    joins into such a token. Short tokens rescan (the seeds' loop); long ones use a heap."""
+    if len(token) <= 64:
         parts = [token[i : i + 1] for i in range(len(token))]
         while len(parts) > 2:
             best = None
@@ -170,13 +199,37 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
                 if r is not None and r < rank and (best is None or r < best):
                     best, where = r, i
             if best is None:
-                raise ValueError(f"token {shorten(token)} (rank {rank}) cannot be made from lower ranks")
+                break
             parts[where : where + 2] = [parts[where] + parts[where + 1]]
-        if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
-            raise ValueError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked parents")
-        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
-    return merges
+        return parts
+    part = [token[i : i + 1] for i in range(len(token))]  # part[i] is b"" once merged away
+    nxt = list(range(1, len(token) + 1))
+    prv = list(range(-1, len(token) - 1))
+    nxt[-1] = -1
 
+    def ranked(i: int, j: int) -> int | None:
+        r = ranks.get(part[i] + part[j])
+        return r if r is not None and r < rank else None
+
+    heap = [(r, i) for i in range(len(token) - 1) if (r := ranked(i, i + 1)) is not None]
+    heapq.heapify(heap)
+    alive = len(token)
+    while heap and alive > 2:
+        r, i = heapq.heappop(heap)
+        j = nxt[i]
+        if j == -1 or not part[i] or ranked(i, j) != r:
+            continue  # stale: a neighbour changed since this entry was pushed
+        part[i] += part[j]
+        part[j] = b""
+        alive -= 1
+        nxt[i] = nxt[j]
+        if nxt[i] != -1:
+            prv[nxt[i]] = i
+            if (r2 := ranked(i, nxt[i])) is not None:
+                heapq.heappush(heap, (r2, i))
+        if prv[i] != -1 and (r2 := ranked(prv[i], i)) is not None:
+            heapq.heappush(heap, (r2, prv[i]))
+    return [p for p in part if p]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,6 +238,7 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
 
 def to_minbpe(tok: Any) -> tuple[str, str]:
     """The text of the ``.model`` and ``.vocab`` files (see the top of this module)."""
+    _refuse_pipeline(tok, ".model")
     if any(ch in tok.pattern for ch in "\r\n"):
         raise ValueError(
             "this split pattern contains a raw line break, which a .model file cannot hold;"
@@ -379,6 +433,7 @@ _SPECIAL_SPELLING = regex.compile(r"<\|[^\s]*\|>|</?[^\s<>]+>|\[[^\s\[\]]+\]")
 
 def to_gpt2_files(tok: Any) -> tuple[str, str]:
     """``(vocab.json text, merges.txt text)``, spelled with GPT-2's byte-to-character table."""
+    _refuse_pipeline(tok, "vocab.json + merges.txt")
     _unique_tokens(tok, "vocab.json", specials_by_text=True)
     vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
              if idx not in tok.special_tokens.values()}
@@ -438,15 +493,31 @@ def parse_gpt2_files(
 def to_tiktoken(tok: Any) -> bytes:
     """tiktoken's ``base64(token) rank`` lines; load with ``tiktoken.load.load_tiktoken_bpe``.
 
-    The file holds neither the split pattern nor the special tokens: give those to
-    ``tiktoken.Encoding(pat_str=tok.pattern, special_tokens=tok.special_tokens, ...)``.
+    The file holds neither the split pattern nor the special tokens: ``tiktoken_encoding(tok)``
+    gives everything ``tiktoken.Encoding`` needs.
     """
+    _refuse_pipeline(tok, "tiktoken")
     _unique_tokens(tok, "tiktoken")
     specials = set(tok.special_tokens.values())
     return b"".join(
         base64.b64encode(token) + b" " + str(idx).encode() + b"\n"
         for idx, token in sorted(tok.vocab.items()) if idx not in specials
     )
+
+
+def tiktoken_encoding(tok: Any) -> dict[str, Any]:
+    """The arguments of ``tiktoken.Encoding`` for this tokenizer: ``tiktoken.Encoding(**args)``
+    gives the same ids. The split pattern is spelled for tiktoken's regex engine (a
+    BasicTokenizer's "no split" becomes one piece for the whole text)."""
+    _refuse_pipeline(tok, "tiktoken")
+    _unique_tokens(tok, "tiktoken")
+    specials = set(tok.special_tokens.values())
+    return {
+        "name": tok.name or "bpe_lab",
+        "pat_str": to_tiktoken_pattern(tok.pattern),
+        "mergeable_ranks": {token: idx for idx, token in tok.vocab.items() if idx not in specials},
+        "special_tokens": dict(tok.special_tokens),
+    }
 
 
 def parse_tiktoken(
@@ -461,10 +532,10 @@ def parse_tiktoken(
     The pattern defaults to GPT-4's, since the file does not say which one it was made with.
     """
     ranks = parse_tiktoken_ranks(data, name)
-    longest = max(ranks, key=len, default=b"")
-    if len(longest) > MAX_RECOVER_BYTES:  # recovering a token's merges is quadratic in its length
-        raise ValueError(f"{name}: the token of rank {ranks[longest]} is {len(longest):,} bytes;"
-                         f" this tool reads tiktoken tokens of at most {MAX_RECOVER_BYTES:,} bytes")
+    total = sum(map(len, ranks))
+    if total > MAX_RECOVER_BYTES:  # every token's merges are recovered from its bytes
+        raise ValueError(f"{name}: its tokens hold {total:,} bytes in all; this tool reads"
+                         f" tiktoken files of at most {MAX_RECOVER_BYTES:,}")
     if len(ranks) > MAX_TOKENS:
         raise ValueError(f"{name}: {len(ranks):,} tokens is more than this tool reads ({MAX_TOKENS:,})")
     _check_ranks(ranks, name)

@@ -181,7 +181,8 @@ def _rewrite(pattern: str, anchors: dict[str, str], inside: dict[str, str] | Non
     return "".join(out)
 
 
-_ONIG_WORD = r"\p{L}\p{M}\p{Nd}\p{Pc}"  # Oniguruma's \w: no joiners, unlike the regex package's
+_ONIG_WORD = r"\p{L}\p{M}\p{N}\p{Pc}"  # Oniguruma's \w (all numbers, no joiners)
+_PY_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}"  # the regex package's \w, for Oniguruma
 
 
 def from_oniguruma(pattern: str) -> str:
@@ -193,6 +194,8 @@ def from_oniguruma(pattern: str) -> str:
     >>> from_oniguruma(r"^\\s+$|\\p{N}{1,3}+")
     '(?m:^)\\\\s+(?m:$)|(?:\\\\p{N}{1,3})+'
     """
+    pattern = regex.sub(r"(?<!\\)((?:\\\\)*)\\x\{([0-9a-fA-F]{1,6})\}",
+                        lambda m: f"{m[1]}\\U{int(m[2], 16):08x}", pattern)  # \x{200D} -> \U0000200d
     pattern = _rewrite(pattern, {"^": "(?m:^)", "$": "(?m:$)", "\\Z": "$", "\\z": "\\Z",
                                  "\\w": f"[{_ONIG_WORD}]", "\\W": f"[^{_ONIG_WORD}]"},
                        {"\\w": _ONIG_WORD})
@@ -210,7 +213,9 @@ def to_oniguruma(pattern: str) -> str:
     '(?>\\\\p{N}{1,3})| ?\\\\p{L}++|\\\\s+\\\\Z'
     """
     _refuse_multiline(pattern, "Hugging Face")
-    pattern = _rewrite(pattern, {"^": "\\A", "$": "\\Z", "\\Z": "\\z", "(?m:^)": "^", "(?m:$)": "$"})
+    pattern = _rewrite(pattern, {"^": "\\A", "$": "\\Z", "\\Z": "\\z", "(?m:^)": "^", "(?m:$)": "$",
+                                 "\\w": f"[{_PY_WORD}]", "\\W": f"[^{_PY_WORD}]"},
+                       {"\\w": _PY_WORD})
     return regex.sub(_ATOM + r"(\{\d+(?:,\d*)?\})\+", r"(?>\1\2)", pattern)
 
 
@@ -224,7 +229,8 @@ def to_tiktoken_pattern(pattern: str) -> str:
     if not pattern:
         return r"[\s\S]+"
     _refuse_multiline(pattern, "tiktoken")
-    return _rewrite(pattern, {"$": "(?=\\n?\\z)", "\\Z": "\\z"})
+    return _rewrite(pattern, {"$": "(?=\\n?\\z)", "\\Z": "\\z", "(?m:^)": "(?:\\A|(?<=\\n))",
+                              "(?m:$)": "(?=\\n|\\z)"})
 
 
 def _refuse_multiline(pattern: str, tool: str) -> None:
