@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe_core.files import detect_format, to_minbpe
-from bpe_core.formats import to_gpt2_files, to_hf_json, to_tiktoken
+from bpe_core.formats import pipeline_problem, to_gpt2_files, to_hf_json, to_tiktoken
+from bpe_core.pipeline import to_tiktoken_pattern
 from bpe_core.text import MAX_TOKEN_ID
 from ui.choices import REGEX_TIMEOUT
 from ui.tables import merge_rows
@@ -178,10 +179,12 @@ def export_problems(tok: bpe_core.Tokenizer) -> dict[str, str | None]:
 
     Cheap (no file is built); the export functions raise ValueError with the same message.
     """
-    minbpe = minbpe_problem(tok)
+    minbpe = pipeline_problem(tok, ".model") or minbpe_problem(tok)
     keyed = duplicate_bytes_problem(tok)
+    tiktoken = pipeline_problem(tok, "tiktoken") or keyed
+    gpt2 = pipeline_problem(tok, "vocab.json + merges.txt") or keyed
     by_key = {"export_model": minbpe, "export_vocab": minbpe, "export_hf": keyed,
-              "export_tiktoken": keyed, "export_gpt2_vocab": keyed, "export_gpt2_merges": keyed,
+              "export_tiktoken": tiktoken, "export_gpt2_vocab": gpt2, "export_gpt2_merges": gpt2,
               "export_history": None}
     return {e.key: by_key[e.key] for e in EXPORTS}
 
@@ -205,6 +208,18 @@ def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
             f"split pattern (empty: no split): {tok.pattern}",
             f"special tokens: {tok.special_tokens}",
         ]
+        if not problems["export_tiktoken"]:
+            readme += [
+                "",
+                "tiktoken (its regex engine reads the pattern spelled so):",
+                "  import tiktoken, tiktoken.load",
+                f"  enc = tiktoken.Encoding(name={stem!r},"
+                f" pat_str={to_tiktoken_pattern(tok.pattern)!r},",
+                f"      mergeable_ranks=tiktoken.load.load_tiktoken_bpe({stem + '.tiktoken'!r}),",
+                f"      special_tokens={tok.special_tokens!r})",
+            ]
+        if tok.pipeline is not None:
+            readme += ["", "before BPE (tokenizer.json only): " + "; ".join(tok.pipeline.described)]
         if left_out:
             readme += ["", "Not included:"] + left_out
         z.writestr("README.txt", "\n".join(readme) + "\n")
@@ -386,6 +401,7 @@ def read_uploads(
         name, data = readable[0]
         kind = _kind(name, data)
         tok = bpe_core.read_tokenizer(data, name, pattern=pattern, special_tokens=specials)
+        notes += [f"Left out: {note}" for note in tok.ignored]
         return Imported(_checked(tok), name, kind, tuple(notes))
 
     kinds = {_kind(name, data): (name, data) for name, data in readable}
@@ -425,4 +441,4 @@ def import_summary(imported: Imported) -> list[tuple[str, str]]:
         ("Merges", f"{tok.num_merges:,}"),
         ("Split pattern", pattern),
         ("Special tokens", specials),
-    ]
+    ] + ([("Before BPE", "; ".join(tok.pipeline.described))] if tok.pipeline is not None else [])

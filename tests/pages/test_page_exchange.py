@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer
+from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
+from bpe_core.formats import to_hf_json
 from ui.exchange import (
     EXPORTS,
     gpt2_merges_bytes,
@@ -168,3 +169,35 @@ def test_an_imported_file_name_is_shown_as_written_not_as_markdown():
     at.switch_page("pages/overview.py").run()
     label = next(m for m in at.metric if m.label == "Tokenizer").value
     assert label == r"imported from \_\_init\_\_\.model"  # Markdown shows: __init__.model
+
+
+def test_a_tokenizer_json_that_normalizes_works_on_every_page(at):
+    """Lowercase + NFKC and an added token: the import page says what happens before BPE and
+    what encode() leaves out, the formats that cannot carry it are refused with the reason, and
+    every page runs on it with Hugging Face's ids."""
+    from tokenizers import AddedToken, Tokenizer, normalizers, processors
+
+    tok = RegexTokenizer()
+    tok.train("Hello World, hello world. Ｆｕｌｌ ｗｉｄｔｈ ﬁne. " * 20, 300)
+    hf = Tokenizer.from_str(to_hf_json(tok))
+    hf.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    hf.add_tokens([AddedToken("<tool>", special=False)])
+    hf.post_processor = processors.TemplateProcessing(single="<tool> $A",
+                                                      special_tokens=[("<tool>", 300)])
+    upload(at, ("tokenizer.json", hf.to_str().encode()))
+    assert not at.exception and not at.error
+    summary = dict(zip(*at.dataframe[0].value.to_dict("list").values(), strict=True))
+    assert "lowercase" in summary["Before BPE"] and "NFKC" in summary["Before BPE"]
+    assert any("Left out" in c.value and "processor" in c.value for c in at.caption)
+    keys = download_keys(at)
+    assert "export_hf" in keys and "export_model" not in keys and "export_tiktoken" not in keys
+    assert any("tokenizer.json" in w.value and "lowercase" in w.value for w in at.warning)
+    text = "HELLO <tool> Ｗｏｒｌｄ"
+    expected = hf.encode(text, add_special_tokens=False).ids
+    at.text_area(key="text").set_value(text).run()
+    for page in ("pages/overview.py", "pages/tokens.py", "pages/steps.py", "pages/forest.py",
+                 "pages/compare.py", "pages/lesson.py", "pages/bytes.py"):
+        at.switch_page(page).run()
+        assert not at.exception, page
+    imported, _ = at.session_state["imported"]
+    assert imported.encode(text) == expected
