@@ -61,8 +61,9 @@ from bpe_core import (  # noqa: E402
 )
 
 FULL = {"corpus_bytes": 1_260_000, "vocabs": (512, 1024, 4096, 8192), "repeat": 3,
-        "naive_chars": 100_000}
-QUICK = {"corpus_bytes": 300_000, "vocabs": (512, 1024), "repeat": 1, "naive_chars": 20_000}
+        "naive_chars": 100_000, "long_bytes": 1_000_000}
+QUICK = {"corpus_bytes": 300_000, "vocabs": (512, 1024), "repeat": 1, "naive_chars": 20_000,
+         "long_bytes": 100_000}
 NAIVE_VOCAB = 512
 PATHOLOGICAL_VOCAB = 1024
 PATHOLOGICAL_SIZES = (50_000, 200_000)
@@ -421,25 +422,28 @@ def naive_section(report: Report, corpus: str, naive_chars: int, repeat: int) ->
 # 4. Encoding and decoding throughput
 
 
-def shipped_cl100k() -> bytes:
-    """OpenAI's cl100k_base.tiktoken as it ships in bpe_core/data, checked against its hash."""
+def shipped_tiktoken(name: str = "cl100k_base") -> bytes:
+    """OpenAI's ``name``.tiktoken as it ships in bpe_core/data, checked against its hash."""
     from bpe_core.pretrained import ASSETS
 
-    (filename, sha256), = PRESETS["cl100k_base"]["files"].items()
+    (filename, sha256), = PRESETS[name]["files"].items()
     data = gzip.decompress((ASSETS / f"{filename}.gz").read_bytes())
     if hashlib.sha256(data).hexdigest() != sha256:
         raise ValueError(f"{ASSETS / filename}.gz does not have the published SHA-256 {sha256}")
     return data
 
 
-def load_tiktoken(ranks_path: Path | None = None) -> tuple[Any, str | None]:
-    """tiktoken's cl100k_base from the shipped vocabulary (or ``ranks_path``): ``(encoding or
-    None, why not)``. No network: the ranks are handed to tiktoken, never fetched."""
+def load_tiktoken(
+    ranks_path: Path | None = None, name: str = "cl100k_base"
+) -> tuple[Any, str | None]:
+    """tiktoken's ``name`` (cl100k_base or o200k_base) from the shipped vocabulary (or
+    ``ranks_path``): ``(encoding or None, why not)``. No network: the ranks are handed to
+    tiktoken, never fetched."""
     tiktoken = import_optional("tiktoken")
     if tiktoken is None:
         return None, "tiktoken is not installed: its rows are skipped"
     if ranks_path is None:
-        data = shipped_cl100k()
+        data = shipped_tiktoken(name)
     elif ranks_path.is_file():
         data = ranks_path.read_bytes()
     else:
@@ -447,10 +451,10 @@ def load_tiktoken(ranks_path: Path | None = None) -> tuple[Any, str | None]:
     ranks = {base64.b64decode(token): int(rank)  # tiktoken's own format: "base64 rank" a line
              for token, rank in (line.split() for line in data.splitlines() if line)}
     enc = tiktoken.Encoding(
-        name="cl100k_base",
-        pat_str=GPT4_SPLIT_PATTERN,
+        name=name,
+        pat_str=PRESETS[name]["pattern"],
         mergeable_ranks=ranks,
-        special_tokens=PRESETS["cl100k_base"]["special_tokens"],
+        special_tokens=PRESETS[name]["special_tokens"],
     )
     return enc, None
 
@@ -572,6 +576,43 @@ def pathological_inputs(n: int, seed: int = 0) -> dict[str, str]:
     return {'"a" * n': "a" * n, "random base64": noise, '" " * n': " " * n}
 
 
+def long_piece_inputs(nbytes: int) -> dict[str, str]:
+    """Texts that o200k's split pattern leaves as one piece of ``nbytes`` (or nearly)."""
+    rnd = random.Random(0)
+    return {
+        "one letter repeated (x * n)": "x" * nbytes,
+        "two letters at random (a/b)": "".join(rnd.choice("ab") for _ in range(nbytes)),
+        "random base64, as one piece": base64.b64encode(rnd.randbytes(nbytes * 3 // 4)).decode(),
+    }
+
+
+def long_piece_section(report: Report, nbytes: int, repeat: int) -> None:
+    """Section 4c: one long piece, bpe_core's o200k against tiktoken's on the same piece."""
+    enc, note = load_tiktoken(name="o200k_base")
+    if enc is None:
+        report.note(f"4c skipped: {note}")
+        return
+    ours = bpe_core.load_pretrained("o200k_base")
+    rows, same = [], True
+    for label, text in long_piece_inputs(nbytes).items():
+        ours_s, tt_s = [], []
+        for _ in range(repeat):
+            ours._cache.clear()
+            seconds, ids = timed(ours.encode_chunk, text)  # the piece as it is: no split
+            ours_s.append(seconds)
+            seconds, ref = timed(enc._encode_single_piece, text)
+            tt_s.append(seconds)
+            same = same and ids == ref
+        a, b = statistics.median(ours_s), statistics.median(tt_s)
+        rows.append([label, fmt_s(a), fmt_s(b), fmt_ratio(a / b)])
+    report.title(f"4c. One long piece of {nbytes:,} bytes, o200k_base (median of {repeat})")
+    report.table(["piece", "bpe_core s", "tiktoken s", "bpe_core / tiktoken"], rows)
+    report.note("Both encode the piece without splitting it (bpe_core encode_chunk, tiktoken"
+                " _encode_single_piece); pieces above 64 bytes go rank by rank in bpe_core."
+                f" Same ids: {'yes' if same else 'NO'}")
+    report.line()
+
+
 def pathological_section(
     report: Report,
     corpus: str,
@@ -627,10 +668,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--ranks", type=Path, default=None,
                         help="a cl100k_base.tiktoken for the tiktoken peer"
                              " (default: the one that ships in bpe_core/data)")
+    parser.add_argument("--long-bytes", type=int,
+                        help="size of the long pieces of section 4c (1000000)")
     args = parser.parse_args(argv)
     defaults = QUICK if args.quick else FULL
     args.vocabs = defaults["vocabs"]
-    for name in ("repeat", "corpus_bytes", "naive_chars"):
+    for name in ("repeat", "corpus_bytes", "naive_chars", "long_bytes"):
         if getattr(args, name) is None:
             setattr(args, name, defaults[name])
         if getattr(args, name) < 1:
@@ -672,6 +715,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     encoding_section(report, corpus, trained["core", top], trained.get(("hf", top)),
                      args.ranks, args.repeat)
     regex_tok = trained.get(("core", PATHOLOGICAL_VOCAB)) or train_core(corpus, PATHOLOGICAL_VOCAB)
+    long_piece_section(report, args.long_bytes, args.repeat)
     pathological_section(report, corpus, regex_tok, args.repeat)
     return 0
 

@@ -6,9 +6,11 @@
     >>> tok.decode(tok.encode("hello world"))
     'hello world'
 
-Read it in this order: ``base.py`` (the seeds' helpers, encode, decode), ``training.py`` (the fast
-trainer with the seeds' exact merges), ``steps.py`` (tokens after k merges), ``formats.py`` (the
-file formats as plain data) and ``files.py`` (loading). No module imports one that imports it.
+Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), ``base.py``
+(the tokenizer: split, encode, decode), ``training.py`` (the fast trainer with the seeds' exact
+merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before
+BPE), ``formats.py`` (the file formats as plain data) and ``files.py`` (loading). No module
+imports one that imports it.
 """
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)

@@ -13,7 +13,6 @@ A subclass only says how text is cut into chunks (``BasicTokenizer``: not at all
 
 from __future__ import annotations
 
-import heapq
 import os
 import time
 from collections import Counter
@@ -22,6 +21,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import regex
 
+from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
+    SHORT_CHUNK,
+    apply_merges,
+    get_stats,
+    merge,
+    pair_keys,
+    trace_merges,
+)
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
     clean_text,
@@ -40,7 +47,6 @@ MAX_VOCAB_SIZE = 1_000_000
 MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
-SHORT_CHUNK = 64  # up to this many bytes the seeds' loop is fastest; longer chunks use a heap
 
 
 # ----------------------------------------------------------------------------------------------
@@ -70,136 +76,6 @@ class EncodeTrace(NamedTuple):
     start: list[list[int]]  # each chunk's bytes as token ids
     steps: list[TraceStep]
     final: list[int]  # all chunks' tokens at the end (== encode_ordinary(text))
-
-
-def trace_merges(
-    ids: list[int], merges: dict[tuple[int, int], int]
-) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
-    """``apply_merges``, one merge at a time: ``[(a, b, new, position, tokens after), ...]``.
-
-    Like the encoder: the pair whose new id (its rank) is lowest goes first; every occurrence of
-    it is merged, left to right, before the next pair is looked for.
-
-    >>> trace_merges([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
-    [(97, 97, 256, 0, (256, 97, 98)), (256, 97, 257, 0, (257, 98))]
-    """
-    events = []
-    get = merges.get
-    while len(ids) >= 2:
-        best = None
-        for pair in zip(ids, ids[1:]):
-            rank = get(pair)
-            if rank is not None and (best is None or rank < best):
-                best, best_pair = rank, pair
-        if best is None:
-            break
-        a, b = best_pair
-        out: list[int] = []
-        i = 0
-        n = len(ids)
-        while i < n:
-            if ids[i] == a and i < n - 1 and ids[i + 1] == b:
-                out.append(best)
-                events.append((a, b, best, len(out) - 1, (*out, *ids[i + 2 :])))
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-    return events
-
-
-# ----------------------------------------------------------------------------------------------
-# The seeds' helpers, kept for readers and for the tests' reference algorithm.
-
-
-def get_stats(ids: list[int], counts: dict | None = None) -> dict[tuple[int, int], int]:
-    """Count adjacent pairs; overlapping pairs count: ``[1, 1, 1]`` has ``(1, 1)`` twice.
-
-    >>> get_stats([1, 2, 3, 1, 2])
-    {(1, 2): 2, (2, 3): 1, (3, 1): 1}
-    """
-    counts = {} if counts is None else counts
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
-    return counts
-
-
-def merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
-    """Replace every occurrence of ``pair``, left to right, by ``idx``.
-
-    >>> merge([1, 2, 3, 1, 2], (1, 2), 4)
-    [4, 3, 4]
-    >>> merge([7, 7, 7], (7, 7), 8)
-    [8, 7]
-    """
-    newids = []
-    i = 0
-    n = len(ids)
-    a, b = pair
-    while i < n:
-        if ids[i] == a and i < n - 1 and ids[i + 1] == b:
-            newids.append(idx)
-            i += 2
-        else:
-            newids.append(ids[i])
-            i += 1
-    return newids
-
-
-def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
-    """Merge by rank, lowest first, until no pair of ``ids`` is in ``merges``: the seeds' encode.
-
-    A merge's new id is its rank, so "lowest rank" is "smallest new id". Short lists use the
-    seeds' loop; long ones (a 200 000-byte run with no split point) use a heap, O(n log n).
-    """
-    if len(ids) <= SHORT_CHUNK:
-        get = merges.get
-        while len(ids) >= 2:
-            best = None
-            for pair in zip(ids, ids[1:]):
-                rank = get(pair)
-                if rank is not None and (best is None or rank < best):
-                    best = rank
-                    best_pair = pair
-            if best is None:
-                break
-            ids = merge(ids, best_pair, best)
-        return ids
-    return _apply_merges_heap(ids, merges)
-
-
-def _apply_merges_heap(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
-    """``apply_merges`` for long inputs: a linked list of tokens and a heap of (rank, position)."""
-    n = len(ids)
-    tok = list(ids)
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prv = list(range(-1, n - 1))
-    get = merges.get
-    heap = [(r, i) for i, pair in enumerate(zip(ids, ids[1:])) if (r := get(pair)) is not None]
-    heapq.heapify(heap)
-    while heap:
-        rank, i = heapq.heappop(heap)
-        j = nxt[i]
-        # Equal ranks pop left to right; an entry is stale once either node has changed.
-        if j == -1 or tok[i] == -1 or get((tok[i], tok[j])) != rank:
-            continue
-        q = nxt[j]
-        tok[i] = rank
-        tok[j] = -1
-        nxt[i] = q
-        if q != -1:
-            prv[q] = i
-            r = get((rank, tok[q]))
-            if r is not None:
-                heapq.heappush(heap, (r, i))
-        p = prv[i]
-        if p != -1:
-            r = get((tok[p], rank))
-            if r is not None:
-                heapq.heappush(heap, (r, p))
-    return [t for t in tok if t != -1]
 
 
 def _check_vocab_size(vocab_size: object) -> int:
@@ -433,6 +309,7 @@ class Tokenizer:
         # the merge step that created each token: 1 for the first merge; 0 for bytes and specials
         self.step_of: dict[int, int] = {idx: s for s, idx in enumerate(self.merges.values(), 1)}
         self._cache = {}
+        self._keyed: dict[int, int] | None = None
 
     @property
     def vocab_size(self) -> int:
@@ -496,7 +373,9 @@ class Tokenizer:
     def _merge_chunk(self, chunk: str) -> list[int]:
         data = chunk.encode("utf-8")
         ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
-        return apply_merges(ids, self.merges)
+        if len(ids) > SHORT_CHUNK and self._keyed is None:
+            self._keyed = pair_keys(self.merges)  # built once, on the first long chunk
+        return apply_merges(ids, self.merges, self._keyed)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token text as ordinary text."""

@@ -436,6 +436,19 @@ def _compile(pattern: str, name: str, key: str) -> regex.Pattern:
         raise ValueError(f"{name}: key '{key}' is not a regex this tool reads ({e})") from None
 
 
+_REQUIRED = object()
+
+
+def _flag(step: dict, field: str, name: str, key: str, default: object = _REQUIRED) -> bool:
+    """A true/false field of a step, as strict as Hugging Face's reader (which refuses a
+    missing field that has no default, and anything but a boolean)."""
+    value = step.get(field, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: key '{key}.{field}' should be true or false, found"
+                         f" {'nothing' if value is _REQUIRED else shorten(value)}")
+    return value
+
+
 def _steps(obj: object, name: str, key: str, list_key: str) -> list[tuple[str, dict]]:
     """Flatten a Sequence: ``[(key path, step object)]``."""
     if not isinstance(obj, dict):
@@ -465,7 +478,7 @@ def _normalizer(obj: object, name: str) -> tuple[list[Callable[[str], str]], lis
             steps.append(strip_accents)
             described.append("strip accents (combining marks)")
         elif kind == "Strip":
-            left, right = bool(step.get("strip_left", True)), bool(step.get("strip_right", True))
+            left, right = (_flag(step, "strip_left", name, key), _flag(step, "strip_right", name, key))
             strip = regex.compile(("^" + _WHITE + "+" if left else "(?!)") + "|"
                                   + (_WHITE + r"+\Z" if right else "(?!)"))
             steps.append(lambda s, strip=strip: strip.sub("", s))
@@ -500,15 +513,15 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
     described: list[str] = []
     byte_level = None
     simple: list[str] = []  # the regexes when every step is an Isolated Split
-    for k, (key, step) in enumerate(items):
+    for key, step in items:
         kind = step.get("type")
         if byte_level is not None:
             raise ValueError(f"{name}: key '{key}' comes after the ByteLevel pre-tokenizer, which"
                              " turns text into byte symbols; bpe_core reads ByteLevel last only")
         if kind == "ByteLevel":
             byte_level = step
-            prefix = bool(step.get("add_prefix_space", True))
-            use_regex = bool(step.get("use_regex", True))
+            prefix = _flag(step, "add_prefix_space", name, key)
+            use_regex = _flag(step, "use_regex", name, key, True)
             compiled = regex.compile(BYTE_LEVEL_PATTERN)
             split = _split_regex(compiled, "Isolated", False)
 
@@ -528,14 +541,15 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
             continue
         if kind == "Split":
             pattern = _regex_of(step.get("pattern"), name, key + ".pattern")
-            behavior, invert = step.get("behavior", "Isolated"), bool(step.get("invert", False))
+            behavior, invert = step.get("behavior"), _flag(step, "invert", name, key)
             if behavior not in BEHAVIORS:
                 raise ValueError(f"{name}: key '{key}.behavior' is {shorten(behavior)}; expected"
                                  f" one of {', '.join(BEHAVIORS)}")
             compiled = _compile(pattern, name, key + ".pattern")
             simple.append(pattern if behavior == "Isolated" and not invert else "not simple")
         elif kind == "Digits":
-            behavior = "Isolated" if step.get("individual_digits") else "Contiguous"
+            individual = _flag(step, "individual_digits", name, key, False)
+            behavior = "Isolated" if individual else "Contiguous"
             compiled, invert, pattern = regex.compile(r"\p{N}"), False, "not simple"
             simple.append(pattern)
         elif kind == "Punctuation":

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe_core.files import detect_format, to_minbpe
-from bpe_core.formats import pipeline_problem, to_gpt2_files, to_hf_json, to_tiktoken
+from bpe_core.formats import (
+    pipeline_problem,
+    to_gpt2_files,
+    to_hf_json,
+    to_tiktoken,
+    whole_token_problem,
+)
 from bpe_core.pipeline import to_tiktoken_pattern
 from bpe_core.text import MAX_TOKEN_ID
 from ui.choices import REGEX_TIMEOUT
@@ -181,7 +187,7 @@ def export_problems(tok: bpe_core.Tokenizer) -> dict[str, str | None]:
     """
     minbpe = pipeline_problem(tok, ".model") or minbpe_problem(tok)
     keyed = duplicate_bytes_problem(tok)
-    tiktoken = pipeline_problem(tok, "tiktoken") or keyed
+    tiktoken = pipeline_problem(tok, "tiktoken") or keyed or whole_token_problem(tok)
     gpt2 = pipeline_problem(tok, "vocab.json + merges.txt") or keyed
     by_key = {"export_model": minbpe, "export_vocab": minbpe, "export_hf": keyed,
               "export_tiktoken": tiktoken, "export_gpt2_vocab": gpt2, "export_gpt2_merges": gpt2,

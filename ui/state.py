@@ -183,6 +183,10 @@ def sidebar() -> None:
             else:
                 st.caption("Using the imported tokenizer from:")
                 st.text(ss["imported"][1])
+                pipeline = ss["imported"][0].pipeline
+                if pipeline is not None and pipeline.described:
+                    # the pages show the text as BPE sees it: say what changed it
+                    st.caption("Before BPE it does: " + md_escape("; ".join(pipeline.described)))
         if ss["kind"] == "Train: custom split pattern":
             st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
                           max_chars=MAX_PATTERN_CHARS,

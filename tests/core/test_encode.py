@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import naive_encode, naive_train_stream
+from naive import _encode_chunk, naive_encode, naive_train_stream
 from support import (
     CORPORA,
     KINDS,
@@ -18,6 +18,7 @@ from support import (
 )
 
 from bpe_core import BasicTokenizer, RegexTokenizer
+from bpe_core.merges import apply_merges
 
 SAMPLES = [
     "",
@@ -197,3 +198,25 @@ def test_split_is_the_pattern_chunks(prose_text):
     for kind in ("gpt2", "gpt4", "gpt4o"):
         tok = new_tokenizer(kind)
         assert tok.split(prose_text[:5000]) == regex.findall(tok.pattern, prose_text[:5000])
+
+
+@st.composite
+def merge_table_and_ids(draw):
+    """A random merge table over a few letters (merged ids above their parts, pairs of equal
+    tokens included, as in "aaa") and a long list of those letters."""
+    letters = list(range(97, 97 + draw(st.integers(1, 5))))
+    merges: dict[tuple[int, int], int] = {}
+    for _ in range(draw(st.integers(0, 25))):
+        known = letters + list(merges.values())
+        pair = (draw(st.sampled_from(known)), draw(st.sampled_from(known)))
+        merges.setdefault(pair, 256 + len(merges))
+    ids = draw(st.lists(st.sampled_from(letters), min_size=65, max_size=400))
+    return merges, ids
+
+
+@settings(max_examples=300, deadline=None)
+@given(merge_table_and_ids())
+def test_the_long_input_encoder_equals_the_seeds_loop(table):
+    """Inputs longer than SHORT_CHUNK go rank by rank (merges._apply_merges_long): same ids."""
+    merges, ids = table
+    assert apply_merges(ids, merges) == _encode_chunk(ids, merges)

@@ -240,7 +240,7 @@ DIGITS = (
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_hf_pre_tokenizer_splits_long_numbers_like_we_do(name, preset_hf):
-    """cl100k's ``\\p{N}{1,3}+`` must stay a run of 3-digit chunks in Oniguruma (hf_pattern)."""
+    """cl100k's ``\\p{N}{1,3}+`` must stay a run of 3-digit chunks in Oniguruma (to_oniguruma)."""
     _, hf = preset_hf[name]
     pieces = hf.pre_tokenizer.pre_tokenize_str(DIGITS)
     chunks = [bytes(BYTE_OF[c] for c in piece).decode("utf-8") for piece, _ in pieces]
@@ -627,7 +627,9 @@ def test_damaged_valid_files_are_a_value_error_or_load(valid_files, fmt, operati
     except ValueError:
         return
     text = "hello world, hello <|endoftext|> 12345"
-    assert tok.decode(tok.encode(text, allowed_special="all")) == text
+    ids = tok.encode(text, allowed_special="all")
+    if tok.pipeline is None:  # a damaged tokenizer.json may still be a valid one that
+        assert tok.decode(ids) == text  # normalizes or adds spaces: then it need not round-trip
 
 
 def test_gzipped_file_is_a_value_error(small, tmp_path):

@@ -193,7 +193,10 @@ REFUSED = {
     "Metaspace": (lambda d: d.update(pre_tokenizer={"type": "Metaspace"}), "Metaspace"),
     "no ByteLevel": (lambda d: d.update(pre_tokenizer={"type": "Digits"}), "ByteLevel"),
     "ByteLevel before Split": (lambda d: d.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
-        {"type": "ByteLevel"}, {"type": "Digits"}]}), "pretokenizers[1]"),
+        {"type": "ByteLevel", "add_prefix_space": False}, {"type": "Digits"}]}),
+        "pretokenizers[1]"),
+    "a ByteLevel without add_prefix_space": (lambda d: d.update(pre_tokenizer={
+        "type": "ByteLevel"}), "pre_tokenizer.add_prefix_space"),
     "merges out of id order": (lambda d: d["model"].update(merges=d["model"]["merges"][1:2]
                                                            + d["model"]["merges"][:1]
                                                            + d["model"]["merges"][2:]), "merge"),

@@ -13,11 +13,12 @@ from tokenizers import Tokenizer as HFTokenizer
 import bpe_core
 from bpe_core import BasicTokenizer, RegexTokenizer, load_pretrained, read_tokenizer
 from bpe_core.formats import (
+    tiktoken_encoding,
     to_gpt2_files,
     to_hf_json,
     to_minbpe,
     to_tiktoken,
-    tiktoken_encoding,
+    whole_token_problem,
 )
 
 TEXTS = [bpe_core.clean_text(text) for _, text in CORPUS] + [
@@ -75,6 +76,26 @@ def test_a_token_of_more_than_2000_bytes_survives_every_format():
     other = read_tokenizer(to_tiktoken(tok), "long.tiktoken", pattern="")
     assert other.merges == tok.merges and other.encode(text) == tok.encode(text)
     assert tiktoken.Encoding(**tiktoken_encoding(tok)).encode(text) == tok.encode(text)
+
+
+def test_a_token_that_bpe_cuts_otherwise_is_refused_for_tiktoken():
+    """merges b+c, a+b, ab+c: BPE encodes "abc" as a + bc, tiktoken would take the token "abc"
+    whole. tiktoken cannot hold that tokenizer; the formats that run plain BPE can."""
+    tok = BasicTokenizer(merges={(98, 99): 256, (97, 98): 257, (257, 99): 258})
+    assert tok.encode("abc") == [97, 256]
+    for write in (to_tiktoken, tiktoken_encoding):
+        with pytest.raises(ValueError, match="token 258"):
+            write(tok)
+    hf = HFTokenizer.from_str(to_hf_json(tok))
+    assert hf.encode("abc").ids == [97, 256]
+    assert read_tokenizer(to_minbpe(tok)[0].encode(), "x.model").encode("abc") == [97, 256]
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_every_preset_token_encodes_to_itself(name):
+    """What tiktoken assumes of its vocabularies (it takes a whole-token piece as that token)
+    holds for bpe_core's merges of the three presets, so their tiktoken export is exact."""
+    assert whole_token_problem(load_pretrained(name)) is None
 
 
 def test_a_multiline_flag_is_refused_for_engines_that_read_it_differently():

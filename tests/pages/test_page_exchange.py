@@ -199,5 +199,7 @@ def test_a_tokenizer_json_that_normalizes_works_on_every_page(at):
                  "pages/compare.py", "pages/lesson.py", "pages/bytes.py"):
         at.switch_page(page).run()
         assert not at.exception, page
+    # every page's sidebar says the text is shown as BPE sees it, and why
+    assert any("Before BPE it does" in c.value and "lowercase" in c.value for c in at.caption)
     imported, _ = at.session_state["imported"]
     assert imported.encode(text) == expected

@@ -22,7 +22,7 @@ from parity_corpus import openai_files_dir
 import bpe_core
 import ui.exchange
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
-from bpe_core.formats import hf_pattern
+from bpe_core.pipeline import to_oniguruma
 from ui.escape import md_escape
 from ui.exchange import (
     EXPORTS,
@@ -197,7 +197,7 @@ def test_gpt2_files_load_back_in_bpe_core_and_in_tokenizers(tok, tmp_path):
                                                    str(tmp_path / "merges.txt")))
     steps = [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
     if tok.pattern:
-        steps.insert(0, pre_tokenizers.Split(Regex(hf_pattern(tok.pattern)), "isolated"))
+        steps.insert(0, pre_tokenizers.Split(Regex(to_oniguruma(tok.pattern)), "isolated"))
     hf.pre_tokenizer = pre_tokenizers.Sequence(steps)
     hf.decoder = decoders.ByteLevel()
     hf.add_special_tokens([SPECIAL])

@@ -11,7 +11,7 @@ from support import CORPORA, trained
 
 import bpe_core
 from bpe_core import BasicTokenizer
-from bpe_core.base import apply_merges
+from bpe_core.merges import apply_merges
 from ui import forest as fo
 from ui.forest_chart import (
     EDGE_COLUMNS,
