@@ -270,14 +270,19 @@ class Tokenizer:
         """
         text = clean_text(_check_text(text))
         vocab_size = _check_vocab_size(vocab_size)
-        clash = sorted(i for i in self.special_tokens.values() if 256 <= i < vocab_size)
+        added = [t.id for t in self.pipeline.added.values()] if self.pipeline is not None else []
+        clash = sorted(i for i in [*self.special_tokens.values(), *added] if 256 <= i < vocab_size)
         if clash:
             raise ValueError(
                 f"special token id {clash[0]} lies inside the ids training will create"
                 f" (256..{vocab_size - 1}); register special tokens after training, or give"
                 f" them ids of {vocab_size} or more"
             )
-        chunk_counts = Counter(c for c, idx in self.chunks(text, "none") if idx is None)
+        if self.pipeline is None:
+            pieces = self.split(text)
+        else:  # normalized and pre-tokenized as encode does; its added tokens are not learned
+            pieces = [chunk for chunk, idx in self.chunks(text, "none") if idx is None]
+        chunk_counts = Counter(pieces)
         chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
         result = train_bpe(
             chunks, vocab_size - 256, progress=progress, verbose=verbose, candidates=candidates
@@ -671,7 +676,9 @@ class Tokenizer:
             f.write(to_hf_json(self))
 
     def save_tiktoken(self, path: str) -> None:
-        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them)."""
+        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them). The file has no
+        pattern and no special tokens: ``formats.tiktoken_encoding(self)`` gives all of
+        ``tiktoken.Encoding``'s arguments, the pattern spelled for tiktoken's regex engine."""
         from .formats import to_tiktoken
 
         with open(path, "wb") as f:
