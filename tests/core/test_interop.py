@@ -224,3 +224,31 @@ def test_loading_into_an_instance_is_all_or_nothing(tmp_path):
     tok.save(str(regex_model))
     with pytest.raises(ValueError, match="RegexTokenizer"):
         BasicTokenizer().load(str(regex_model) + ".model")
+
+
+# -- transformers as a client (it installs without torch) -----------------------------------------
+
+
+def test_transformers_reads_our_tokenizer_json_with_the_same_ids(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a local file: nothing to fetch
+    from transformers import PreTrainedTokenizerFast
+
+    tok = trained(bpe_core.GPT4_SPLIT_PATTERN)
+    path = tmp_path / "tokenizer.json"
+    tok.save_hf(str(path))
+    fast = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    for text in TEXTS:
+        ids = tok.encode(text, allowed_special="all")
+        assert fast(text, add_special_tokens=False)["input_ids"] == ids
+        assert fast.decode(ids) == tok.decode(ids)
+    assert fast.convert_tokens_to_ids("<|endoftext|>") == 420
+    # and a tokenizer.json that lowercases, saved by transformers, loads here with its ids
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["normalizer"] = {"type": "Lowercase"}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    fast = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    fast.save_pretrained(str(tmp_path / "saved"))
+    ours = bpe_core.load(tmp_path / "saved" / "tokenizer.json")
+    for text in TEXTS:
+        assert ours.encode(text, allowed_special="all") == fast(
+            text, add_special_tokens=False)["input_ids"]
