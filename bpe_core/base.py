@@ -26,7 +26,6 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     apply_merges,
     get_stats,
     merge,
-    pair_keys,
     trace_merges,
 )
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
@@ -314,7 +313,6 @@ class Tokenizer:
         # the merge step that created each token: 1 for the first merge; 0 for bytes and specials
         self.step_of: dict[int, int] = {idx: s for s, idx in enumerate(self.merges.values(), 1)}
         self._cache = {}
-        self._keyed: dict[int, int] | None = None
 
     @property
     def vocab_size(self) -> int:
@@ -377,10 +375,8 @@ class Tokenizer:
 
     def _merge_chunk(self, chunk: str) -> list[int]:
         data = chunk.encode("utf-8")
-        ids = list(data) if self.byte_ids is None else [self.byte_ids[b] for b in data]
-        if len(ids) > SHORT_CHUNK and self._keyed is None:
-            self._keyed = pair_keys(self.merges)  # built once, on the first long chunk
-        return apply_merges(ids, self.merges, self._keyed)
+        ids = list(data) if self.byte_ids is None else list(map(self.byte_ids.__getitem__, data))
+        return apply_merges(ids, self.merges)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token text as ordinary text."""

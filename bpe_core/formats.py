@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import regex
 
-from .merges import apply_merges, pair_keys
+from .merges import apply_merges
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
 from .text import id_problem, parse_id, render_token, shorten
@@ -143,10 +143,9 @@ def whole_token_problem(tok: Any) -> str | None:
     """
     specials = set(tok.special_tokens.values())
     byte_ids = tok.byte_token_ids
-    keyed = pair_keys(tok.merges)
     for idx, token in tok.vocab.items():
         if len(token) > 1 and idx not in specials:
-            if apply_merges([byte_ids[b] for b in token], tok.merges, keyed) != [idx]:
+            if apply_merges([byte_ids[b] for b in token], tok.merges) != [idx]:
                 return (f"token {idx} ({shorten(token, 40)}) does not encode to itself: BPE cuts"
                         " its bytes otherwise, and tiktoken would take the whole piece as that"
                         " token, so tiktoken would give other ids. Save it as tokenizer.json or"

@@ -8,6 +8,7 @@ and ``formats.py`` (checking what a file means) both use them.
 from __future__ import annotations
 
 import heapq
+from array import array
 
 SHORT_CHUNK = 64  # up to this many ids the seeds' loop is fastest; longer lists go rank by rank
 
@@ -87,14 +88,12 @@ def merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
     return newids
 
 
-def apply_merges(
-    ids: list[int], merges: dict[tuple[int, int], int], keyed: dict[int, int] | None = None
-) -> list[int]:
+def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
     """Merge by rank, lowest first, until no pair of ``ids`` is in ``merges``: the seeds' encode.
 
     A merge's new id is its rank, so "lowest rank" is "smallest new id". Short lists use the
-    seeds' loop; long ones (a 200 000-byte run with no split point) go rank by rank, O(n log n):
-    see ``_apply_merges_long``, which takes the merges as ``pair_keys(merges)`` (``keyed``).
+    seeds' loop; long ones (a 200 000-byte run with no split point) go rank by rank, in
+    O(n log n): see ``_apply_merges_long``.
     """
     if len(ids) <= SHORT_CHUNK:
         get = merges.get
@@ -109,75 +108,93 @@ def apply_merges(
                 break
             ids = merge(ids, best_pair, best)
         return ids
-    return _apply_merges_long(ids, pair_keys(merges) if keyed is None else keyed)
+    return _apply_merges_long(ids, merges)
 
 
-def pair_keys(merges: dict[tuple[int, int], int]) -> dict[int, int]:
-    """The merges keyed by one int per pair, ``a << 32 | b`` (ids are below 2**31): a lookup
-    with no tuple to build, for the long-input encoder's inner loop."""
-    return {(a << 32) | b: idx for (a, b), idx in merges.items()}
+ARRAY_FROM = 50_000  # from this many ids on, the links are arrays (see _apply_merges_long)
 
 
-def _apply_merges_long(ids: list[int], keyed: dict[int, int]) -> list[int]:
-    """``apply_merges`` for long inputs, rank by rank.
+def _apply_merges_long(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
+    """``apply_merges`` for long lists, rank by rank.
 
-    The tokens are a linked list (``nxt``/``prv``; a merged-away token becomes -1). ``waiting``
-    holds, for each rank, the positions where a pair of that rank was seen, and ``ranks`` is a
-    heap of the ranks waiting. The lowest rank is taken, its positions sorted (left to right, as
-    the seeds merge), and each pair still there is merged. A merge only makes pairs of higher
-    ranks (a token's id is larger than its parts'), so no rank is ever needed twice.
+    A merge's new id is larger than its parts' ids, so the pairs a merge creates rank above it:
+    once the lowest rank present has been merged everywhere, it never comes back. So each rank is
+    handled once, in increasing order:
+
+        waiting[rank]  the positions where a pair of that rank was seen (a bucket);
+        ranks          a heap of (rank, a, b), one entry per bucket, with its pair.
+
+    Pop the lowest rank, sort its bucket (left to right, as the seeds merge), merge every
+    position that still holds a, b, then put the new tokens' pairs with their neighbours into
+    buckets. The tokens are a linked list over the original positions, so a merge is O(1):
+    ``tok[i]`` the token starting at position i (-1 once merged into its left neighbour),
+    ``nxt``/``prv`` the next and previous live positions; position n is a sentinel whose token
+    is -1 (it is never part of a pair, and ``tok[-1]`` is it too, left of the first token).
+    From ``ARRAY_FROM`` ids on, ``nxt`` and ``prv`` are arrays (4 bytes an entry: they stay in
+    the CPU cache; about 30 % faster on random text, 20 % slower on one repeated letter).
     """
     n = len(ids)
     tok = list(ids)
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prv = list(range(-1, n - 1))
-    get = keyed.get
+    tok.append(-1)
+    if n < ARRAY_FROM:
+        nxt: list[int] | array = list(range(1, n + 2))
+        prv: list[int] | array = list(range(-1, n))
+    else:
+        nxt = array("i", range(1, n + 2))
+        prv = array("i", range(-1, n))
+    get = merges.get
     waiting: dict[int, list[int]] = {}
-    waiting_at, push, pop = waiting.get, heapq.heappush, heapq.heappop  # local names: faster
-    for i, r in enumerate(map(get, [(a << 32) | b for a, b in zip(tok, tok[1:])])):
+    ranks: list[tuple[int, int, int]] = []
+    for i, r in enumerate(map(get, zip(ids, ids[1:]))):  # left to right: buckets start sorted
         if r is not None:
-            here = waiting_at(r)
+            here = waiting.get(r)
             if here is None:
                 waiting[r] = [i]
+                ranks.append((r, ids[i], ids[i + 1]))
             else:
                 here.append(i)
-    ranks = list(waiting)
     heapq.heapify(ranks)
+    pop, push, waiting_get = heapq.heappop, heapq.heappush, waiting.get  # local names: faster
+
+    def wait(rank: int, position: int, a: int, b: int) -> None:
+        here = waiting_get(rank)
+        if here is None:
+            waiting[rank] = [position]
+            push(ranks, (rank, a, b))
+        else:
+            here.append(position)
+
     while ranks:
-        rank = pop(ranks)
-        positions = waiting.pop(rank)
+        r, a, b = pop(ranks)
+        positions = waiting.pop(r)
         if len(positions) > 1:
-            positions.sort()
+            positions.sort()  # a bucket filled over several rounds
+        merged = []  # the positions of the new tokens, left to right
         for i in positions:
-            left = tok[i]
-            if left < 0:
-                continue  # merged away since
+            # stale if its token was merged since (ids only grow: it is never a again) or its
+            # right neighbour changed; with a == b ("x x x") the middle x is gone after the
+            # first merge, so overlapping pairs merge left to right, as the seeds' merge()
+            if tok[i] != a:
+                continue
             j = nxt[i]
-            if j < 0 or get((left << 32) | tok[j]) != rank:
-                continue  # its right neighbour changed since
-            tok[i] = rank
-            tok[j] = -1
-            q = nxt[j]
-            nxt[i] = q
-            if q >= 0:  # the new token and its right neighbour
-                prv[q] = i
-                r = get((rank << 32) | tok[q])
-                if r is not None:
-                    here = waiting_at(r)
-                    if here is None:
-                        waiting[r] = [i]
-                        push(ranks, r)
-                    else:
-                        here.append(i)
+            if tok[j] != b:
+                continue
+            tok[i] = r  # the new token takes the left position...
+            tok[j] = -1  # ...and the right one leaves the list
+            k = nxt[j]
+            nxt[i] = k
+            prv[k] = i
+            merged.append(i)
+        # the new tokens' pairs, once the round is over (during it a neighbour could still merge)
+        before = -2
+        for i in merged:
             p = prv[i]
-            if p >= 0:  # its left neighbour and the new token
-                r = get((tok[p] << 32) | rank)
-                if r is not None:
-                    here = waiting_at(r)
-                    if here is None:
-                        waiting[r] = [p]
-                        push(ranks, r)
-                    else:
-                        here.append(p)
+            if p != before:  # else the pair (r, r) on its left is the previous one's right pair
+                left = tok[p]
+                if (s := get((left, r))) is not None:
+                    wait(s, p, left, r)
+            right = tok[nxt[i]]
+            if (s := get((r, right))) is not None:
+                wait(s, i, r, right)
+            before = i
     return [t for t in tok if t >= 0]

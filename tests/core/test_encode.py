@@ -18,6 +18,7 @@ from support import (
 )
 
 from bpe_core import BasicTokenizer, RegexTokenizer
+from bpe_core import merges as bpe_merges
 from bpe_core.merges import apply_merges
 
 SAMPLES = [
@@ -217,6 +218,14 @@ def merge_table_and_ids(draw):
 @settings(max_examples=300, deadline=None)
 @given(merge_table_and_ids())
 def test_the_long_input_encoder_equals_the_seeds_loop(table):
-    """Inputs longer than SHORT_CHUNK go rank by rank (merges._apply_merges_long): same ids."""
+    """Inputs longer than SHORT_CHUNK go rank by rank (merges._apply_merges_long): same ids,
+    with the links as lists and as the arrays long inputs use."""
     merges, ids = table
-    assert apply_merges(ids, merges) == _encode_chunk(ids, merges)
+    expected = _encode_chunk(ids, merges)
+    assert apply_merges(ids, merges) == expected
+    saved = bpe_merges.ARRAY_FROM
+    try:
+        bpe_merges.ARRAY_FROM = 0
+        assert apply_merges(ids, merges) == expected
+    finally:
+        bpe_merges.ARRAY_FROM = saved
