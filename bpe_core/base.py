@@ -241,7 +241,13 @@ class Tokenizer:
         if self.pipeline is not None:
             text = clean_text(_check_text(text))
             allowed = self._allowed_specials(text, allowed_special, disallowed_special)
-            return self.pipeline.pieces(text, allowed, self.split, deadline)
+            try:
+                return self.pipeline.pieces(text, allowed, self.split, deadline)
+            except TimeoutError as e:
+                raise ValueError(
+                    f"the normalizer took longer than {self.timeout} s on this text; its Replace"
+                    " pattern backtracks badly (nested repeats such as (a+)+)"
+                ) from e
         out: list[tuple[str, int | None]] = []
         for piece, special_id in self.segments(text, allowed_special, disallowed_special):
             if special_id is None:

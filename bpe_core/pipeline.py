@@ -23,6 +23,8 @@ as Hugging Face treats them.
 
 from __future__ import annotations
 
+import functools
+import time
 import unicodedata
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -264,16 +266,22 @@ _SPACE_RUN = regex.compile(_WHITE + "*")
 _SPACE_BEFORE = regex.compile(_WHITE + r"*\Z")
 
 
+@functools.lru_cache(maxsize=64)
+def _matcher(contents: tuple[str, ...]) -> regex.Pattern:
+    """One regex for a set of added tokens, longest first (leftmost-longest, as Hugging Face's
+    Aho-Corasick automaton matches), compiled once: a file may add thousands."""
+    return regex.compile("|".join(regex.escape(s) for s in sorted(contents, key=len, reverse=True)))
+
+
 def find_added(text: str, tokens: dict[str, AddedToken]) -> list[tuple[str, int | None]]:
     """Cut ``text`` at the added tokens in ``tokens`` (content -> token): ``[(piece, id or
     None)]``. Leftmost-longest matches; a ``single_word`` token must not touch a word character;
     ``lstrip``/``rstrip`` take the whitespace beside the token into it."""
     if not tokens or not text:
         return [(text, None)] if text else []
-    alternatives = "|".join(regex.escape(s) for s in sorted(tokens, key=len, reverse=True))
     out: list[tuple[str, int | None]] = []
     done = 0
-    for m in regex.finditer(alternatives, text):
+    for m in _matcher(tuple(tokens)).finditer(text):
         start, stop = m.span()
         token = tokens[m.group()]
         if token.single_word and (
@@ -297,7 +305,8 @@ def find_added(text: str, tokens: dict[str, AddedToken]) -> list[tuple[str, int 
 # -- the pipeline -------------------------------------------------------------------------------
 
 
-Step = Callable[[str, Any], list[str]]  # a pre-tokenizer step: piece, deadline -> pieces
+Step = Callable[[str, Any], list[str]]  # a pre-tokenizer step: piece, timeout -> pieces
+Normalize = Callable[[str, Any], str]  # a normalizer step: text, timeout -> text
 
 
 def _split_regex(compiled: regex.Pattern, behavior: str, invert: bool) -> Step:
@@ -349,7 +358,7 @@ class Pipeline:
     def __init__(
         self,
         *,
-        normalizer: list[Callable[[str], str]] | None = None,
+        normalizer: list[Normalize] | None = None,
         pre_tokenizer: list[Step] | None = None,
         added: list[AddedToken] | None = None,
         ignore_merges: bool = False,
@@ -365,9 +374,11 @@ class Pipeline:
         self.ignored = ignored or []  # what the file said that encode() does not do, and why
         self.json = json or {}  # the file's own objects, written back by to_hf_json
 
-    def normalize(self, text: str) -> str:
+    def normalize(self, text: str, timeout: float | None = None) -> str:
+        """The normalizer's steps in order; a Replace regex (from a file) must end within
+        ``timeout`` seconds (else TimeoutError), as the split pattern must."""
         for step in self.normalizer:
-            text = step(text)
+            text = step(text, timeout)
         return text
 
     def raw_added(self, allowed: dict[str, int]) -> dict[str, AddedToken]:
@@ -387,14 +398,18 @@ class Pipeline:
 
     def pieces(self, text: str, allowed: dict[str, int], split: Callable[..., list[str]],
                deadline: float | None = None) -> list[tuple[str, int | None]]:
-        """The whole pipeline: ``[(chunk, added token id or None)]`` ready for BPE."""
+        """The whole pipeline: ``[(chunk, added token id or None)]`` ready for BPE. Past
+        ``deadline`` (a ``time.monotonic()`` value), TimeoutError."""
         out: list[tuple[str, int | None]] = []
         later = self.normalized_added(allowed)
         for piece, idx in find_added(text, self.raw_added(allowed)):
             if idx is not None:
                 out.append((piece, idx))
                 continue
-            for part, idx2 in find_added(self.normalize(piece), later):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            for part, idx2 in find_added(self.normalize(piece, left), later):
                 if idx2 is not None:
                     out.append((part, idx2))
                 else:
@@ -464,24 +479,24 @@ def _steps(obj: object, name: str, key: str, list_key: str) -> list[tuple[str, d
     return out
 
 
-def _normalizer(obj: object, name: str) -> tuple[list[Callable[[str], str]], list[str]]:
+def _normalizer(obj: object, name: str) -> tuple[list[Normalize], list[str]]:
     steps, described = [], []
     for key, step in _steps(obj, name, "normalizer", "normalizers"):
         kind = step.get("type")
         if kind in ("NFC", "NFD", "NFKC", "NFKD"):
-            steps.append(lambda s, form=kind: unicode_normal_form(form, s))
+            steps.append(lambda s, _, form=kind: unicode_normal_form(form, s))
             described.append(f"normalize Unicode ({kind})")
         elif kind == "Lowercase":
-            steps.append(lowercase)
+            steps.append(lambda s, _: lowercase(s))
             described.append("lowercase")
         elif kind == "StripAccents":
-            steps.append(strip_accents)
+            steps.append(lambda s, _: strip_accents(s))
             described.append("strip accents (combining marks)")
         elif kind == "Strip":
             left, right = (_flag(step, "strip_left", name, key), _flag(step, "strip_right", name, key))
             strip = regex.compile(("^" + _WHITE + "+" if left else "(?!)") + "|"
                                   + (_WHITE + r"+\Z" if right else "(?!)"))
-            steps.append(lambda s, strip=strip: strip.sub("", s))
+            steps.append(lambda s, _, strip=strip: strip.sub("", s))
             described.append("strip whitespace" + ("" if left and right else
                                                    " on the left" if left else " on the right"))
         elif kind == "Replace":
@@ -489,13 +504,14 @@ def _normalizer(obj: object, name: str) -> tuple[list[Callable[[str], str]], lis
             content = step.get("content")
             if not isinstance(content, str):
                 raise ValueError(f"{name}: key '{key}.content' should be a string")
-            steps.append(lambda s, p=pattern, c=content: p.sub(lambda _: c, s))
+            steps.append(lambda s, timeout, p=pattern, c=content: p.sub(lambda _: c, s,
+                                                                        timeout=timeout))
             described.append(f"replace {shorten(step.get('pattern'), 40)} by {shorten(content, 20)}")
         elif kind == "Prepend":
             prefix = step.get("prepend")
             if not isinstance(prefix, str):
                 raise ValueError(f"{name}: key '{key}.prepend' should be a string")
-            steps.append(lambda s, p=prefix: p + s if s else s)
+            steps.append(lambda s, _, p=prefix: p + s if s else s)
             described.append(f"prepend {shorten(prefix, 20)}")
         else:
             raise _unsupported(name, f"key '{key}' (normalizer type", f"{kind})",

@@ -256,3 +256,28 @@ def test_lowercase_and_accents_match_on_every_code_point():
     assert bp.lowercase(text) == normalizers.Lowercase().normalize_str(text)
     assert bp.strip_accents(text) == normalizers.StripAccents().normalize_str(text)
     assert bp.lowercase("ΌΣΟΣ") == "όσοσ"  # one character at a time: no final sigma
+
+
+def test_a_backtracking_replace_pattern_is_bounded_by_the_timeout(base):
+    """A hostile file's Replace regex ((.|..)+ then 9 digits, on letters) must not hang encode: with a timeout,
+    as the app gives every uploaded tokenizer, it is a ValueError naming the normalizer."""
+    document = json.loads(to_hf_json(base))
+    document["normalizer"] = {"type": "Replace", "pattern": {"Regex": r"(.|..)+\d{9}"},
+                              "content": "x"}
+    tok = read_tokenizer(json.dumps(document).encode(), "tokenizer.json")
+    tok.timeout = 0.5
+    with pytest.raises(ValueError, match="normalizer"):
+        tok.encode("a" * 60)
+    assert tok.encode("hello") == base.encode("hello")
+
+
+def test_thousands_of_added_tokens_are_matched_with_one_compiled_pattern(base):
+    hf = hf_of(base)
+    hf.add_tokens([AddedToken(f"<t{i}>", special=False) for i in range(3000)])
+    ours = read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+    text = " ".join(f"<t{i}> word" for i in range(0, 3000, 7))
+    assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    bp._matcher.cache_clear()
+    for _ in range(5):
+        ours.encode("a <t5> b")
+    assert bp._matcher.cache_info().misses == 1  # compiled once, then reused
