@@ -353,7 +353,7 @@ BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Con
 
 class Pipeline:
     """Steps 1-3 of a Hugging Face tokenizer (see the top of this module), built by
-    ``from_hf_json`` and kept by the tokenizer (``tok.pipeline``) for ``chunks``."""
+    ``read_hf_pipeline`` and kept by the tokenizer (``tok.pipeline``) for ``chunks``."""
 
     def __init__(
         self,
@@ -373,6 +373,9 @@ class Pipeline:
         self.described = described or []  # what it does, one line per step, for people
         self.ignored = ignored or []  # what the file said that encode() does not do, and why
         self.json = json or {}  # the file's own objects, written back by to_hf_json
+        # what the normalized added tokens look like after the normalizer (they match there)
+        self.normalized_content = {s: self.normalize(s) or s for s, t in self.added.items()
+                                   if t.normalized}
 
     def normalize(self, text: str, timeout: float | None = None) -> str:
         """The normalizer's steps in order; a Replace regex (from a file) must end within
@@ -393,7 +396,7 @@ class Pipeline:
 
     def normalized_added(self, allowed: dict[str, int]) -> dict[str, AddedToken]:
         """Added tokens matched on normalized text, keyed by their normalized content."""
-        return {self.normalize(t.content) or t.content: t for s, t in self.added.items()
+        return {self.normalized_content[s]: t for s, t in self.added.items()
                 if t.normalized and (not t.special or s in allowed)}
 
     def pieces(self, text: str, allowed: dict[str, int], split: Callable[..., list[str]],
@@ -417,6 +420,8 @@ class Pipeline:
         return out
 
     def pre_tokenize(self, text: str, timeout: Callable[[], float | None]) -> list[str]:
+        """The pre-tokenizer's steps, each on every piece the one before made; ``timeout()``
+        gives the time left for the next regex (or raises TimeoutError)."""
         pieces = [text] if text else []
         for step in self.pre_tokenizer or []:
             pieces = [p for piece in pieces for p in step(piece, timeout())]
