@@ -245,8 +245,9 @@ class Tokenizer:
                 return self.pipeline.pieces(text, allowed, self.split, deadline)
             except TimeoutError as e:
                 raise ValueError(
-                    f"the normalizer took longer than {self.timeout} s on this text; its Replace"
-                    " pattern backtracks badly (nested repeats such as (a+)+)"
+                    f"the normalizer and the split took longer than {self.timeout} s on this"
+                    " text; a pattern of the tokenizer's file backtracks badly (nested repeats"
+                    " such as (a+)+)"
                 ) from e
         out: list[tuple[str, int | None]] = []
         for piece, special_id in self.segments(text, allowed_special, disallowed_special):
