@@ -15,6 +15,9 @@ from itertools import accumulate
 from typing import Any, NamedTuple
 
 
+NEVER = 2**32 - 1  # melt_steps: a boundary that no merge joins
+
+
 class TokenSpan(NamedTuple):
     """One token of a text, with where it sits in the text's bytes and characters."""
 
@@ -148,6 +151,41 @@ class StepThrough:
                 )
             )
         return spans
+
+    def melt_steps(self) -> array:
+        """When each byte boundary melts: for b = 1 .. num_bytes - 1, the merge step that joins the
+        bytes on either side of boundary b into one token.
+
+        Merges apply in rank order and a joined boundary never comes apart, so this one number
+        per boundary is the whole step-through: after k merges, the tokens are the runs of bytes
+        between the boundaries whose step is above k. Inside a special token the step is 0
+        (one token from the start); between two tokens of the full encoding it is ``NEVER``.
+
+        >>> from bpe_core import BasicTokenizer
+        >>> tok = BasicTokenizer()
+        >>> tok.train("aaabdaaabac", 259)
+        >>> list(tok.step_through("aaab").melt_steps())  # aa (1), aa+a (2), aaa+b (3)
+        [1, 2, 3]
+        """
+        step_of = self.tokenizer.step_of
+        parents = self.tokenizer.parents
+        vocab = self.tokenizer.vocab
+        melt = array("I", [NEVER]) * max(self.num_bytes - 1, 0)  # melt[b - 1] for boundary b
+        for t, start, special in zip(self.final, self.starts, self.special):
+            if special:
+                for b in range(start + 1, start + len(vocab[t])):
+                    melt[b - 1] = 0
+                continue
+            stack = [(t, start)]
+            while stack:
+                u, at = stack.pop()
+                if u in parents:
+                    a, b = parents[u]
+                    middle = at + len(vocab[a])
+                    melt[middle - 1] = step_of[u]
+                    stack.append((a, at))
+                    stack.append((b, middle))
+        return melt
 
     def token_counts(self) -> list[int]:
         """How many tokens the text has after each number of merges: ``[at 0, at 1, ...]``.

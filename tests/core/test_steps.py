@@ -171,3 +171,51 @@ def test_head_gives_the_first_tokens_at_every_step_and_keeps_partial_flags():
     head = tok.step_through("aéaé").head(2)
     (only,) = head.tokens_at(1)
     assert only.token == b"a\xc3" and only.partial
+
+
+def tokens_from_melt(steps, k: int) -> list[tuple[int, int]]:
+    """``(byte start, id)`` of the tokens after k merges, from ``melt_steps`` alone: what a
+    browser draws from it. A run of one byte is that byte's token; a special token's run is its
+    id; any other run is the token made by the last merge inside it (its largest melt step)."""
+    tok = steps.tokenizer
+    melt = steps.melt_steps()
+    data = b"".join(tok.vocab[t] for t in steps.final)
+    made_at = [0, *tok.merges.values()]  # made_at[s]: the id merge s made
+    special_at = {start: t for t, start, special in zip(steps.final, steps.starts, steps.special)
+                  if special}
+    byte_ids = tok.byte_token_ids
+    out, start = [], 0
+    for b in range(1, steps.num_bytes + 1):
+        if b < steps.num_bytes and melt[b - 1] <= k:
+            continue  # joined by step k: the same token goes on
+        if start in special_at:
+            out.append((start, special_at[start]))
+        elif b - start == 1:
+            out.append((start, byte_ids[data[start]]))
+        else:
+            out.append((start, made_at[max(melt[start:b - 1])]))
+        start = b
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_melt_steps_alone_give_the_tokens_at_every_step(kind, prose_text):
+    """One number per byte boundary is the whole step-through (issue 14's data for the
+    browser): the tokens it gives equal tokens_at(k), with emoji, CJK and a special token."""
+    text = "Hello wörld 👋🏽 你好, tokens!<|endoftext|>  hello again\n\n" * 3
+    tok = trained(kind, prose_text + text, 400)
+    tok.register_special_tokens({"<|endoftext|>": 100_000})
+    steps = tok.step_through(text, allowed_special="all")
+    assert len(steps.melt_steps()) == steps.num_bytes - 1
+    for k in sorted({0, 1, 2, tok.num_merges // 3, tok.num_merges // 2, tok.num_merges}):
+        assert tokens_from_melt(steps, k) == [(s.byte_start, s.id) for s in steps.tokens_at(k)]
+
+
+def test_melt_steps_of_a_preset_give_its_tokens():
+    from bpe_core import load_pretrained
+
+    tok = load_pretrained("o200k_base")
+    steps = tok.step_through("Tokenization 🌍 ist schön; 日本語のテキスト. 12345", "all")
+    for k in (0, 500, 5_000, 50_000, tok.num_merges):
+        assert tokens_from_melt(steps, k) == [(s.byte_start, s.id) for s in steps.tokens_at(k)]
+    assert steps.melt_steps().itemsize == 4  # four bytes a boundary, whatever the vocabulary
