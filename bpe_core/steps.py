@@ -14,7 +14,6 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-
 NEVER = 2**32 - 1  # melt_steps: a boundary that no merge joins
 
 

@@ -21,6 +21,8 @@ from ui.state import (
     sidebar,
     step_counts,
     step_through,
+    stepping_data,
+    steps_component,
     tokenizer_label,
     trained_text,
     vocabulary_fact,
@@ -78,12 +80,18 @@ if n == 0:
     st.info("This tokenizer has no merges: raise the vocabulary size above 256 and train.")
     st.stop()
 
-play_col, speed_col = st.columns([1, 3], vertical_alignment="bottom")
-playing = play_col.toggle(":material/play_arrow: Play", key="step_play", on_change=_on_play,
-                          help="Step forward on its own until the last merge.")
-speed_col.select_slider("Speed", options=list(sv.SPEEDS), key="step_speed",
-                        persist_state="session")
-interval, stride = sv.SPEEDS[ss["step_speed"]]
+instant = st.toggle("Instant stepping in the browser", key="step_instant", value=True,
+                    persist_state="session",
+                    help="The slider, Play and the tokens run in your browser; the server hears the "
+                         "step when you stop. Off: every step is a round trip to the server.")
+playing, interval, stride = False, None, 1
+if not instant:
+    play_col, speed_col = st.columns([1, 3], vertical_alignment="bottom")
+    playing = play_col.toggle(":material/play_arrow: Play", key="step_play", on_change=_on_play,
+                              help="Step forward on its own until the last merge.")
+    speed_col.select_slider("Speed", options=list(sv.SPEEDS), key="step_speed",
+                            persist_state="session")
+    interval, stride = sv.SPEEDS[ss["step_speed"]]
 
 
 def step_view(tok, text: str, n: int, training: str | None) -> None:
@@ -94,9 +102,17 @@ def step_view(tok, text: str, n: int, training: str | None) -> None:
         st.error(str(e))
 
 
+def _from_browser() -> None:
+    """The in-browser view stopped at a step (300 ms after the last move, or on pause)."""
+    state = ss.get("step_component") or {}
+    k = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
+    if isinstance(k, int):
+        _set_step(k)
+
+
 def _step_view(tok, text: str, n: int, training: str | None) -> None:
     k = sv.clamp_step(ss.get("step", 0), n)
-    if ss.get("step_play"):
+    if ss.get("step_play") and not ss.get("step_instant", True):
         k = min(k + stride, n)
         if k >= n:  # the last merge: stop the timer with a full rerun
             ss["step"] = n
@@ -106,6 +122,16 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
     counts, num_bytes = step_counts(tok, text)
     back, ahead = sv.prev_change(counts, k), sv.next_change(counts, k)
 
+    if instant:
+        data = dict(stepping_data(tok, text), step=k)
+        steps_component()(data=data, key="step_component", on_step_change=_from_browser)
+    else:
+        _server_controls(k, n, back, ahead)
+    _step_details(tok, text, n, training, k, counts, num_bytes)
+
+
+def _server_controls(k: int, n: int, back: int | None, ahead: int | None) -> None:
+    """The slider and buttons of the server path: every move is a run of the fragment."""
     cols = st.columns([1, 1, 10, 1, 1], vertical_alignment="bottom")
     cols[0].button(":material/skip_previous:", key="step_prev_change", on_click=_set_step,
                    args=(back or 0,), help="The previous merge that changed this text")
@@ -117,6 +143,10 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
                    args=(k + 1,), help="Next merge")
     cols[4].button(":material/skip_next:", key="step_next_change", on_click=_set_step,
                    args=(ahead or n,), help="The next merge that changes this text")
+
+
+def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, num_bytes: int):
+    """The step's metrics, its merge and why, the chart; and (server path) the tokens."""
 
     made = sv.made_at(counts, k)
     ratio = sv.compression_ratio(num_bytes, counts[k])
@@ -180,9 +210,10 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
                            width="stretch", alt="Tokens or compression ratio against merges")
 
     view, shown_bytes, shown_chars = sv.window(step_through(tok, text))
-    body, _ = tokens_html(view.tokens_at(k), step_of=tok.step_of, whitespace=True)
-    st.markdown("**The text after k merges** (outlined: the tokens merge k just made)")
-    st.html(body)
+    if not instant:
+        body, _ = tokens_html(view.tokens_at(k), step_of=tok.step_of, whitespace=True)
+        st.markdown("**The text after k merges** (outlined: the tokens merge k just made)")
+        st.html(body)
     if shown_bytes < num_bytes:
         st.caption(
             f"Showing the first {shown_chars:,} characters ({shown_bytes:,} of {num_bytes:,} "

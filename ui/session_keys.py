@@ -45,6 +45,8 @@ SESSION_KEYS: dict[str, str] = {
     "step_why": "expander toggle: why this merge", "step_chart": "chart",
     "step_metric": "radio: tokens or compression", "step_heldout": "selectbox: held-out text",
     "step_quiz": "toggle: the quiz",
+    "step_instant": "toggle: step in the browser (on) or on the server",
+    "step_component": "the in-browser stepping view (its step, sent when the user stops)",
     "merge_search": "text input: search the merges", "merge_table": "dataframe: the merges",
     "_stepspage_n": "merges of the shown tokenizer (the slider's end)",
     "_stepspage_stop_play": "play reached the end",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -380,6 +380,27 @@ def step_counts(tok: bpe_core.Tokenizer, text: str) -> tuple[array, int]:
         return array("q", steps.token_counts()), steps.num_bytes
 
     return derived("counts", tok, text, make)
+
+
+@st.cache_resource
+def steps_component() -> Any:
+    """The in-browser stepping view (ui/steps_component.py), registered once per server."""
+    from ui.steps_component import register
+
+    return register()
+
+
+def stepping_data(tok: bpe_core.Tokenizer, text: str) -> dict:
+    """What the in-browser stepping view draws from (``ui.steps_component.steps_payload``): the
+    window of the text the page shows, and the whole text's token counts."""
+    from ui.steps_component import steps_payload
+    from ui.steps_view import window
+
+    def make():
+        view, _, _ = window(step_through(tok, text))
+        return steps_payload(view, step_counts(tok, text)[0])
+
+    return derived("stepping data", tok, text, make)
 
 
 def require_tokenizer() -> bpe_core.Tokenizer:

@@ -143,8 +143,8 @@ def test_step_slider_changes_the_token_count(app):
     expect(step).to_have_text(f"{n} of {n}")
     expect(tokens).to_have_text(f"{counts[n]:,}")
     assert counts[n] == len(tok.encode(ENGLISH)) < counts[0]
-    # The coloured text below follows the slider too (the first .bpe-tokens shows merge k).
-    expect(app.main.locator(".bpe-tokens").last.locator(".t")).to_have_count(counts[n])
+    # The coloured text follows the slider too: drawn in the browser (ui/steps_component.py).
+    expect(app.main.get_by_test_id("bpe-steps").locator(".tokens span")).to_have_count(counts[n])
 
 
 def test_merge_forest_draws_the_tree_of_the_token_picked(app):

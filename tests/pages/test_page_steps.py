@@ -38,10 +38,18 @@ def chart_data(app):
     return json.loads(proto.spec), data
 
 
+def on_the_server(app):
+    """The server path of the page (slider, Play and tokens as Streamlit widgets): what these
+    tests drive; the in-browser view is driven in tests/browser/test_steps_component.py."""
+    app.toggle(key="step_instant").set_value(False).run()
+    assert not app.exception
+    return app
+
+
 @pytest.fixture
 def steps_app():
     """The steps page with the sidebar's default text and tokenizer (GPT-4 split, 256 merges)."""
-    return open_page("pages/steps.py")
+    return on_the_server(open_page("pages/steps.py"))
 
 
 @pytest.fixture
@@ -55,7 +63,7 @@ def tiny_app():
     app.button(key="train").click().run()
     app.switch_page("pages/steps.py").run()
     assert not app.exception
-    return app
+    return on_the_server(app)
 
 
 def test_renders_at_step_1_and_the_slider_changes_the_token_count(steps_app):
@@ -243,7 +251,7 @@ def test_empty_text_and_a_tokenizer_without_merges_give_messages_not_tracebacks(
 def test_quiz_mode_on_the_step_through_starts_at_the_slider_step_and_scores():
     from ui import quiz as qz
 
-    app = open_page("pages/steps.py")
+    app = on_the_server(open_page("pages/steps.py"))
     app.text_area(key="text").set_value("aaabdaaabac").run()
     app.selectbox(key="kind").set_value("Train: no split (Basic)").run()
     app.number_input(key="vocab_size").set_value(259).run()
