@@ -398,7 +398,7 @@ def stepping_data(tok: bpe_core.Tokenizer, text: str) -> dict:
 
     def make():
         view, _, _ = window(step_through(tok, text))
-        return steps_payload(view, step_counts(tok, text)[0])
+        return steps_payload(view, *step_counts(tok, text))
 
     return derived("stepping data", tok, text, make)
 

@@ -25,9 +25,9 @@ def _b64(values: array) -> str:
     return base64.b64encode(values.tobytes()).decode("ascii")
 
 
-def steps_payload(view: Any, counts: list[int]) -> dict[str, Any]:
-    """What the component needs for ``view`` (a StepThrough, or its ``head``) and the whole
-    text's token ``counts`` at every step: plain JSON, binary parts in base64."""
+def steps_payload(view: Any, counts: Any, num_bytes: int) -> dict[str, Any]:
+    """What the component needs for ``view`` (a StepThrough, or its ``head``), the whole text's
+    token ``counts`` at every step and its ``num_bytes``: plain JSON, binary parts in base64."""
     tok = view.tokenizer
     melt = view.melt_steps()
     n = tok.num_merges
@@ -50,6 +50,7 @@ def steps_payload(view: Any, counts: list[int]) -> dict[str, Any]:
         "specials": [[start, t] for t, start, special in zip(view.final, view.starts, view.special)
                      if special],
         "num_merges": n,
+        "num_bytes": num_bytes,  # of the whole text: compression = bytes / tokens, as the page says
         "count_steps": _b64(array("I", [0, *changes])),
         "count_values": _b64(array("I", [counts[0], *(counts[k] for k in changes)])),
         "palette": PALETTE,
@@ -245,7 +246,8 @@ export default function (component) {
     for (const span of fresh) span.classList.add("new");
     shown = k;
     const count = countAt(k);
-    status.textContent = `k = ${k} of ${n} · ${count} tokens`;
+    const ratio = count ? (data.num_bytes / count).toFixed(2) + "×" : "–";
+    status.textContent = `k = ${k} of ${n} · ${count.toLocaleString("en-US")} tokens · compression ${ratio}`;
     slider.value = String(k);
     root.dataset.tokens = String(count);
     root.dataset.step = String(k);

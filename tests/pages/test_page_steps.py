@@ -40,7 +40,7 @@ def chart_data(app):
 
 def on_the_server(app):
     """The server path of the page (slider, Play and tokens as Streamlit widgets): what these
-    tests drive; the in-browser view is driven in tests/browser/test_steps_component.py."""
+    tests drive; the in-browser view is driven in tests/browser/test_steps_in_browser.py."""
     app.toggle(key="step_instant").set_value(False).run()
     assert not app.exception
     return app

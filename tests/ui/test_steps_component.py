@@ -65,7 +65,7 @@ def test_the_payload_gives_bpe_cores_tokens_and_counts_at_every_step(which):
     steps = tok.step_through(TEXT, allowed_special="all")
     view, _, _ = window(steps, WINDOW_BYTES)
     counts = steps.token_counts()
-    p = steps_payload(view, counts)
+    p = steps_payload(view, counts, steps.num_bytes)
     n = tok.num_merges
     for k in sorted({0, 1, 2, n // 10, n // 2, n - 1, n}):
         assert tokens_from_payload(p, k) == [(s.byte_start, s.id) for s in view.tokens_at(k)]

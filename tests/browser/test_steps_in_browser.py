@@ -59,6 +59,8 @@ def test_every_step_drawn_is_bpe_cores_tokens(app):
         spans = steps.tokens_at(k)
         assert shown_ids(root) == [s.id for s in spans], k
         expect(root).to_have_attribute("data-tokens", str(counts[k]))
+        ratio = steps.num_bytes / counts[k]
+        expect(root).to_contain_text(f"{counts[k]:,} tokens · compression {ratio:.2f}×")
         # spelled as every other page spells a token: glyphs, and half characters in hex
         texts = root.locator(".tokens span").all_text_contents()
         assert texts == [token_text(s.token) for s in spans], k
