@@ -121,9 +121,9 @@ function spell(bytes, glyphs) {
     const ch = utf8.decode(bytes.subarray(i, i + size));
     const code = ch.codePointAt(0);
     if (glyphs[ch] !== undefined) out += glyphs[ch];
-    else if (code < 0x20 || (code >= 0x7f && code < 0xa0) || (code >= 0x2066 && code <= 0x2069)
-             || (code >= 0x202a && code <= 0x202e) || code === 0x200e || code === 0x200f)
-      out += "\\u" + code.toString(16).padStart(4, "0");
+    else if (ch !== " " && /[\p{C}\p{Z}]/u.test(ch))  // what Python's isprintable() refuses
+      out += code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0")
+                            : "\\U" + code.toString(16).padStart(8, "0");
     else out += ch;
     i += size;
   }

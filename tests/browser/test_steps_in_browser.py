@@ -18,7 +18,8 @@ except ImportError:  # conftest.py skips these tests, or fails them when CI=true
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 ENGLISH = load_samples()["English prose"]
-MIXED = "Tokens 👋🏽 and 你好 meet <|endoftext|> again: naïve café, ☕️ ok!\n" * 12
+MIXED = ("Tokens 👋🏽 and 你好 meet <|endoftext|> again: naïve café, ☕️ ok!\n"
+         "\t tab\u2003em\u00a0nbsp\u2028line\u200dzwj\u202eRTL\n") * 12
 HOSTILE = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
 
 
