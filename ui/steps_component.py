@@ -75,11 +75,11 @@ _CSS = """
 _HTML = """
 <div class="bpe-steps" data-testid="bpe-steps" data-step="0" data-tokens="0">
   <div class="controls">
-    <button class="prev-change" title="Previous merge that changes this text">⏮</button>
+    <button class="prev-change" title="Previous merge that changes this text">|◀</button>
     <button class="prev" title="One merge back">◀</button>
     <input class="slider" type="range" min="0" value="0" aria-label="Merges applied (k)">
     <button class="next" title="One merge on">▶</button>
-    <button class="next-change" title="Next merge that changes this text">⏭</button>
+    <button class="next-change" title="Next merge that changes this text">▶|</button>
     <button class="play">▶ Play</button>
     <label>Speed <select class="speed" aria-label="Speed"></select></label>
   </div>
@@ -108,8 +108,9 @@ function charSize(bytes, i) {
 
 const utf8 = new TextDecoder();
 
-function spell(bytes, glyphs) {
+function spell(bytes, glyphs, byLine = false) {
   let out = "", i = 0;
+  const lines = [];
   while (i < bytes.length) {
     const size = charSize(bytes, i);
     if (!size) {
@@ -120,14 +121,19 @@ function spell(bytes, glyphs) {
     }
     const ch = utf8.decode(bytes.subarray(i, i + size));
     const code = ch.codePointAt(0);
-    if (glyphs[ch] !== undefined) out += glyphs[ch];
+    if (glyphs[ch] !== undefined) {
+      out += glyphs[ch];
+      if (ch === "\n") { lines.push(out); out = ""; }
+    }
     else if (ch !== " " && /[\p{C}\p{Z}]/u.test(ch))  // what Python's isprintable() refuses
       out += code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0")
                             : "\\U" + code.toString(16).padStart(8, "0");
     else out += ch;
     i += size;
   }
-  return out;
+  if (!byLine) return lines.join("") + out;
+  lines.push(out);
+  return lines;
 }
 
 export default function (component) {
@@ -194,7 +200,14 @@ export default function (component) {
     else { for (let j = start; j < end - 1; j++) if (melt[j] > last) last = melt[j]; id = idOf(last); }
     const piece = bytes.subarray(start, end);
     span.className = special ? "special" : "";
-    span.textContent = spell(piece, data.glyphs);
+    // the text as textContent; each line feed's glyph is followed by a <br>, as the server's
+    // view breaks the line there (a <br> adds no text)
+    const lines = spell(piece, data.glyphs, true);
+    span.replaceChildren();
+    lines.forEach((line, i) => {
+      if (line) span.append(line);
+      if (i < lines.length - 1) span.append(document.createElement("br"));
+    });
     span.dataset.id = String(id);
     const hex = Array.from(piece, (x) => x.toString(16).padStart(2, "0")).join(" ");
     span.title = `id ${id} · ${span.textContent} · ${piece.length} bytes: ${hex}`
