@@ -28,6 +28,7 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     merge,
     trace_merges,
 )
+from .pipeline import AddedToken, find_added
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
     clean_text,
@@ -479,17 +480,8 @@ class Tokenizer:
         """Cut text at the allowed special tokens: ``[(piece, special id or None), ...]``."""
         text = clean_text(_check_text(text))
         special = self._allowed_specials(text, allowed_special, disallowed_special)
-        if not special:
-            return [(text, None)] if text else []
-        # longest first, so that "<|a|>b" wins over "<|a|>" when both are special
-        alternatives = "|".join(regex.escape(s) for s in sorted(special, key=len, reverse=True))
-        out: list[tuple[str, int | None]] = []
-        for k, part in enumerate(regex.split(f"({alternatives})", text)):
-            if k % 2:
-                out.append((part, special[part]))
-            elif part:
-                out.append((part, None))
-        return out
+        # leftmost-longest ("<|a|>b" wins over "<|a|>"), as a tokenizer.json's added tokens match
+        return find_added(text, {s: AddedToken(s, idx) for s, idx in special.items()})
 
     # -- tiktoken's names ------------------------------------------------------------------------
 
