@@ -1,5 +1,6 @@
 """Export & import: download the tokenizer in five formats; upload one to use it on every page."""
 
+import base64
 from functools import partial
 
 import streamlit as st
@@ -64,6 +65,10 @@ def read_import(changed: str) -> None:
         ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
         return
     ss["import_info"] = imported
+    # what a classroom room carries to re-read the same tokenizer (ui/classroom.py)
+    ss["_import_source"] = {"files": [[files[i][0], base64.b64encode(files[i][1]).decode()]
+                                      for i in chosen],
+                            "specials": specials, "pattern": ss["import_pattern"]}
     import_tokenizer(imported.tok, imported.name)
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from ui import steps_view as sv
 from ui.charts import Series, steps_spec
+from ui.classroom import publish
 from ui.quiz_view import quiz
 from ui.state import (
     chart_template,
@@ -35,6 +36,7 @@ ss = st.session_state
 
 def _set_step(value: int) -> None:
     ss["step"] = sv.clamp_step(value, ss.get("_stepspage_n", 0))
+    publish()  # a teacher's room follows (a step changed in a fragment is no full run)
 
 
 def _on_play() -> None:
@@ -66,6 +68,7 @@ ss["_stepspage_n"] = n
 if ss.pop("_stepspage_stop_play", False):
     ss["step_play"] = False
 ss["step"] = sv.clamp_step(ss.get("step", min(1, n)), n)  # the tokenizer may have changed
+publish()  # a classroom room shows the step this page starts at
 if st.toggle("Quiz: predict the next merge", key="step_quiz",
              help="The class guesses which pair the next merge joins, then reveals it."):
     quiz(large=projector_mode(), start=min(ss["step"], max(n - 1, 0)))

@@ -147,3 +147,22 @@ def steps_spec(
         template = steps_template(tuple(s.name for s in series), metric, len(series[0].counts))
     template["datasets"] = {"lines": lines, "marker": marker}
     return template
+
+
+RIGHT_COLOUR, OTHER_COLOUR = "#009E73", "#999999"  # Okabe-Ito green; grey
+
+
+def answers_chart(frame: pd.DataFrame) -> alt.Chart:
+    """The class's answers to one quiz question (``ui.quiz.tally``): a bar per option, the merge
+    training made in green and marked "✔ merged"."""
+    data = frame.assign(verdict=frame["right"].map({True: "✔ merged", False: "not merged"}))
+    y = alt.Y("pair:N", sort=None, title=None, axis=alt.Axis(labelLimit=400))
+    colour = alt.Color("verdict:N", title=None,
+                       scale=alt.Scale(domain=["✔ merged", "not merged"],
+                                       range=[RIGHT_COLOUR, OTHER_COLOUR]),
+                       legend=alt.Legend(orient="bottom"))
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("answers:Q", title="students", axis=alt.Axis(tickMinStep=1)), y=y, color=colour,
+        tooltip=["pair:N", "answers:Q", "verdict:N"])
+    labels = bars.mark_text(align="left", dx=4).encode(text="answers:Q", color=alt.value("#222"))
+    return (bars + labels).properties(height=max(120, 44 * len(frame)))

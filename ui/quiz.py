@@ -162,3 +162,27 @@ def score_label(score: Score | Sequence[int]) -> str:
     """
     right, asked = score
     return f"{right} of {asked} right" if asked else "no answers yet"
+
+
+def tally(question: Question, answers: Sequence[Sequence[int]]) -> pd.DataFrame:
+    """A class's answers to one question: one row per option in the question's order, with how
+    many chose it and whether it is the merge training made. Answers that are not an option of
+    this question (a stale client) are not counted.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer()
+    >>> tok.train("aaabdaaabac", 259, candidates=4)
+    >>> frame = tally(make_question(tok, 1), [(256, 97), (97, 98), (256, 97), (1, 2)])
+    >>> frame.sort_values("answers", ascending=False)[["answers", "right"]].values.tolist()
+    [[2, True], [1, False], [0, False], [0, False]]
+    """
+    counts = {o.pair: 0 for o in question.options}
+    for pair in answers:
+        pair = tuple(pair)
+        if pair in counts:
+            counts[pair] += 1
+    return pd.DataFrame(
+        [{"pair": o.label, "answers": counts[o.pair], "right": o.pair == question.answer}
+         for o in question.options],
+        columns=["pair", "answers", "right"],
+    )

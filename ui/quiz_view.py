@@ -24,6 +24,27 @@ def _draw(items, large: bool, caption: str | None = None) -> None:
         st.caption(caption)
 
 
+def text_after(tok, training: str, k: int, large: bool):
+    """The question's text: the start of the training text after ``k`` merges (its step-through,
+    returned for ``text_after_merge``). The lesson's quiz and the class quiz both show it."""
+    head, _ = le.lesson_text(training)
+    steps = step_through(tok, head)
+    spans = steps.tokens_at(k)
+    shown = le.first_tokens([t.id for t in spans], tok.vocab, le.QUIZ_BYTES)
+    st.markdown(f"**The training text after {k} merge{'' if k == 1 else 's'}**"
+                + (" (outlined: made by the last one)" if k else ""))
+    _draw(spans[:shown], large, "The start of the training text; the counts are for all of it.")
+    return steps
+
+
+def text_after_merge(steps, tok, k: int, large: bool) -> None:
+    """The answer's text: the same start after merge ``k + 1``, its new tokens outlined."""
+    after = steps.tokens_at(k + 1)
+    shown = le.first_tokens([t.id for t in after], tok.vocab, le.QUIZ_BYTES)
+    st.markdown(f"**After merge {k + 1}** (outlined: the new tokens)")
+    _draw(after[:shown], large)
+
+
 def _quiz_reveal(question: qz.Question) -> None:
     labels = {o.label: o.pair for o in question.options}
     guess = labels.get(ss.get("quiz_guess"))
@@ -79,15 +100,9 @@ def quiz(*, large: bool = False, start: int | None = None) -> None:
     right, asked = ss["quiz_score"]
     cols[2].metric("Right", f"{100 * right // asked}%" if asked else "–")
 
-    head, _ = le.lesson_text(training)
-    steps = step_through(tok, head)
-    spans = steps.tokens_at(k)
-    shown = le.first_tokens([t.id for t in spans], tok.vocab, le.QUIZ_BYTES)
     text_col, ask_col = st.columns([3, 2])
     with text_col:
-        st.markdown(f"**The training text after {k} merge{'' if k == 1 else 's'}**"
-                    + (" (outlined: made by the last one)" if k else ""))
-        _draw(spans[:shown], large, "The start of the training text; the counts are for all of it.")
+        steps = text_after(tok, training, k, large)
     with ask_col:
         labels = [o.label for o in question.options]
         if ss.get("quiz_guess") not in labels:
@@ -112,9 +127,6 @@ def quiz(*, large: bool = False, start: int | None = None) -> None:
         with ask_col:
             (st.success if verdict.correct else st.warning)(verdict.message)
             st.html(le.table_html(qz.options_frame(question, reveal=True), large=large))
-        after = steps.tokens_at(k + 1)
-        shown = le.first_tokens([t.id for t in after], tok.vocab, le.QUIZ_BYTES)
-        st.markdown(f"**After merge {k + 1}** (outlined: the new tokens)")
-        _draw(after[:shown], large)
+        text_after_merge(steps, tok, k, large)
         if k + 1 >= n:
             st.info(f"That was the last merge. Final score: {qz.score_label(ss['quiz_score'])}.")

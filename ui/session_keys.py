@@ -6,6 +6,27 @@ no key that is not listed here, and that every key listed here is used.
 
 from __future__ import annotations
 
+import streamlit as st
+
+# Sidebar widgets whose values must survive a page change. The same keyed widget on another page
+# is a new widget to Streamlit and starts from its default, so every value is mirrored under
+# "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
+# the widget is re-seeded from the mirror on every run (ui/state.py).
+KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector")
+KEEP_PREFIX = "_keep_"
+
+
+def keep(key: str, value: object = None) -> None:
+    """Mirror a sidebar value under ``_keep_<key>`` (the widget's own, or ``value`` set with it).
+
+    Call it before the sidebar is drawn in a run (from a callback, or from app.py): Streamlit
+    refuses a new value for a widget already drawn.
+    """
+    ss = st.session_state
+    if value is not None:
+        ss[key] = value
+    ss[KEEP_PREFIX + key] = ss[key]
+
 SESSION_KEYS: dict[str, str] = {
     # -- the sidebar, shared by every page (ui/state.py) --
     "projector": "toggle: projector mode",
@@ -27,9 +48,28 @@ SESSION_KEYS: dict[str, str] = {
     "step": "the merge step the Step through and Merge forest pages show (in the link)",
     "_link_read": "the link's query was read (once per session)",
     "_first_training_tried": "the first visit trained by itself once",
-    "_keep_": "prefix: the sidebar's values mirrored across pages (ui/state.py KEPT)",
+    "_keep_": "prefix: the sidebar's values mirrored across pages (KEPT below)",
     "_derived": "the one cache of what the session derives from (tokenizer, text)",
     "_digest": "(text, its SHA-256): the last text hashed",
+    "_import_source": "the last import's files and options (what a classroom room carries)",
+    # -- the classroom (ui/classroom.py, pages/classroom.py) --
+    "_room": "the room this session is in: code, role, token (teacher) or student id",
+    "_room_version": "the room's version a following student has taken",
+    "_room_shared": "what the teacher's session last shared",
+    "_room_saved": "a student's own text and tokenizer, put aside until they leave",
+    "_room_answer": "(quiz id, pair): this student's answer",
+    "_room_message": "(kind, text): a room message to show once",
+    "_room_link_tried": "the ?room= code already tried (a refused link is not retried)",
+    "_room_quiz_seen": "the quiz question a student was sent to the Classroom page for",
+    "_page": "the running page's script (what a teacher's room shares)",
+    "room_open": "button", "room_code": "text input: join code",
+    "room_nickname": "text input: nickname", "room_join": "button",
+    "room_follow": "toggle: a student follows the teacher", "room_leave": "button",
+    "room_follow_page": "toggle: students follow the teacher's page", "room_close": "button",
+    "room_members": "expander: who is here", "room_quiz_k": "number input: the merge asked",
+    "room_quiz_start": "button", "room_quiz_reveal": "button", "room_quiz_next": "button",
+    "room_quiz_stop": "button", "room_quiz_guess": "radio: a student's pair",
+    "room_quiz_send": "button", "room_answers_chart": "chart: the class's answers",
     # -- Train & merges --
     "merges_table": "dataframe: the merges",
     # -- Tokens --

@@ -37,16 +37,13 @@ from ui.choices import (
     text_problem,
     train_tokenizer,
 )
+from ui.classroom import arrive, membership, publish, room_panel, show_message
 from ui.escape import md_escape
 from ui.samples import load_samples
+from ui.session_keys import KEEP_PREFIX, KEPT
+from ui.session_keys import keep as _keep
 
 MAX_UPLOAD_MB = 10
-# Sidebar widgets whose values must survive a page change. The same keyed widget on another page
-# is a new widget to Streamlit and starts from its default, so every value is mirrored under
-# "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
-# the widget is re-seeded from the mirror on every run.
-KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector")
-KEEP_PREFIX = "_keep_"
 
 # Projector mode: larger token text and numbers, for the back row of a classroom.
 PROJECTOR_CSS = """<style>
@@ -92,14 +89,6 @@ def _init() -> None:
     ss.setdefault("specials", "")
     ss.setdefault("projector", False)
     ss.setdefault("train_memo", {})
-
-
-def _keep(key: str, value: object = None) -> None:
-    """Mirror a sidebar value under ``_keep_<key>`` (the widget's own, or ``value`` set with it)."""
-    ss = st.session_state
-    if value is not None:
-        ss[key] = value
-    ss[KEEP_PREFIX + key] = ss[key]
 
 
 def _set_text(text: str) -> None:
@@ -162,8 +151,11 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
 def sidebar() -> None:
     """The controls shared by every page: text, tokenizer, vocabulary size, special tokens, Train."""
     _init()
+    arrive()  # a classroom room's state, for a student who follows the teacher
     ss = st.session_state
     with st.sidebar:
+        room_panel()
+        show_message()
         st.toggle("Projector mode", key="projector", on_change=_keep, args=("projector",),
                   help="Larger tokens and numbers for a classroom; colours stay distinguishable "
                        "for colour-blind viewers.")
@@ -207,6 +199,7 @@ def sidebar() -> None:
     if ss["projector"]:
         st.html(PROJECTOR_CSS)
     _update_link()
+    publish()  # a teacher's room follows the sidebar (and what training made)
 
 
 def _update_link() -> None:
@@ -214,6 +207,9 @@ def _update_link() -> None:
     ss = st.session_state
     step = ss.get("step") if isinstance(ss.get("step"), int) else None
     query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step)
+    room = membership()
+    if room and room["role"] == "student":  # a reload joins again
+        query["room"] = room["code"]
     if {k: st.query_params[k] for k in st.query_params} != query:
         st.query_params.from_dict(query)
 

@@ -22,6 +22,10 @@ def test_every_key_the_code_uses_is_declared():
 
 
 def test_every_declared_key_is_used():
-    code = "\n".join(p.read_text(encoding="utf-8") for p in SOURCES)
+    # session_keys.py uses one key itself (the sidebar's mirror prefix): its code counts, the
+    # declarations do not
+    own = (ROOT / "ui" / "session_keys.py").read_text(encoding="utf-8")
+    own = own[:own.index("SESSION_KEYS: dict")]
+    code = "\n".join([own] + [p.read_text(encoding="utf-8") for p in SOURCES])
     unused = [k for k in SESSION_KEYS if f'"{k}' not in code]
     assert unused == []

@@ -1,0 +1,188 @@
+"""Classroom: a teacher opens a room, students join with its code or link and follow the
+teacher's text, tokenizer and step; the class quiz asks everyone to predict the next merge."""
+
+import html
+
+import streamlit as st
+
+from ui import classroom as cr
+from ui import quiz as qz
+from ui.charts import answers_chart
+from ui.escape import md_escape
+from ui.lesson import code_span
+from ui.quiz_view import text_after, text_after_merge
+from ui.rooms import MAX_NICKNAME, show_code
+from ui.state import active_tokenizer, projector_mode, sidebar, tokenizer_label, trained_text
+
+sidebar()
+ss = st.session_state
+
+CODE_CSS = """<style>
+.room-code { font: 700 5.5rem/1.1 ui-monospace, monospace; letter-spacing: .08em; }
+.room-link { font: 600 1.6rem/1.3 ui-monospace, monospace; word-break: break-all; }
+</style>"""
+
+st.title("Classroom")
+room = cr.membership()
+
+
+def _quiz_question(tok, training):
+    """The room's question for this session's tokenizer, or None (with a message) when there is
+    none to ask."""
+    quiz = cr.rooms().quiz(room["code"])
+    if quiz is None:
+        return None, None
+    if tok is None or training is None or not qz.has_candidates(tok):
+        st.info("The class quiz needs a tokenizer trained here: train one (a “Train: …” tokenizer "
+                "in the sidebar), then start the quiz.")
+        return quiz, None
+    if quiz["k"] >= len(tok.history):
+        st.info(f"This tokenizer has {len(tok.history):,} merges: there is no merge "
+                f"{quiz['k'] + 1:,} to ask about.")
+        return quiz, None
+    return quiz, qz.make_question(tok, quiz["k"])
+
+
+def _answered_count(students: int) -> None:
+    """The teacher's count of answers, refreshed every ANSWERS_POLL_S (only this fragment)."""
+    st.metric("Answered", f"{cr.rooms().answered(room['code'])} of {students}")
+
+
+if room is None:
+    st.write(
+        "Teach a class on everyone's own screen: open a room, show its code on the projector, and "
+        "the students' apps follow yours (the text, the tokenizer, the step, and your page if you "
+        "say so). The class quiz asks everyone to predict the next merge and shows the answers."
+    )
+    teach, join = st.columns(2)
+    with teach:
+        st.subheader("Teach")
+        st.write("The room shares the sidebar's text and tokenizer as they are now, and follows "
+                 "what you change. Only this browser tab can change the room.")
+        st.button("Open a room", key="room_open", type="primary", on_click=cr.open_room)
+    with join:
+        st.subheader("Join")
+        st.write("Your own text and tokenizer are put aside and come back when you leave.")
+        st.text_input("Room code", key="room_code", max_chars=12, placeholder="ABCD-EFGH")
+        st.text_input("Nickname (optional: only your teacher sees it)", key="room_nickname",
+                      max_chars=MAX_NICKNAME)
+        st.button("Join", key="room_join", type="primary", on_click=cr.join_from_form)
+    cr.show_message()
+    st.stop()
+
+cr.show_message()
+code = show_code(room["code"])
+current = cr.rooms().room(room["code"])
+if current is None:
+    st.info("This room has ended.")
+    st.stop()
+tok, training = active_tokenizer(), trained_text()
+
+if room["role"] == "teacher":
+    left, right = st.columns([3, 2])
+    with left:
+        st.html(CODE_CSS + f'<div>Join code</div><div class="room-code">{html.escape(code)}</div>'
+                f'<div>or open</div><div class="room-link">'
+                f'{html.escape(cr.join_link(room["code"]))}</div>')
+    with right:
+        st.metric("Students", current.students)
+        ss["room_follow_page"] = room["follow_page"]
+        st.toggle("Students follow my page", key="room_follow_page", on_change=cr.set_follow_page,
+                  help="Off: they follow your text, tokenizer and step on the page they chose.")
+        st.caption(f"Shared: **{tokenizer_label()}** on the sidebar's text, step "
+                   f"{current.state.get('step', 0):,}. Students who want to explore on their own "
+                   "switch following off in their sidebar.")
+        st.button("Close the room", key="room_close", on_click=cr.close_room,
+                  help="Every student gets their own text and tokenizer back.")
+    with st.expander("Who is here", expanded=False, key="room_members"):
+        names = sorted(n for n in cr.rooms().nicknames(room["code"], room["token"]) if n)
+        st.text(", ".join(names) if names else "No nicknames given (students are anonymous).")
+
+    st.header("Class quiz: predict the next merge")
+    quiz, question = _quiz_question(tok, training)
+    if quiz is None:
+        if tok is None or training is None or not qz.has_candidates(tok):
+            st.info("The class quiz needs a tokenizer trained here: choose a “Train: …” "
+                    "tokenizer in the sidebar and press **Train**.")
+            st.stop()
+        n = len(tok.history)
+        start = min(max(ss.get("step", 0), 0), n - 1) + 1
+        st.number_input("Ask about merge", min_value=1, max_value=n, value=start,
+                        key="room_quiz_k", help="The class sees the text after the merges "
+                        "before it and guesses which pair this merge joins.")
+        st.button("Start the class quiz", key="room_quiz_start", type="primary",
+                  on_click=lambda: cr.quiz_start(ss["room_quiz_k"] - 1))
+        st.stop()
+    if question is None:
+        st.button("End the quiz", key="room_quiz_stop", on_click=cr.quiz_stop)
+        st.stop()
+    k = quiz["k"]
+    text_col, ask_col = st.columns([3, 2])
+    with text_col:
+        steps = text_after(tok, training, k, projector_mode())
+    with ask_col:
+        st.markdown(f"**Which pair does merge {k + 1} join?**")
+        for option in question.options:
+            st.markdown("- " + code_span(option.label))
+        if quiz["revealed"]:
+            st.metric("Answered", f"{cr.rooms().answered(room['code'])} of {current.students}")
+        else:
+            st.fragment(_answered_count, run_every=cr.ANSWERS_POLL_S)(current.students)
+        b = st.columns(3)
+        b[0].button("Reveal", key="room_quiz_reveal", type="primary", on_click=cr.quiz_reveal,
+                    disabled=quiz["revealed"], width="stretch")
+        b[1].button("Next ▶", key="room_quiz_next", on_click=cr.quiz_start, args=(k + 1,),
+                    disabled=k + 1 >= len(tok.history), width="stretch")
+        b[2].button("End the quiz", key="room_quiz_stop", on_click=cr.quiz_stop, width="stretch")
+    if quiz["revealed"]:
+        answers = cr.rooms().answers(room["code"], room["token"])
+        frame = qz.tally(question, [a["pair"] for a in answers])
+        with ask_col:
+            st.altair_chart(answers_chart(frame), key="room_answers_chart", width="stretch")
+            right = int(frame.loc[frame["right"], "answers"].sum())
+            st.success(f"{right} of {len(answers)} answers right. "
+                       + qz.judge(question, question.answer).message.removeprefix("**Right!** "))
+            named = sorted({a["nickname"] for a in answers if a["nickname"]})
+            if named:
+                st.caption("Answered: " + md_escape(", ".join(named)))
+        text_after_merge(steps, tok, k, projector_mode())
+    st.stop()
+
+# -- a student ----------------------------------------------------------------------------------
+st.markdown(f"You are in room **{code}**"
+            + (f" as **{md_escape(room['nickname'])}**" if room.get("nickname") else "")
+            + (": your app follows the teacher." if room["following"] else
+               ": you are exploring on your own (switch **Follow the teacher** on in the sidebar "
+               "to go back)."))
+quiz, question = _quiz_question(tok, training)
+if quiz is None:
+    st.info("No question right now: when your teacher starts the class quiz, it appears here.")
+    st.stop()
+if question is None:
+    st.stop()
+k = quiz["k"]
+mine = ss.get("_room_answer")
+mine = mine[1] if mine and mine[0] == quiz["id"] else None
+text_col, ask_col = st.columns([3, 2])
+with text_col:
+    steps = text_after(tok, training, k, projector_mode())
+with ask_col:
+    labels = {o.label: o.pair for o in question.options}
+    st.radio(f"Which pair does merge {k + 1} join?", list(labels), index=None,
+             key="room_quiz_guess", disabled=quiz["revealed"], format_func=code_span)
+    st.button("Send my answer", key="room_quiz_send", type="primary",
+              disabled=quiz["revealed"], on_click=lambda: cr.answer(
+                  quiz["id"], labels.get(ss.get("room_quiz_guess"))))
+    if mine and not quiz["revealed"]:
+        st.info("Answer sent: " + code_span(next(o.label for o in question.options
+                                                 if o.pair == mine))
+                + ". Wait for the reveal (you may still change it).")
+    if quiz["revealed"]:
+        if mine:
+            verdict = qz.judge(question, mine)
+            (st.success if verdict.correct else st.warning)(verdict.message)
+        else:
+            st.info("You did not answer this one. "
+                    + qz.judge(question, question.answer).message.removeprefix("**Right!** "))
+if quiz["revealed"]:
+    text_after_merge(steps, tok, k, projector_mode())
