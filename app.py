@@ -1,34 +1,43 @@
 """bpe-lab: train a byte-level BPE tokenizer on your own text and watch it work.
 
-This file only routes. Each page starts with ``sidebar()`` (ui/state.py), the controls every page
-shares: drawn from the page script, the sidebar keeps its widgets' identity across reruns (and a
-classroom room, ui/classroom.py, comes in there too).
+Run as a session's script (``__main__``), this file only routes between the pages. Each page
+starts with ``sidebar()`` (ui/state.py), the controls every page shares: drawn from the page
+script, the sidebar keeps its widgets' identity across reruns (and a classroom room,
+ui/classroom.py, comes in there too). Imported by ``streamlit run app.py``, it is the server: the
+app plus the classroom's one HTTP route (ui/rooms_http.py), as an ``st.App``.
 """
 
 import streamlit as st
 
-st.set_page_config(page_title="bpe-lab", page_icon="🧩", layout="wide")
+if __name__ == "__main__":
+    st.set_page_config(page_title="bpe-lab", page_icon="🧩", layout="wide")
 
-SECTIONS = {
-    "Learn": [
-        ("pages/lesson.py", "Lesson: BPE step by step", "🎓"),
-        ("pages/classroom.py", "Classroom", "🧑‍🏫"),
-    ],
-    "Train and look": [
-        ("pages/overview.py", "Train & merges", "🏋️"),
-        ("pages/tokens.py", "Tokens", "🎨"),
-        ("pages/steps.py", "Step through merges", "👣"),
-        ("pages/forest.py", "Merge forest", "🌳"),
-    ],
-    "Compare and exchange": [
-        ("pages/compare.py", "Compare with GPT", "⚖️"),
-        ("pages/exchange.py", "Export & import", "💾"),
-        ("pages/bytes.py", "Bytes & decoding", "🔢"),
-    ],
-}
-page = st.navigation({
-    name: [st.Page(path, title=title, icon=icon, default=path == "pages/overview.py")
-           for path, title, icon in section]
-    for name, section in SECTIONS.items()
-})
-page.run()
+    SECTIONS = {
+        "Learn": [
+            ("pages/lesson.py", "Lesson: BPE step by step", "🎓"),
+            ("pages/classroom.py", "Classroom", "🧑‍🏫"),
+        ],
+        "Train and look": [
+            ("pages/overview.py", "Train & merges", "🏋️"),
+            ("pages/tokens.py", "Tokens", "🎨"),
+            ("pages/steps.py", "Step through merges", "👣"),
+            ("pages/forest.py", "Merge forest", "🌳"),
+        ],
+        "Compare and exchange": [
+            ("pages/compare.py", "Compare with GPT", "⚖️"),
+            ("pages/exchange.py", "Export & import", "💾"),
+            ("pages/bytes.py", "Bytes & decoding", "🔢"),
+        ],
+    }
+    page = st.navigation({
+        name: [st.Page(path, title=title, icon=icon, default=path == "pages/overview.py")
+               for path, title, icon in section]
+        for name, section in SECTIONS.items()
+    })
+    page.run()
+else:
+    from streamlit.starlette import App
+
+    from ui.rooms_http import ROUTES
+
+    app = App(__file__, routes=ROUTES)

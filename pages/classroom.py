@@ -11,7 +11,7 @@ from ui.charts import answers_chart
 from ui.escape import md_escape
 from ui.lesson import code_span
 from ui.quiz_view import text_after, text_after_merge
-from ui.rooms import MAX_NICKNAME, show_code
+from ui.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.state import active_tokenizer, projector_mode, sidebar, tokenizer_label, trained_text
 
 sidebar()
@@ -72,13 +72,9 @@ if room is None:
 
 cr.show_message()
 code = show_code(room["code"])
-current = cr.rooms().room(room["code"])
-if current is None:
-    st.info("This room has ended.")
-    st.stop()
-tok, training = active_tokenizer(), trained_text()
 
-if room["role"] == "teacher":
+def teacher_view(room, current, tok, training) -> None:
+    """The room's code and link for the projector, the follow-page switch, the class quiz."""
     left, right = st.columns([3, 2])
     with left:
         st.html(CODE_CSS + f'<div>Join code</div><div class="room-code">{html.escape(code)}</div>'
@@ -146,43 +142,59 @@ if room["role"] == "teacher":
             if named:
                 st.caption("Answered: " + md_escape(", ".join(named)))
         text_after_merge(steps, tok, k, projector_mode())
-    st.stop()
 
-# -- a student ----------------------------------------------------------------------------------
-st.markdown(f"You are in room **{code}**"
-            + (f" as **{md_escape(room['nickname'])}**" if room.get("nickname") else "")
-            + (": your app follows the teacher." if room["following"] else
-               ": you are exploring on your own (switch **Follow the teacher** on in the sidebar "
-               "to go back)."))
-quiz, question = _quiz_question(tok, training)
-if quiz is None:
-    st.info("No question right now: when your teacher starts the class quiz, it appears here.")
-    st.stop()
-if question is None:
-    st.stop()
-k = quiz["k"]
-mine = ss.get("_room_answer")
-mine = mine[1] if mine and mine[0] == quiz["id"] else None
-text_col, ask_col = st.columns([3, 2])
-with text_col:
-    steps = text_after(tok, training, k, projector_mode())
-with ask_col:
-    labels = {o.label: o.pair for o in question.options}
-    st.radio(f"Which pair does merge {k + 1} join?", list(labels), index=None,
-             key="room_quiz_guess", disabled=quiz["revealed"], format_func=code_span)
-    st.button("Send my answer", key="room_quiz_send", type="primary",
-              disabled=quiz["revealed"], on_click=lambda: cr.answer(
-                  quiz["id"], labels.get(ss.get("room_quiz_guess"))))
-    if mine and not quiz["revealed"]:
-        st.info("Answer sent: " + code_span(next(o.label for o in question.options
-                                                 if o.pair == mine))
-                + ". Wait for the reveal (you may still change it).")
+
+def student_view(room, tok, training) -> None:
+    """Where the student is, and the class quiz when the teacher runs one."""
+    st.markdown(f"You are in room **{code}**"
+                + (f" as **{md_escape(room['nickname'])}**" if room.get("nickname") else "")
+                + (": your app follows the teacher." if room["following"] else
+                   ": you are exploring on your own (switch **Follow the teacher** on in the sidebar "
+                   "to go back)."))
+    quiz, question = _quiz_question(tok, training)
+    if quiz is None:
+        st.info("No question right now: when your teacher starts the class quiz, it appears here.")
+        st.stop()
+    if question is None:
+        st.stop()
+    k = quiz["k"]
+    mine = ss.get("_room_answer")
+    mine = mine[1] if mine and mine[0] == quiz["id"] else None
+    text_col, ask_col = st.columns([3, 2])
+    with text_col:
+        steps = text_after(tok, training, k, projector_mode())
+    with ask_col:
+        labels = {o.label: o.pair for o in question.options}
+        if ss.get("room_quiz_guess") not in labels:  # a new question
+            ss["room_quiz_guess"] = None
+        st.radio(f"Which pair does merge {k + 1} join?", list(labels), index=None,
+                 key="room_quiz_guess", disabled=quiz["revealed"], format_func=code_span)
+        st.button("Send my answer", key="room_quiz_send", type="primary",
+                  disabled=quiz["revealed"], on_click=lambda: cr.answer(
+                      quiz["id"], labels.get(ss.get("room_quiz_guess"))))
+        if mine and not quiz["revealed"]:
+            st.info("Answer sent: " + code_span(next(o.label for o in question.options
+                                                     if o.pair == mine))
+                    + ". Wait for the reveal (you may still change it).")
+        if quiz["revealed"]:
+            if mine:
+                verdict = qz.judge(question, mine)
+                (st.success if verdict.correct else st.warning)(verdict.message)
+            else:
+                st.info("You did not answer this one. "
+                        + qz.judge(question, question.answer).message.removeprefix("**Right!** "))
     if quiz["revealed"]:
-        if mine:
-            verdict = qz.judge(question, mine)
-            (st.success if verdict.correct else st.warning)(verdict.message)
-        else:
-            st.info("You did not answer this one. "
-                    + qz.judge(question, question.answer).message.removeprefix("**Right!** "))
-if quiz["revealed"]:
-    text_after_merge(steps, tok, k, projector_mode())
+        text_after_merge(steps, tok, k, projector_mode())
+
+
+try:
+    current = cr.rooms().room(room["code"])
+    if current is None:
+        st.info("This room has ended.")
+        st.stop()
+    if room["role"] == "teacher":
+        teacher_view(room, current, active_tokenizer(), trained_text())
+    else:
+        student_view(room, active_tokenizer(), trained_text())
+except RoomError as e:  # the store did not answer
+    st.error(md_escape(str(e)))

@@ -7,7 +7,8 @@ as a student (holding a student id). The room touches a run at three moments, al
   takes the room's state (text, tokenizer, step) and, when the teacher says so or a class quiz
   starts, the teacher's page.
 - ``room_panel()``: the room's code, follow / explore, leave; for a following student a small
-  fragment that reads the room's version every POLL_S seconds.
+  watcher in the browser that asks the server for the room's version every POLL_MS (an HTTP
+  route of its own, ui/rooms_http.py: no script runs) and reruns the page when it changed.
 - ``publish()``, after the sidebar (and from the step page when the browser reports a step):
   the teacher's session shares what changed since it last did, training included. The version is one
   number: "nothing new" costs one store read and no page run; a new version reruns the page once.
@@ -19,9 +20,9 @@ from __future__ import annotations
 
 import base64
 import json
-import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
@@ -29,12 +30,13 @@ from streamlit import session_state as ss
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe_core
-from ui.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text, train_tokenizer
+from ui.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
 from ui.escape import md_escape
-from ui.rooms import DEFAULT_TTL, Room, RoomError, Rooms, normal_code, open_kv, show_code
+from ui.rooms import Room, RoomError, Rooms, normal_code, shared_rooms, show_code
+from ui.rooms_http import VERSION_PATH
 from ui.session_keys import KEEP_PREFIX, KEPT, keep
 
-POLL_S = 0.5  # how often a following student's browser asks "anything new?"
+POLL_MS = 400  # how often a following student's browser asks the server "anything new?"
 ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
 CLASSROOM_PAGE = "pages/classroom.py"
 # What a student puts aside on joining and gets back on leaving (besides the sidebar's KEPT).
@@ -42,22 +44,14 @@ OWN = ("tok", "tok_settings", "tok_text", "imported", "step")
 
 
 
-@st.cache_resource(show_spinner=False)
 def rooms() -> Rooms:
-    """The server's rooms: in this process, or on the Redis server that BPE_LAB_ROOMS names."""
-    ttl = int(os.environ.get("BPE_LAB_ROOM_TTL", DEFAULT_TTL))
-    return Rooms(open_kv(os.environ.get("BPE_LAB_ROOMS")), ttl=ttl)
+    """The server's rooms (``ui.rooms.shared_rooms``: in this process, or on Redis)."""
+    return shared_rooms()
 
 
-@st.cache_resource(show_spinner="Training the room's tokenizer…", max_entries=8)
-def room_tokenizer(text: str, settings: Settings) -> bpe_core.Tokenizer:
-    """The room's trained tokenizer, trained once per server for all its students (read-only)."""
-    return train_tokenizer(text, settings)
-
-
-@st.cache_resource(show_spinner="Reading the room's tokenizer file…", max_entries=4)
-def room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
-    """The room's imported tokenizer, read once per server from the teacher's file(s)."""
+def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
+    """The room's imported tokenizer, read from the teacher's file(s) (``source``: the JSON of
+    the ``imported`` state). ui/state.py keeps it, once per server."""
     from ui.exchange import IMPORT_PATTERNS, read_uploads
 
     spec = json.loads(source)
@@ -105,13 +99,14 @@ def show_message() -> None:
         getattr(st, said[0])(md_escape(said[1]))
 
 
-def _call(fn, *args, **kwargs):
-    """A room operation; a refusal becomes the page's message and None."""
+def _call(fn, *args, **kwargs) -> tuple[bool, Any]:
+    """A room operation: (True, its result), or (False, None) with the refusal as the page's
+    message."""
     try:
-        return fn(*args, **kwargs)
+        return True, fn(*args, **kwargs)
     except RoomError as e:
         _say(str(e))
-        return None
+        return False, None
 
 
 # -- the teacher ----------------------------------------------------------------------------------
@@ -152,18 +147,27 @@ def publish() -> None:
     changes = {k: v for k, v in state.items() if k not in last or last[k] != v}
     if not changes:
         return
-    if _call(rooms().update, room["code"], room["token"], **changes) is not None:
-        ss["_room_shared"] = state
-    elif rooms().version(room["code"]) is None:
-        _ended()
+    try:
+        rooms().update(room["code"], room["token"], **changes)
+    except RoomError as e:  # ended, or the store did not answer (the next run shares again)
+        try:
+            ended = rooms().version(room["code"]) is None
+        except RoomError:
+            ended = False
+        if ended:
+            _ended()
+        else:
+            _say(str(e))
+        return
+    ss["_room_shared"] = state
 
 
 def open_room() -> None:
     """Callback of "Open a room": this session becomes a room's teacher."""
     ss["_room"] = {"role": "teacher", "follow_page": False}  # shared_state reads follow_page
     state = shared_state()
-    made = _call(rooms().create, state, client=_client())
-    if made is None:
+    done, made = _call(rooms().create, state, client=_client())
+    if not done:
         ss.pop("_room")
         return
     code, token = made
@@ -187,7 +191,7 @@ def close_room() -> None:
 
 def quiz_start(k: int) -> None:
     room = membership()
-    if _call(rooms().start_quiz, room["code"], room["token"], int(k)) is not None:
+    if _call(rooms().start_quiz, room["code"], room["token"], int(k))[0]:
         ss["_page"] = CLASSROOM_PAGE
 
 
@@ -222,8 +226,8 @@ def join(typed: str, nickname: str = "") -> bool:
     if membership() is not None:
         _say("Leave the room you are in first.")
         return False
-    sid = _call(rooms().join, typed, client=_client(), nickname=nickname)
-    if sid is None:
+    done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname)
+    if not done:
         return False
     code = normal_code(typed)
     ss["_room"] = {"code": code, "role": "student", "sid": sid, "following": True,
@@ -263,7 +267,7 @@ def _ended() -> None:
 def set_following() -> None:
     """Callback of the student's follow toggle: off explores alone, on takes the room again."""
     ss["_room"]["following"] = bool(ss.get("room_follow"))
-    ss["_room_version"] = None
+    ss["_room_version"] = ss["_room_taken"] = None  # on: take the room's state again
 
 
 def answer(quiz_id: int, pair: tuple[int, int] | None) -> None:
@@ -272,12 +276,12 @@ def answer(quiz_id: int, pair: tuple[int, int] | None) -> None:
     if pair is None:
         _say("Pick a pair first.", "warning")
         return
-    if _call(rooms().answer, room["code"], room["sid"], quiz_id, tuple(pair)) is None:
+    if not _call(rooms().answer, room["code"], room["sid"], quiz_id, tuple(pair))[0]:
         return
     ss["_room_answer"] = (quiz_id, tuple(pair))
 
 
-def _take(room: Room) -> None:
+def _take(room: Room, shared: Shared) -> None:
     """Make the room's state this session's (before the sidebar is drawn)."""
     state = room.state
     for key in ("text", "kind", "pattern", "vocab_size", "specials"):
@@ -288,14 +292,34 @@ def _take(room: Room) -> None:
         if trained:
             settings = Settings(trained[0], trained[1], int(trained[2]), tuple(trained[3]))
             text = state.get("train_text") or cap_text(state.get("text", ""), MAX_TRAIN_CHARS)[0]
-            ss["tok"] = room_tokenizer(text, settings)
+            ss["tok"] = shared.tokenizer(text, settings)
             ss["tok_settings"], ss["tok_text"] = settings, text
         if state.get("imported"):
-            ss["imported"] = room_import(json.dumps(state["imported"], sort_keys=True))
+            ss["imported"] = shared.imported(json.dumps(state["imported"], sort_keys=True))
     except ValueError as e:
         _say(f"The room's tokenizer could not be made here: {e}")
     ss["step"] = state.get("step") or 0
     ss["_room_version"] = room.version
+    ss["_room_taken"] = _sidebar_now()
+
+
+SIDEBAR = ("text", "kind", "pattern", "vocab_size", "specials")
+
+
+def _sidebar_now() -> tuple:
+    """The sidebar's values and the tokenizer, to notice a student's own change."""
+    return tuple(ss.get(k) for k in SIDEBAR) + (id(ss.get("tok")), id(ss.get("imported")))
+
+
+def _detach_if_edited(room: dict[str, Any]) -> None:
+    """A following student who changed the sidebar (or trained) explores from now on: the
+    teacher's next change must not overwrite their edit."""
+    taken = ss.get("_room_taken")
+    if room["following"] and taken is not None and taken != _sidebar_now():
+        room["following"] = False
+        _say("You changed the text or the tokenizer, so you now explore on your own: the "
+             "teacher's changes no longer replace yours. Switch **Follow the teacher** on to go "
+             "back.", "info")
 
 
 def current_page() -> str | None:
@@ -312,8 +336,23 @@ def current_page() -> str | None:
     return f"{path.parent.name}/{path.name}" if path.parent.name == "pages" else None
 
 
-def arrive() -> None:
+class Shared(NamedTuple):
+    """What ui/state.py keeps once per server for every room's students (read-only)."""
+
+    tokenizer: Callable[[str, Settings], bpe_core.Tokenizer]  # train_tokenizer, kept
+    imported: Callable[[str], tuple[bpe_core.Tokenizer, str]]  # read_room_import, kept
+    watcher: Callable[[], Any]  # register_watcher, kept
+
+
+def arrive(shared: Shared) -> None:
     """Before the sidebar's widgets: join from a link, follow the room, or notice its end."""
+    try:
+        _arrive(shared)
+    except RoomError as e:  # the store did not answer: this run goes on without the room
+        _say(str(e))
+
+
+def _arrive(shared: Shared) -> None:
     page_path = current_page()
     ss["_page"] = page_path
     link_code = st.query_params.get("room")
@@ -331,13 +370,14 @@ def arrive() -> None:
     if version is None:
         _ended()
         return
+    _detach_if_edited(room)
     if not room["following"] or version == ss.get("_room_version"):
         return
     current = rooms().room(room["code"])
     if current is None:
         _ended()
         return
-    _take(current)
+    _take(current, shared)
     target = None
     quiz = current.quiz
     if quiz and ss.get("_room_quiz_seen") != quiz["id"]:
@@ -352,16 +392,56 @@ def arrive() -> None:
 # -- the sidebar ----------------------------------------------------------------------------------
 
 
-def _poll() -> None:
-    """A following student's fragment: one store read; a new version reruns the page."""
-    room = membership()
-    if room is None or not room["following"]:
-        return
-    if rooms().version(room["code"]) != ss.get("_room_version"):
-        st.rerun(scope="app")
+# A following student's browser asks ui/rooms_http.py for the room's version every POLL_MS and
+# reruns the page (a trigger) only when it changed: "nothing new" costs one small HTTP request and
+# no script run. Only numbers come in; nothing is drawn.
+_WATCH_JS = """
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  if (!data) return;
+  if (parentElement.bpeStop) parentElement.bpeStop();  // a rerun: the old loop goes
+  let timer = null, stopped = false;
+  parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); };
+  const tick = async () => {
+    if (stopped) return;
+    if (!parentElement.isConnected) { stopped = true; return; }  // another page now
+    try {
+      const answer = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
+      if (answer.status === 404 || answer.ok) {
+        const version = answer.ok ? (await answer.json()).version : null;
+        if (version !== data.version && !stopped) {
+          stopped = true;
+          setTriggerValue("changed", version === null ? -1 : version);
+          return;
+        }
+      }
+    } catch (e) { /* the server is restarting: ask again */ }
+    timer = setTimeout(tick, data.every_ms);
+  };
+  timer = setTimeout(tick, data.every_ms);
+}
+"""
 
 
-def room_panel() -> None:
+def register_watcher() -> Any:
+    """The room watcher, a ``st.components.v2`` component (inline; ui/state.py registers it once
+    per server)."""
+    return st.components.v2.component("bpe_lab.room_watch", html="<span hidden></span>",
+                                      js=_WATCH_JS)
+
+
+def _noticed() -> None:
+    """The watcher saw a new version: the rerun it causes takes the room (``arrive``)."""
+
+
+def _watch(room: dict[str, Any], watcher: Any) -> None:
+    url = VERSION_PATH.format(code=room["code"]) + "?member=" + room["sid"]
+    watcher(data={"url": url, "version": ss.get("_room_version"),
+                             "every_ms": POLL_MS},
+                       key="room_watch", on_changed_change=_noticed)
+
+
+def room_panel(shared: Shared) -> None:
     """The room's status in the sidebar (nothing outside a room)."""
     room = membership()
     if room is None:
@@ -379,7 +459,7 @@ def room_panel() -> None:
     st.button("Leave the room", key="room_leave", on_click=leave, width="stretch",
               help="Your own text and tokenizer come back.")
     if room["following"]:
-        st.fragment(_poll, run_every=POLL_S)()
+        _watch(room, shared.watcher())
 
 
 def join_link(code: str) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import secrets
 import threading
 import time
@@ -42,11 +43,12 @@ from typing import Any
 
 # A join code: 8 characters from 31 that cannot be misread on a projector (no 0/O, 1/I/L).
 # 31**8 is about 8.5e11 (39.6 bits): with joins limited to JOIN_TRIES_PER_MINUTE failed tries per
-# client, guessing one of a hundred live rooms takes about 8.5e9 tries, some 1,600 years.
+# client (a browser's address: a class behind one school router shares it, hence 30), guessing one
+# of a hundred live rooms takes about 8.5e9 tries, some 540 years.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
-JOIN_TRIES_PER_MINUTE = 10
-CREATES_PER_HOUR = 10  # rooms one client may open
+JOIN_TRIES_PER_MINUTE = 30
+CREATES_PER_HOUR = 30  # rooms one client (address) may open
 MAX_STUDENTS = 100  # members of one room
 MAX_NICKNAME = 24  # characters
 MAX_STATE_BYTES = 16 * 1024 * 1024  # the text (200,000 characters) or an imported file (10 MB)
@@ -203,13 +205,26 @@ class RedisKV:
 
         self.client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=2,
                                            socket_connect_timeout=2)
+        self._errors = redis.RedisError
         self._capped = self.client.register_script(CAPPED_HSET_LUA)
         for name in ("get", "set", "incr", "expire", "delete", "exists", "hset", "hget",
                      "hgetall", "hlen", "hdel"):
-            setattr(self, name, getattr(self.client, name))
+            setattr(self, name, self._answered(getattr(self.client, name)))
+
+    def _answered(self, command: Callable[..., Any]) -> Callable[..., Any]:
+        """``command``, with Redis's failures (down, timed out) said as a RoomError."""
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return command(*args, **kwargs)
+            except self._errors as e:
+                raise RoomError(f"The classroom's Redis server did not answer ({type(e).__name__})"
+                                ": try again in a moment, or ask whoever runs the app.") from e
+
+        return call
 
     def capped_hset(self, key: str, field: str, value: str, cap: int, ttl: int) -> bool:
-        return bool(self._capped(keys=[key], args=[field, value, cap, ttl]))
+        return bool(self._answered(self._capped)(keys=[key], args=[field, value, cap, ttl]))
 
 
 def open_kv(setting: str | None) -> MemoryKV | RedisKV:
@@ -412,6 +427,15 @@ class Rooms:
         raw = self.kv.get(self._key(code, "v"))
         return None if raw is None else int(raw)
 
+    def member_version(self, code: str, member: str) -> int | None:
+        """The room's version for one of its students (None for anyone else, or once it has
+        ended): what a student's browser polls, so that the code alone tells nothing."""
+        if not isinstance(member, str) or not member:
+            return None
+        if self.kv.hget(self._key(code, "members"), member) is None:
+            return None
+        return self.version(code)
+
     def quiz(self, code: str) -> dict[str, Any] | None:
         raw = self.kv.get(self._key(code, "quiz"))
         return None if raw is None else json.loads(raw)
@@ -471,3 +495,19 @@ class Rooms:
         if not self.kv.capped_hset(self._key(code, f"answers:{quiz_id}"), student, value,
                                    MAX_STUDENTS, self.ttl):
             raise RoomError("This question has all the answers it can take.")
+
+
+_SHARED: dict[str, Rooms] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_rooms() -> Rooms:
+    """This process's rooms, made once: in-process, or on the Redis server that the setting
+    ``BPE_LAB_ROOMS`` names (``redis://host:port/db``); ``BPE_LAB_ROOM_TTL`` seconds of
+    inactivity end a room. The pages (ui/classroom.py) and the server's HTTP route
+    (ui/rooms_http.py) share it."""
+    with _SHARED_LOCK:
+        if "rooms" not in _SHARED:
+            ttl = int(os.environ.get("BPE_LAB_ROOM_TTL", DEFAULT_TTL))
+            _SHARED["rooms"] = Rooms(open_kv(os.environ.get("BPE_LAB_ROOMS")), ttl=ttl)
+        return _SHARED["rooms"]

@@ -37,7 +37,16 @@ from ui.choices import (
     text_problem,
     train_tokenizer,
 )
-from ui.classroom import arrive, membership, publish, room_panel, show_message
+from ui.classroom import (
+    Shared,
+    arrive,
+    membership,
+    publish,
+    read_room_import,
+    register_watcher,
+    room_panel,
+    show_message,
+)
 from ui.escape import md_escape
 from ui.samples import load_samples
 from ui.session_keys import KEEP_PREFIX, KEPT
@@ -151,10 +160,11 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
 def sidebar() -> None:
     """The controls shared by every page: text, tokenizer, vocabulary size, special tokens, Train."""
     _init()
-    arrive()  # a classroom room's state, for a student who follows the teacher
+    shared = Shared(room_tokenizer, room_import, room_watcher)
+    arrive(shared)  # a classroom room's state, for a student who follows the teacher
     ss = st.session_state
     with st.sidebar:
-        room_panel()
+        room_panel(shared)
         show_message()
         st.toggle("Projector mode", key="projector", on_change=_keep, args=("projector",),
                   help="Larger tokens and numbers for a classroom; colours stay distinguishable "
@@ -376,6 +386,25 @@ def step_counts(tok: bpe_core.Tokenizer, text: str) -> tuple[array, int]:
         return array("q", steps.token_counts()), steps.num_bytes
 
     return derived("counts", tok, text, make)
+
+
+@st.cache_resource(show_spinner="Training the room's tokenizer…", max_entries=8)
+def room_tokenizer(text: str, settings: Settings) -> bpe_core.Tokenizer:
+    """A classroom room's trained tokenizer: trained once per server for all its students
+    (read-only, like the presets)."""
+    return train_tokenizer(text, settings)
+
+
+@st.cache_resource(show_spinner="Reading the room's tokenizer file…", max_entries=4)
+def room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
+    """A classroom room's imported tokenizer, read once per server for all its students."""
+    return read_room_import(source)
+
+
+@st.cache_resource
+def room_watcher() -> Any:
+    """The classroom's room watcher (ui/classroom.py), registered once per server."""
+    return register_watcher()
 
 
 @st.cache_resource

@@ -96,13 +96,15 @@ class ServedApp(NamedTuple):
 
 
 @contextlib.contextmanager
-def serve_app(as_readme: bool = False):
+def serve_app(as_readme: bool = False, env: dict[str, str] | None = None):
     """Run ``streamlit run app.py`` on a free port; yield a ``ServedApp`` once healthy.
 
     The server runs under tests/netguard.py, which refuses (and prints) any contact beyond this
     machine: a server that tried one fails the test that started it. By default it listens on
     loopback only; ``as_readme`` starts it exactly as the README says, with nothing but
     ``.streamlit/config.toml`` and the port, so on every interface as a classroom needs.
+    ``env`` adds to (or overrides) the environment the server inherits from the tests, e.g.
+    ``{"BPE_LAB_ROOMS": "redis://..."}``.
     """
     port = _free_port()
     log = tempfile.TemporaryFile(mode="w+b")
@@ -117,6 +119,7 @@ def serve_app(as_readme: bool = False):
         ]  # fmt: skip
     proc = subprocess.Popen(
         cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        env=None if env is None else {**os.environ, **env},
         start_new_session=True,  # its own process group, killed as a whole below
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
