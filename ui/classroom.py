@@ -299,7 +299,7 @@ def _take(room: Room, shared: Shared) -> None:
     except ValueError as e:
         _say(f"The room's tokenizer could not be made here: {e}")
     ss["step"] = state.get("step") or 0
-    ss["_room_version"] = room.version
+    ss["_room_version"], ss["_room_state"] = room.version, room.state_version
     ss["_room_taken"] = _sidebar_now()
 
 
@@ -392,9 +392,11 @@ def _arrive(shared: Shared) -> None:
 # -- the sidebar ----------------------------------------------------------------------------------
 
 
-# A following student's browser asks ui/rooms_http.py for the room's version every POLL_MS and
-# reruns the page (a trigger) only when it changed: "nothing new" costs one small HTTP request and
-# no script run. Only numbers come in; nothing is drawn.
+# A following student's browser asks ui/rooms_http.py for the room's pulse every POLL_MS: "nothing
+# new" costs one small HTTP request and no script run. When only the step moved and the page shows
+# the in-browser stepping view (ui/steps_component.py sets window.bpeStepsView), that view moves by
+# itself, as under the student's own keys; any other change reruns the page (a trigger), which
+# takes the room. Only numbers come in; nothing is drawn.
 _WATCH_JS = """
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
@@ -408,10 +410,16 @@ export default function (component) {
     try {
       const answer = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
       if (answer.status === 404 || answer.ok) {
-        const version = answer.ok ? (await answer.json()).version : null;
-        if (version !== data.version && !stopped) {
-          stopped = true;
-          setTriggerValue("changed", version === null ? -1 : version);
+        const pulse = answer.ok ? await answer.json() : { version: null, state: null };
+        const view = window.bpeStepsView;
+        const here = view && view.root.isConnected;
+        if (pulse.state === data.state && here) {
+          // only the step may differ: hold the view to the teacher's (nothing reruns here; the
+          // view tells its server the step as under the student's own keys)
+          if (view.step() !== pulse.step) view.follow(pulse.step);
+        } else if (pulse.version !== data.version && !stopped) {
+          stopped = true;  // anything else, or no stepping view: the page reruns and takes it
+          setTriggerValue("changed", pulse.version === null ? -1 : pulse.version);
           return;
         }
       }
@@ -437,7 +445,7 @@ def _noticed() -> None:
 def _watch(room: dict[str, Any], watcher: Any) -> None:
     url = VERSION_PATH.format(code=room["code"]) + "?member=" + room["sid"]
     watcher(data={"url": url, "version": ss.get("_room_version"),
-                             "every_ms": POLL_MS},
+                  "state": ss.get("_room_state"), "every_ms": POLL_MS},
                        key="room_watch", on_changed_change=_noticed)
 
 

@@ -4,10 +4,13 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
 
 - ``meta``     the SHA-256 of the teacher's secret token (the token itself is never stored);
 - ``state``    what the teacher shares, as JSON: the text, the tokenizer's settings (or an
-               imported tokenizer file), the page and the step;
+               imported tokenizer file), the page;
+- ``step``     the step of "Step through merges", apart: it is what changes most often;
 - ``quiz``     the class quiz, as JSON: which merge is asked, whether it is revealed;
 - ``v``        a counter the teacher's every change increments: a student's poll reads this
                one number and finds "nothing new" without touching anything else;
+- ``sv``       a counter of every change but the step's: when only ``v`` moved, a student's
+               browser moves its stepping view and nothing reruns;
 - ``members``  student id -> nickname (a hash, capped at MAX_STUDENTS);
 - ``answers:<quiz id>``  student id -> the pair guessed (a hash, capped likewise).
 
@@ -292,6 +295,7 @@ class Room:
     state: dict[str, Any]
     quiz: dict[str, Any] | None
     students: int
+    state_version: int = 0  # counts every change but the step's (``pulse``'s "state")
 
 
 class Rooms:
@@ -307,7 +311,8 @@ class Rooms:
         return f"{PREFIX}room:{code}:{part}"
 
     def _keys(self, code: str, quiz_id: int | None = None) -> list[str]:
-        keys = [self._key(code, p) for p in ("meta", "state", "quiz", "v", "members")]
+        keys = [self._key(code, p) for p in ("meta", "state", "step", "quiz", "v", "sv",
+                                             "members")]
         if quiz_id is not None:
             keys.append(self._key(code, f"answers:{quiz_id}"))
         return keys
@@ -346,6 +351,8 @@ class Rooms:
         """Open a room with this state; returns (code, the teacher's secret token)."""
         if not self._limit("create", client, CREATES_PER_HOUR, 3600):
             raise RoomError("Too many rooms opened from here: wait an hour, or reuse one.")
+        state = dict(state)
+        step = self._step(state.pop("step", 0))
         raw = self._state_json(state)
         token = secrets.token_urlsafe(24)
         for _ in range(20):
@@ -356,18 +363,34 @@ class Rooms:
         else:  # pragma: no cover - 20 collisions among 8.5e11 codes
             raise RoomError("Could not find a free room code: try again.")
         self.kv.set(self._key(code, "state"), raw, ex=self.ttl)
+        self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
+        self.kv.set(self._key(code, "sv"), "1", ex=self.ttl)
         self.kv.set(self._key(code, "v"), "1", ex=self.ttl)
         return code, token
+
+    @staticmethod
+    def _step(step: Any) -> int:
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < 2**31:
+            raise RoomError("The step must be a whole number.")
+        return step
 
     def update(self, code: str, token: str, **changes: Any) -> int:
         """Change the shared state (only the teacher); returns the new version."""
         self._check_teacher(code, token)
+        changes = dict(changes)
+        if "step" in changes:
+            self.kv.set(self._key(code, "step"), str(self._step(changes.pop("step"))),
+                        ex=self.ttl)
+            if not changes:
+                return self._bump(code, step_only=True)
         state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
         state.update(changes)
         self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
         return self._bump(code)
 
-    def _bump(self, code: str) -> int:
+    def _bump(self, code: str, step_only: bool = False) -> int:
+        if not step_only:
+            self.kv.incr(self._key(code, "sv"))
         version = self.kv.incr(self._key(code, "v"))
         quiz = self.quiz(code)
         self._touch(code, quiz["id"] if quiz else None)
@@ -427,14 +450,18 @@ class Rooms:
         raw = self.kv.get(self._key(code, "v"))
         return None if raw is None else int(raw)
 
-    def member_version(self, code: str, member: str) -> int | None:
-        """The room's version for one of its students (None for anyone else, or once it has
-        ended): what a student's browser polls, so that the code alone tells nothing."""
+    def pulse(self, code: str, member: str) -> dict[str, int] | None:
+        """What a student's browser polls: ``{"version", "state", "step"}`` (``state``: the
+        count of changes other than the step's), for one of the room's students only (None for
+        anyone else, so that the code alone tells nothing, and once the room has ended)."""
         if not isinstance(member, str) or not member:
             return None
         if self.kv.hget(self._key(code, "members"), member) is None:
             return None
-        return self.version(code)
+        version, state, step = (self.kv.get(self._key(code, k)) for k in ("v", "sv", "step"))
+        if version is None or state is None:
+            return None
+        return {"version": int(version), "state": int(state), "step": int(step or 0)}
 
     def quiz(self, code: str) -> dict[str, Any] | None:
         raw = self.kv.get(self._key(code, "quiz"))
@@ -446,8 +473,11 @@ class Rooms:
         raw = self.kv.get(self._key(code, "state"))
         if version is None or raw is None:
             return None
-        return Room(code, version, json.loads(raw), self.quiz(code),
-                    self.kv.hlen(self._key(code, "members")))
+        state = json.loads(raw)
+        state["step"] = int(self.kv.get(self._key(code, "step")) or 0)
+        return Room(code, version, state, self.quiz(code),
+                    self.kv.hlen(self._key(code, "members")),
+                    int(self.kv.get(self._key(code, "sv")) or 0))
 
     def answered(self, code: str) -> int:
         quiz = self.quiz(code)

@@ -1,7 +1,7 @@
 """The classroom's one HTTP route: a student's browser asks "has the room changed?" here.
 
-``GET /_bpelab/rooms/<CODE>/version?member=<student id>`` answers ``{"version": N}`` for a
-student of that room, 404 for anyone else (the code alone tells nothing), 503 when the store does
+``GET /_bpelab/rooms/<CODE>/version?member=<student id>`` answers ``{"version": V, "state": S,
+"step": K}`` (``Rooms.pulse``) for a student of that room, 404 for anyone else (the code alone tells nothing), 503 when the store does
 not answer. It reads one number from the room store (ui/rooms.py) and runs no Streamlit script,
 so a class of students asking twice a second costs the server little; a student's page reruns
 only when the number changes (ui/classroom.py). app.py serves it beside the app (``st.App``).
@@ -24,12 +24,12 @@ async def room_version(request: Request) -> JSONResponse:
     code = request.path_params["code"]
     member = request.query_params.get("member", "")
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
-        version = await run_in_threadpool(shared_rooms().member_version, code, member)
+        pulse = await run_in_threadpool(shared_rooms().pulse, code, member)
     except RoomError:
         return JSONResponse({"version": None}, status_code=503, headers=NO_STORE)
-    if version is None:
+    if pulse is None:
         return JSONResponse({"version": None}, status_code=404, headers=NO_STORE)
-    return JSONResponse({"version": version}, headers=NO_STORE)
+    return JSONResponse(pulse, headers=NO_STORE)
 
 
 ROUTES = [Route(VERSION_PATH, room_version, methods=["GET"])]

@@ -55,6 +55,7 @@ SESSION_KEYS: dict[str, str] = {
     # -- the classroom (ui/classroom.py, pages/classroom.py) --
     "_room": "the room this session is in: code, role, token (teacher) or student id",
     "_room_version": "the room's version a following student has taken",
+    "_room_state": "the room's count of changes other than the step, as taken",
     "_room_shared": "what the teacher's session last shared",
     "_room_saved": "a student's own text and tokenizer, put aside until they leave",
     "_room_answer": "(quiz id, pair): this student's answer",

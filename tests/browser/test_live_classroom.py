@@ -105,11 +105,24 @@ WATCH_JS = """(el) => {
   }, 20);
 }"""
 SHOWS_JS = "k => { const f = window.__follow; return !!f && f.length > 0 && f[f.length - 1][0] === k; }"
-# The teacher's page: when each key went down (capturing: the slider is inside a shadow root).
-KEYS_JS = """() => {
+# The teacher's page: when each key went down (capturing: the slider is inside a shadow root),
+# and when the page's "Step" metric changed, [k, Date.now()]: the server drew that step, after
+# publishing it to the room (the step callback publishes before the step's fragment reruns).
+TEACHER_JS = """() => {
   if (window.__keys) return;
   window.__keys = [];
+  window.__heard = [];
   document.addEventListener('keydown', () => window.__keys.push(Date.now()), true);
+  let last = null;
+  setInterval(() => {
+    for (const m of document.querySelectorAll('[data-testid=stMain] [data-testid=stMetric]')) {
+      const label = m.querySelector('[data-testid=stMetricLabel]');
+      if (!label || label.textContent.trim() !== 'Step') continue;
+      const value = m.querySelector('[data-testid=stMetricValue]');
+      const k = value ? value.textContent.trim().split(' of ')[0].replace(/,/g, '') : null;
+      if (k !== last) { last = k; window.__heard.push([k, Date.now()]); }
+    }
+  }, 20);
 }"""
 # What a failed page showed: the app's state attributes and the start of its text.
 PAGE_STATE_JS = """() => {
@@ -244,10 +257,12 @@ async def to_steps(p: Person) -> None:
     await p.go("Step through merges", p.view())
 
 
-async def follow_steps(teacher: Person, students: list[Person], steps: int) -> list[int]:
+async def follow_steps(teacher: Person, students: list[Person], steps: int
+                       ) -> tuple[list[int], list[float]]:
     """The teacher presses ArrowRight ``steps`` times; every student must show each step.
 
-    Returns the steps pressed to. Each student's latencies are appended to ``latencies``."""
+    Returns the steps pressed to, and for each how long after the key the teacher's page showed
+    the server's "Step" metric for it. Each student's latencies go to ``latencies``."""
     slider = teacher.view().get_by_role("slider", name=STEP_LABEL)
     start = await teacher.view().get_attribute("data-step")
     # every student starts where the teacher's view starts
@@ -256,15 +271,16 @@ async def follow_steps(teacher: Person, students: list[Person], steps: int) -> l
         await s.page.evaluate(WATCH_JS, await s.view().element_handle())
     await asyncio.gather(*(s.page.wait_for_function(SHOWS_JS, arg=start, polling=100,
                                                     timeout=ACTION_MS) for s in students))
-    await teacher.page.evaluate(KEYS_JS)
+    await teacher.page.evaluate(TEACHER_JS)
     await slider.focus()
-    done = []
+    done, keys = [], []
     for j in range(1, steps + 1):
         k = str(int(start) + j)
         pressed = time.monotonic()
         await slider.press("ArrowRight")
         await expect(teacher.view()).to_have_attribute("data-step", k, timeout=ACTION_MS)
         key_at = (await teacher.page.evaluate("() => window.__keys"))[-1]
+        keys.append((k, key_at))
 
         async def follows(s: Person, k: str = k, key_at: int = key_at) -> None:
             try:
@@ -281,7 +297,11 @@ async def follow_steps(teacher: Person, students: list[Person], steps: int) -> l
         await asyncio.gather(*(follows(s) for s in students))
         done.append(int(k))
         await asyncio.sleep(max(0.0, STEP_GAP_S - (time.monotonic() - pressed)))
-    return done
+    heard = await teacher.page.evaluate("() => window.__heard")
+    served = [(at - key_at) / 1000 for k, key_at in keys
+              for at in [next((t for step, t in heard if step == k and t >= key_at - 1), None)]
+              if at is not None]  # fmt: skip
+    return done, served
 
 
 async def quiz(teacher: Person, students: list[Person], step: int) -> dict[str, Any]:
@@ -329,8 +349,14 @@ async def quiz(teacher: Person, students: list[Person], step: int) -> dict[str, 
         has_text="answers right")
     await teacher.idle(summary)
     await expect(summary).to_contain_text(f"{right} of {n} answers right", timeout=ACTION_MS)
-    chart = teacher.main.locator(".st-key-room_answers_chart")
+    # Streamlit 1.67 gives an Altair chart's key no st-key-<key> class unless the chart has
+    # selections (no element id without them): the page's one Vega-Lite chart, then
+    chart = teacher.main.locator(".st-key-room_answers_chart, [data-testid=stVegaLiteChart]")
+    await expect(chart).to_have_count(1, timeout=ACTION_MS)
     await expect(chart.locator("canvas, svg").first).to_be_visible(timeout=ACTION_MS)
+    if await chart.locator("svg").count():  # the SVG renderer: its text is in the page
+        await expect(chart).to_contain_text(ids, timeout=ACTION_MS)
+        await expect(chart).to_contain_text("✔ merged", timeout=ACTION_MS)
     if names:  # who answered: the nicknames, as written
         await expect(teacher.main.get_by_text("Answered: ", exact=False)).to_have_text(
             "Answered: " + ", ".join(names), timeout=ACTION_MS)
@@ -375,7 +401,7 @@ async def class_session(kit: dict, teacher: Person, students: list[Person], step
                 result["joined_s"] = time.monotonic() - t0
                 await to_steps(teacher)
                 await asyncio.gather(*(to_steps(s) for s in students))
-                result["steps"] = await follow_steps(teacher, students, steps)
+                result["steps"], result["served"] = await follow_steps(teacher, students, steps)
                 result["quiz"] = await quiz(teacher, students, result["steps"][-1])
                 await clean(people)
             except BaseException:
@@ -435,6 +461,8 @@ def report(part: str, students: list[Person], result: dict, wall: float) -> list
         f"{part}: {len(students)} students, {len(result['steps'])} steps; follow latency "
         f"(teacher's key to the student's view) {stats(latencies)}; quiz on merge {q['merge']}: "
         f"{q['answered']} answered, {q['right']} right; {wall:.0f} s",
+        f"  the teacher's own server showed each step (key to its Step metric, 300 ms wait "
+        f"included) {stats(result['served'])}",
         f"  all joined {result['joined_s']:.1f} s after the teacher opened the app; slowest "
         f"follower {slowest.who} ({', '.join(f'{x:.2f}' for x in slowest.latencies)} s)",
     ]

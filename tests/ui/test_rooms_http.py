@@ -1,0 +1,93 @@
+"""The classroom's HTTP route (ui/rooms_http.py): what a student's browser polls.
+
+It answers a room's version to that room's students only (the code alone tells nothing), 404 to
+anyone else, 503 when the store does not answer; and ``streamlit run app.py`` serves it beside the
+app (app.py is an ``st.App`` when imported, the page router when run as a session's script).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from starlette.requests import Request
+
+import ui.rooms as rooms_module
+from ui.rooms import MemoryKV, RedisKV, Rooms
+from ui.rooms_http import ROUTES, VERSION_PATH, room_version
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def rooms(monkeypatch):
+    made = Rooms(MemoryKV())
+    monkeypatch.setitem(rooms_module._SHARED, "rooms", made)
+    return made
+
+
+def ask(code: str, member: str | None) -> tuple[int, dict, dict]:
+    query = b"" if member is None else f"member={member}".encode()
+    scope = {"type": "http", "method": "GET", "path": VERSION_PATH.format(code=code),
+             "path_params": {"code": code}, "query_string": query, "headers": []}
+    response = asyncio.run(room_version(Request(scope)))
+    return response.status_code, json.loads(response.body), dict(response.headers)
+
+
+def test_a_student_of_the_room_reads_its_version_and_sees_it_move(rooms):
+    code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher")
+    sid = rooms.join(code, client="student")
+    status, body, headers = ask(code, sid)
+    assert (status, body) == (200, {"version": 1, "state": 1, "step": 0})
+    assert headers["cache-control"] == "no-store"  # a cached answer would freeze the class
+    rooms.update(code, token, step=3)  # only the step: the browser moves its view by itself
+    assert ask(code, sid)[:2] == (200, {"version": 2, "state": 1, "step": 3})
+    rooms.update(code, token, text="abab")  # anything else: the page reruns
+    assert ask(code, sid)[:2] == (200, {"version": 3, "state": 2, "step": 3})
+    rooms.start_quiz(code, token, 1)
+    assert ask(code, sid)[:2] == (200, {"version": 4, "state": 3, "step": 3})
+
+
+def test_anyone_else_learns_nothing_from_a_code(rooms):
+    code, _ = rooms.create({"text": "aaab"}, client="teacher")
+    other, _ = rooms.create({"text": "b"}, client="teacher")
+    sid = rooms.join(other, client="student")
+    for member in (None, "", "made-up", sid):  # a student of another room, too
+        assert ask(code, member)[:2] == (404, {"version": None})
+    assert ask("ZZZZZZZZ", "made-up")[0] == 404
+
+
+def test_a_room_that_ended_answers_404_so_the_page_notices(rooms):
+    code, token = rooms.create({"text": "aaab"}, client="teacher")
+    sid = rooms.join(code, client="student")
+    rooms.close(code, token)
+    assert ask(code, sid)[:2] == (404, {"version": None})
+
+
+def test_a_store_that_does_not_answer_is_a_503_not_a_crash(monkeypatch):
+    dead = Rooms(RedisKV("redis://127.0.0.1:1/0"))  # nothing listens on port 1
+    monkeypatch.setitem(rooms_module._SHARED, "rooms", dead)
+    try:
+        assert ask("ABCDEFGH", "someone")[:2] == (503, {"version": None})
+    finally:
+        dead.kv.client.close()
+
+
+def test_the_route_is_get_only_and_on_the_documented_path():
+    (route,) = ROUTES
+    assert route.path == "/_bpelab/rooms/{code}/version"
+    assert route.methods == {"GET", "HEAD"}
+
+
+def test_streamlit_run_serves_the_route_beside_the_app():
+    """What ``streamlit run app.py`` finds: an st.App named ``app`` with the route."""
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "app.py")
+    assert found.is_asgi_app and found.app_name == "app"
+    namespace: dict = {"__name__": "app", "__file__": str(ROOT / "app.py")}
+    exec(compile((ROOT / "app.py").read_text(encoding="utf-8"), "app.py", "exec"), namespace)
+    app = namespace["app"]
+    assert [r.path for r in app._user_routes] == [VERSION_PATH]
