@@ -249,6 +249,7 @@ async def join(s: Person, code: str, link: str, admission: asyncio.Semaphore) ->
             said = await s.main.get_by_text("You are in room").first.inner_text()
             assert f"as {s.nickname[:MAX_NICKNAME]}:" in said, (s.who, said)
         await s.idle(s.sidebar.get_by_text(f"Classroom {code} · you are a student"))
+        assert urlsplit(s.page.url).netloc == urlsplit(s.base).netloc, (s.who, s.page.url)
         follow = s.sidebar.get_by_role("switch", name="Follow the teacher")
         await expect(follow).to_be_checked(timeout=ACTION_MS)
 
@@ -453,8 +454,14 @@ def run_class(kit: dict, teacher: Person, students: list[Person], steps: int, pa
     return result
 
 
-def report(part: str, students: list[Person], result: dict, wall: float) -> list[float]:
+def report(part: str, students: list[Person], result: dict, wall: float, output) -> None:
     latencies = [x for s in students for x in s.latencies]
+    # Not asserted (a browser closing mid-request can make Streamlit log one): kept for a person
+    server_log = output()
+    tracebacks = server_log.count("Traceback (most recent call last)")
+    log_path = REPORT.with_name(f"live_classroom_server_{part.split()[0]}.log")
+    if tracebacks:
+        log_path.write_text(server_log, encoding="utf-8")
     slowest = max(students, key=lambda s: max(s.latencies, default=0))
     q = result["quiz"]
     lines = [
@@ -465,11 +472,12 @@ def report(part: str, students: list[Person], result: dict, wall: float) -> list
         f"included) {stats(result['served'])}",
         f"  all joined {result['joined_s']:.1f} s after the teacher opened the app; slowest "
         f"follower {slowest.who} ({', '.join(f'{x:.2f}' for x in slowest.latencies)} s)",
+        f"  server output: {tracebacks} traceback(s)" + (f", written to {log_path}"
+                                                        if tracebacks else ""),
     ]
     _report[part] = lines
     REPORT.write_text("\n".join(x for ls in _report.values() for x in ls) + "\n", encoding="utf-8")
     print("\n" + "\n".join(lines))
-    return latencies
 
 
 def make_class(teacher_url: str, student_urls: list[str]) -> tuple[Person, list[Person]]:
@@ -493,7 +501,7 @@ def test_a_class_follows_the_teacher_on_one_server(playwright_kit):
         teacher, students = make_class(served.url, [served.url] * STUDENTS)
         started = time.monotonic()
         result = run_class(playwright_kit, teacher, students, STEPS, "one", served.output)
-        report("one server", students, result, time.monotonic() - started)
+        report("one server", students, result, time.monotonic() - started, served.output)
         check(students, result, STEPS)
 
 
@@ -517,6 +525,7 @@ def test_a_class_follows_the_teacher_across_two_servers_over_redis(playwright_ki
 
         started = time.monotonic()
         result = run_class(playwright_kit, teacher, students, REDIS_STEPS, "redis", output)
-        report("two servers over Redis", students, result, time.monotonic() - started)
+        report("two servers over Redis", students, result, time.monotonic() - started,
+               output)
         check(students, result, REDIS_STEPS)
         assert {s.base for s in students} == {a.url, b.url}

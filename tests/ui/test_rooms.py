@@ -154,7 +154,7 @@ def test_a_student_on_another_server_follows_the_teachers_changes(store):
     code, token = open_room(teacher)
     sid = student.join(code, client="s1", nickname="Ann")
     assert student.version(code) == 1
-    assert student.room(code) == Room(code, 1, STATE, None, 1)
+    assert student.room(code) == Room(code, 1, STATE, None, 1, state_version=1)
 
     assert teacher.update(code, token, step=3) == 2
     assert student.version(code) == 2
@@ -216,7 +216,8 @@ def test_only_the_teachers_token_changes_or_reads_the_room(store):
             with pytest.raises(RoomError, match=f"Only the teacher of room {show_code(code)}"):
                 operation(wrong)
             assert rooms.version(code) == version, (name, wrong)
-    assert rooms.room(code) == Room(code, version, STATE, {"id": 1, "k": 1, "revealed": False}, 1)
+    assert rooms.room(code) == Room(code, version, STATE, {"id": 1, "k": 1, "revealed": False}, 1,
+                                    state_version=2)  # opened, then the quiz
     assert rooms.nicknames(code, token) == ["Ann"]  # the right token still works
     assert rooms.nicknames(other_code, other_token) == []
 
@@ -503,7 +504,8 @@ def test_a_teachers_change_renews_the_room(mem):
     mem.wait(99)
     assert rooms.update(code, token, step=1) == 2
     mem.wait(99)  # 198 s after it opened, 99 s after the change
-    assert rooms.room(code) == Room(code, 2, {**STATE, "step": 1}, None, 1)
+    assert rooms.room(code) == Room(code, 2, {**STATE, "step": 1}, None, 1,
+                                    state_version=1)  # a step alone is not a state change
     assert rooms.nicknames(code, token) == ["Ann"]
     quiz = rooms.start_quiz(code, token, 0)
     rooms.answer(code, sid, quiz["id"], (97, 97))
