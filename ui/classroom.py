@@ -36,7 +36,7 @@ from ui.rooms import Room, RoomError, Rooms, normal_code, shared_rooms, show_cod
 from ui.rooms_http import VERSION_PATH
 from ui.session_keys import KEEP_PREFIX, KEPT, keep
 
-POLL_MS = 400  # how often a following student's browser asks the server "anything new?"
+POLL_MS = 250  # how often a following student's browser asks the server "anything new?"
 ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
 CLASSROOM_PAGE = "pages/classroom.py"
 # What a student puts aside on joining and gets back on leaving (besides the sidebar's KEPT).
@@ -122,7 +122,9 @@ def shared_state() -> dict[str, Any]:
         "text": text, "kind": kind, "pattern": ss.get("pattern", ""),
         "vocab_size": ss.get("vocab_size"), "specials": ss.get("specials", ""),
         "step": ss.get("step") if isinstance(ss.get("step"), int) else 0,
-        "page": ss.get("_page"), "follow_page": bool(ss["_room"].get("follow_page")),
+        # the page only when students follow it: any other change reruns every student's page
+        "page": ss.get("_page") if ss["_room"].get("follow_page") else None,
+        "follow_page": bool(ss["_room"].get("follow_page")),
         "trained": None, "train_text": None, "imported": None,
     }
     settings = ss.get("tok_settings")

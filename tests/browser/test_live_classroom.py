@@ -23,9 +23,12 @@ Follow latency is measured in the pages, on one clock (Date.now(): every page ru
 machine): from the teacher's key press (a capturing keydown listener) to the first moment a
 student's ``[data-testid=bpe-steps]`` shows that ``data-step`` (a 20 ms interval in the student's
 page). It includes the 300 ms the teacher's view waits after the last key before telling its
-server, the student's 0.5 s poll and the student's rerun. Timings are reported (printed with -s,
-and written to /tmp/live_classroom_report.txt), not asserted, except a generous FOLLOW_S bound:
-the machine has 2 cores shared by the servers and STUDENTS + 1 browser pages.
+server, the teacher's server publishing the step to the room, the student's poll of the room and
+whatever the student's page does to show it. Alongside, the report gives how long after the key
+the teacher's own page showed the server's "Step" metric for it. Timings are reported (printed
+with -s, and written to /tmp/live_classroom_report.txt), not asserted, except a generous FOLLOW_S
+bound: the machine has 2 cores shared by the servers and STUDENTS + 1 browser pages. Screenshots
+of a failure go to /tmp/live_classroom_<part>_<who>.png.
 """
 
 from __future__ import annotations
@@ -50,9 +53,11 @@ from ui.rooms import CODE_ALPHABET, MAX_NICKNAME
 from ui.samples import load_samples
 
 try:
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
     from playwright.async_api import async_playwright, expect
 except ImportError:  # conftest.py skips these tests, or fails them when CI=true
     async_playwright = expect = None
+    PlaywrightTimeout = TimeoutError
 
 STUDENTS = int(os.environ.get("BPE_LAB_LIVE_STUDENTS", "8"))
 STEPS = 5  # ArrowRight presses by the teacher on one server
@@ -60,6 +65,7 @@ REDIS_STEPS = 3  # and over Redis
 STEP_GAP_S = 1.0  # at least this long from one press to the next
 FOLLOW_S = 15.0  # every student shows each step within this long (asserted; generous on purpose)
 ACTION_MS = 90_000  # any other single wait: STUDENTS + 1 pages and the servers share 2 cores
+NAV_MS = 15_000  # a click on a page link that has not opened the page by then is clicked again
 OPEN_AT_ONCE = 4  # students opening the app at the same moment
 RUN_S = 150 + 12 * STUDENTS  # one part, from launching Chromium to closing it
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(RUN_S + 90)]
@@ -72,9 +78,10 @@ CANDIDATES = 6  # the candidate pairs the sidebar's training keeps (ui.choices.t
 STEP_LABEL = "Merges applied (k)"
 NICK_LABEL = "Nickname (optional: only your teacher sees it)"
 # Nicknames typed into the join form by students 1, 2, 3 (the others open the link and have none).
-# The form keeps MAX_NICKNAME characters: the first hostile one fits whole and runs script if it is
-# ever drawn as HTML; the second is cut, and must show as its first MAX_NICKNAME characters.
-NICKNAMES = {1: "Ann", 2: "<svg onload=__pwned=1>", 3: '<img src=x onerror="window.__pwned=1">'}
+# The form keeps MAX_NICKNAME (24) characters. The first hostile one fits whole and sets
+# window.__pwned wherever it is put into a page as HTML (innerHTML or parsed; <svg onload> would
+# not run through innerHTML); the second is cut and must show as its first 24 characters.
+NICKNAMES = {1: "Ann", 2: "<style onload=__pwned=1>", 3: '<img src=x onerror="window.__pwned=1">'}
 CODE_RE = re.compile(rf"[{CODE_ALPHABET}]{{4}}-[{CODE_ALPHABET}]{{4}}")
 
 # A student's page: every change of the in-browser view's data-step, [step, Date.now()]. The view
@@ -104,7 +111,7 @@ WATCH_JS = """(el) => {
     if (step !== last) { last = step; window.__follow.push([step, Date.now()]); }
   }, 20);
 }"""
-SHOWS_JS = "k => { const f = window.__follow; return !!f && f.length > 0 && f[f.length - 1][0] === k; }"
+SHOWS_JS = "k => { const f = window.__follow; return !!f && f.length > 0 && f.at(-1)[0] === k; }"
 # The teacher's page: when each key went down (capturing: the slider is inside a shadow root),
 # and when the page's "Step" metric changed, [k, Date.now()]: the server drew that step, after
 # publishing it to the room (the step callback publishes before the step's fragment reruns).
@@ -167,11 +174,13 @@ class Person:
     """One browser context: the teacher's or one student's Streamlit session."""
 
     who: str
+    part: str  # "one" or "redis": in the names of screenshots
     base: str  # the server this person uses
     nickname: str | None = None  # typed into the join form; None: joins by the link
     page: Any = None
     ctx: Any = None
     latencies: list[float] = field(default_factory=list)  # seconds, one per step followed
+    lost_clicks: list[str] = field(default_factory=list)  # page links clicked again, and why
     right: bool | None = None  # the quiz answer sent was the right pair
 
     @property
@@ -195,10 +204,27 @@ class Person:
         return box.get_by_test_id("stMetricValue")
 
     async def go(self, title: str, *expected) -> None:
-        """Open a page through its sidebar link (page.goto would start a new session)."""
-        name = self.page.get_by_text(title, exact=True)
-        await self.page.get_by_test_id("stSidebarNavLink").filter(has=name).click()
-        await self.on_page(title)
+        """Open a page through its sidebar link (page.goto would start a new session).
+
+        A click that has not opened the page within NAV_MS is noted in ``lost_clicks`` (with a
+        screenshot) and made once more. Seen once in about ten runs: a student's click on "Step
+        through merges" just after the teacher had gone there (which changes the room) left the
+        student on the first page, idle, for 90 s (the cause is not known: not reproduced with one
+        student and 20 such clicks). The report counts these.
+        """
+        link = self.page.get_by_test_id("stSidebarNavLink").filter(
+            has=self.page.get_by_text(title, exact=True))
+        await link.click()
+        try:
+            await self.on_page(title, timeout=NAV_MS)
+        except PlaywrightTimeout:
+            shot = SHOTS / f"live_classroom_{self.part}_lost_click_{self.who.replace(' ', '_')}.png"
+            await self.page.screenshot(path=str(shot), timeout=10_000)
+            state = await self.page.evaluate(PAGE_STATE_JS)
+            self.lost_clicks.append(f"{title!r} not open {NAV_MS // 1000} s after the click "
+                                    f"({shot}; {state[:160]})")
+            await link.click()
+            await self.on_page(title)
         await self.idle(*expected)
 
     async def on_page(self, title: str, timeout: float = ACTION_MS) -> None:
@@ -287,7 +313,7 @@ async def follow_steps(teacher: Person, students: list[Person], steps: int
             try:
                 await s.page.wait_for_function(SHOWS_JS, arg=k, polling=50,
                                                timeout=FOLLOW_S * 1000)
-            except Exception as e:
+            except PlaywrightTimeout as e:
                 shown = await s.view().get_attribute("data-step", timeout=5_000)
                 raise AssertionError(f"{s.who} did not show step {k} within {FOLLOW_S:.0f} s of "
                                      f"the teacher's key (it shows {shown})") from e
@@ -318,7 +344,8 @@ async def quiz(teacher: Person, students: list[Person], step: int) -> dict[str, 
     members = teacher.main.locator(".st-key-room_members")
     await members.get_by_text("Who is here").click()
     await expect(members.get_by_test_id("stText")).to_have_text(
-        ", ".join(names) if names else "No nicknames given (students are anonymous).", timeout=ACTION_MS)
+        ", ".join(names) if names else "No nicknames given (students are anonymous).",
+        timeout=ACTION_MS)
     await start.click()
     merge = step + 1
     question = f"Which pair does merge {merge} join?"
@@ -449,12 +476,16 @@ def run_class(kit: dict, teacher: Person, students: list[Person], steps: int, pa
     if "e" in raised:
         e = raised["e"]
         pages = "\n".join(result.get("pages", []))
+        lost = "\n".join(f"{p.who}: {x}" for p in [teacher, *students] for x in p.lost_clicks)
         pytest.fail(f"{part}: {type(e).__name__}: {e}\n\npages:\n{pages}\n\n"
+                    f"page links clicked again:\n{lost or 'none'}\n\n"
                     f"server output:\n{output()}", pytrace=False)
     return result
 
 
-def report(part: str, students: list[Person], result: dict, wall: float, output) -> None:
+def report(part: str, teacher: Person, students: list[Person], result: dict, wall: float,
+           output) -> None:
+    people = [teacher, *students]
     latencies = [x for s in students for x in s.latencies]
     # Not asserted (a browser closing mid-request can make Streamlit log one): kept for a person
     server_log = output()
@@ -474,15 +505,20 @@ def report(part: str, students: list[Person], result: dict, wall: float, output)
         f"follower {slowest.who} ({', '.join(f'{x:.2f}' for x in slowest.latencies)} s)",
         f"  server output: {tracebacks} traceback(s)" + (f", written to {log_path}"
                                                         if tracebacks else ""),
+        f"  page links clicked again (the first click did not open the page): "
+        f"{sum(len(p.lost_clicks) for p in people)}",
+        *(f"    {p.who}: {lost}" for p in people for lost in p.lost_clicks),
     ]
     _report[part] = lines
     REPORT.write_text("\n".join(x for ls in _report.values() for x in ls) + "\n", encoding="utf-8")
     print("\n" + "\n".join(lines))
 
 
-def make_class(teacher_url: str, student_urls: list[str]) -> tuple[Person, list[Person]]:
-    teacher = Person("teacher", teacher_url)
-    students = [Person(f"student {i}", url, NICKNAMES.get(i)) for i, url in enumerate(student_urls)]
+def make_class(part: str, teacher_url: str, student_urls: list[str]
+               ) -> tuple[Person, list[Person]]:
+    teacher = Person("teacher", part, teacher_url)
+    students = [Person(f"student {i}", part, url, NICKNAMES.get(i))
+                for i, url in enumerate(student_urls)]
     return teacher, students
 
 
@@ -498,10 +534,10 @@ def test_a_class_follows_the_teacher_on_one_server(playwright_kit):
     for old in SHOTS.glob("live_classroom_one_*.png"):  # screenshots of an earlier run
         old.unlink()
     with playwright_kit["serve_app"](env={"BPE_LAB_ROOMS": ""}) as served:  # rooms in-process
-        teacher, students = make_class(served.url, [served.url] * STUDENTS)
+        teacher, students = make_class("one", served.url, [served.url] * STUDENTS)
         started = time.monotonic()
         result = run_class(playwright_kit, teacher, students, STEPS, "one", served.output)
-        report("one server", students, result, time.monotonic() - started, served.output)
+        report("one server", teacher, students, result, time.monotonic() - started, served.output)
         check(students, result, STEPS)
 
 
@@ -517,7 +553,7 @@ def test_a_class_follows_the_teacher_across_two_servers_over_redis(playwright_ki
     with start_redis() as url, serve(env={"BPE_LAB_ROOMS": url}) as a, \
             serve(env={"BPE_LAB_ROOMS": url}) as b:  # fmt: skip
         # odd students on server B: by B's link, or (student 1, 3) by the form on B
-        teacher, students = make_class(a.url, [b.url if i % 2 else a.url
+        teacher, students = make_class("redis", a.url, [b.url if i % 2 else a.url
                                                for i in range(STUDENTS)])
 
         def output() -> str:
@@ -525,7 +561,7 @@ def test_a_class_follows_the_teacher_across_two_servers_over_redis(playwright_ki
 
         started = time.monotonic()
         result = run_class(playwright_kit, teacher, students, REDIS_STEPS, "redis", output)
-        report("two servers over Redis", students, result, time.monotonic() - started,
+        report("two servers over Redis", teacher, students, result, time.monotonic() - started,
                output)
         check(students, result, REDIS_STEPS)
         assert {s.base for s in students} == {a.url, b.url}
