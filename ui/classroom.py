@@ -1,19 +1,22 @@
 """The live classroom in a session: a teacher shares, students follow (over ui/rooms.py).
 
 A session is in at most one room (``ss["_room"]``), as its teacher (holding the secret token) or
-as a student (holding a student id). The room touches a run at three moments, all in the sidebar that every page draws first:
+as a student (holding a student id). The room touches a run in the sidebar that every page draws
+first:
 
 - ``arrive()``, before the sidebar's widgets: a ``?room=CODE`` link joins; a following student
   takes the room's state (text, tokenizer, step) and, when the teacher says so or a class quiz
   starts, the teacher's page.
-- ``room_panel()``: the room's code, follow / explore, leave; for a following student a small
-  watcher in the browser that asks the server for the room's version every POLL_MS (an HTTP
-  route of its own, ui/rooms_http.py: no script runs) and reruns the page when it changed.
+- ``room_panel()``: the room's code, follow / explore, leave; for a following student, a small
+  watcher in the browser that asks the server for the room's pulse every POLL_MS (an HTTP route
+  of its own, ui/rooms_http.py: "nothing new" runs no script). When only the step moved, it moves
+  the in-browser stepping view; any other change reruns the page once, and ``arrive`` takes it.
 - ``publish()``, after the sidebar (and from the step page when the browser reports a step):
-  the teacher's session shares what changed since it last did, training included. The version is one
-  number: "nothing new" costs one store read and no page run; a new version reruns the page once.
+  the teacher's session shares what changed since it last did, training included.
 
-A student's own work (text, tokenizer, step) is put aside on joining and comes back on leaving.
+A student's own work (text, tokenizer, step) is put aside on joining and comes back on leaving;
+a student who changes the sidebar while following goes on exploring alone, so that the teacher's
+next change never overwrites their edit.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ CLASSROOM_PAGE = "pages/classroom.py"
 OWN = ("tok", "tok_settings", "tok_text", "imported", "step")
 
 
-
 def rooms() -> Rooms:
     """The server's rooms (``ui.rooms.shared_rooms``: in this process, or on Redis)."""
     return shared_rooms()
@@ -68,12 +70,6 @@ def membership() -> dict[str, Any] | None:
 
 def is_teacher() -> bool:
     return (membership() or {}).get("role") == "teacher"
-
-
-def following() -> bool:
-    """True for a student who follows the teacher (not exploring on their own)."""
-    room = membership()
-    return bool(room and room["role"] == "student" and room["following"])
 
 
 def _client() -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,10 @@ def ask(code: str, member: str | None) -> tuple[int, dict, dict]:
     query = b"" if member is None else f"member={member}".encode()
     scope = {"type": "http", "method": "GET", "path": VERSION_PATH.format(code=code),
              "path_params": {"code": code}, "query_string": query, "headers": []}
-    response = asyncio.run(room_version(Request(scope)))
+    # a thread of its own: an earlier test (Playwright's sync API) may leave an event loop running
+    # in this one, where asyncio.run refuses to start
+    with ThreadPoolExecutor(1) as pool:
+        response = pool.submit(lambda: asyncio.run(room_version(Request(scope)))).result()
     return response.status_code, json.loads(response.body), dict(response.headers)
 
 
