@@ -94,15 +94,27 @@ def line_numbers_in(message: str) -> set[int]:
 APP_PATH = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
-def open_page(page: str | None = None):
+def open_page(page: str | None = None, query: dict[str, str] | None = None):
     """The app in AppTest after its first run (the sidebar trains on the first sample), switched
-    to ``page`` (e.g. "pages/tokens.py"); fails if either run raised."""
+    to ``page`` (e.g. "pages/tokens.py"); ``query`` is the address's query (``?room=...``);
+    fails if either run raised."""
     from streamlit.testing.v1 import AppTest
 
     app = AppTest.from_file(APP_PATH, default_timeout=60)
+    for key, value in (query or {}).items():
+        app.query_params[key] = value
     app.run()
     assert not app.exception
     if page is not None:
         app.switch_page(page).run()
         assert not app.exception
     return app
+
+
+# What a browser test's failed page showed: the app's state attributes and the start of its text.
+PAGE_STATE_JS = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const attrs = app ? [...app.attributes].filter(a => a.name.startsWith('data-'))
+    .map(a => a.name + '=' + a.value).join(' ') : 'no stApp';
+  return location.href + ' | ' + attrs + ' | ' + document.body.innerText.slice(0, 600);
+}"""

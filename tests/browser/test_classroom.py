@@ -38,6 +38,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from support import PAGE_STATE_JS
 
 import bpe_core
 from ui.samples import load_samples
@@ -95,13 +96,6 @@ CLICK_CLOCK_JS = """() => {
 }"""
 
 
-# What a failed session's page showed: the app's state attributes and the start of its text.
-PAGE_STATE_JS = """() => {
-  const app = document.querySelector('[data-testid=stApp]');
-  const attrs = app ? [...app.attributes].filter(a => a.name.startsWith('data-'))
-    .map(a => a.name + '=' + a.value).join(' ') : 'no stApp';
-  return location.href + ' | ' + attrs + ' | ' + document.body.innerText.slice(0, 400);
-}"""
 
 
 def marker(i: int) -> str:

@@ -46,7 +46,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from redis_server import missing_redis, start_redis
-from support import in_ci
+from support import PAGE_STATE_JS, in_ci
 
 import bpe_core
 from ui.rooms import CODE_ALPHABET, MAX_NICKNAME
@@ -130,13 +130,6 @@ TEACHER_JS = """() => {
       if (k !== last) { last = k; window.__heard.push([k, Date.now()]); }
     }
   }, 20);
-}"""
-# What a failed page showed: the app's state attributes and the start of its text.
-PAGE_STATE_JS = """() => {
-  const app = document.querySelector('[data-testid=stApp]');
-  const attrs = app ? [...app.attributes].filter(a => a.name.startsWith('data-'))
-    .map(a => a.name + '=' + a.value).join(' ') : 'no stApp';
-  return location.href + ' | ' + attrs + ' | ' + document.body.innerText.slice(0, 600);
 }"""
 
 _report: dict[str, list[str]] = {}  # part -> its lines; the file holds every part run so far

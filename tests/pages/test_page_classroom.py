@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.ipc
 import pytest
 from streamlit.testing.v1 import AppTest
+from support import open_page
 
 import ui.rooms
 from ui import quiz as qz
@@ -46,15 +47,7 @@ def rooms_enough(monkeypatch):
 
 def new_app(page: str | None = None, room: str | None = None) -> AppTest:
     """A fresh session (its first run trains on the first sample), with ``?room=`` when given."""
-    app = AppTest.from_file(APP, default_timeout=60)
-    if room is not None:
-        app.query_params["room"] = room
-    app.run()
-    assert not app.exception
-    if page is not None:
-        app.switch_page(page).run()
-        assert not app.exception
-    return app
+    return open_page(page, query=None if room is None else {"room": room})
 
 
 def teacher() -> tuple[AppTest, str]:
