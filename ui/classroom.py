@@ -188,9 +188,10 @@ def close_room() -> None:
 
 
 def quiz_start(k: int) -> None:
+    """Callback of "Start the class quiz" and "Next": following students go to the Classroom
+    page on their next arrival (``arrive``: a new quiz id)."""
     room = membership()
-    if _call(rooms().start_quiz, room["code"], room["token"], int(k))[0]:
-        ss["_page"] = CLASSROOM_PAGE
+    _call(rooms().start_quiz, room["code"], room["token"], int(k))
 
 
 def quiz_reveal() -> None:
