@@ -289,6 +289,50 @@ def training_section(
     return trained
 
 
+TRAIN_VARIANTS = {  # name -> Tokenizer.train options (section 2c)
+    "classic (tie_rule=seen)": {},
+    "tie_rule=bytes (CS336)": {"tie_rule": "bytes"},
+    "tie_rule=ids": {"tie_rule": "ids"},
+    "special_tokens=[<|endoftext|>]": {"special_tokens": ["<|endoftext|>"]},
+    "min_frequency=2": {"min_frequency": 2},
+    "max_token_bytes=8": {"max_token_bytes": 8},
+}
+
+
+def train_variant(corpus: str, vocab_size: int, options: dict) -> RegexTokenizer:
+    tok = RegexTokenizer(GPT4_SPLIT_PATTERN)
+    tok.train(corpus, vocab_size, **options)
+    return tok
+
+
+def variants_section(report: Report, corpus: str, vocab_size: int, repeat: int) -> None:
+    """Section 2c: every training variant on the same corpus and vocabulary, against the classic."""
+    # one end-of-text mark per paragraph, so the special-token variant has something to cut at
+    marked = corpus.replace("\n\n", "\n<|endoftext|>\n")
+    samples: dict[str, list[float]] = defaultdict(list)
+    made: dict[str, RegexTokenizer] = {}
+    for _ in range(repeat):
+        for name, options in TRAIN_VARIANTS.items():
+            text = marked if "special_tokens" in options else corpus
+            seconds, made[name] = timed(train_variant, text, vocab_size, options)
+            samples[name].append(seconds)
+    med = medians(samples)
+    classic = next(iter(TRAIN_VARIANTS))
+    reference = made[classic]
+    rows = []
+    for name in TRAIN_VARIANTS:
+        tok = made[name]
+        same = sum(a == b for a, b in zip(reference.merges, tok.merges))
+        rows.append([name, fmt_s(med[name]), fmt_ratio(med[name] / med[classic]),
+                     tok.num_merges, f"{same}/{reference.num_merges}"])
+    report.title(f"2c. Training variants, GPT-4 split, vocab {vocab_size} (median of {repeat})")
+    report.table(["variant", "bpe_core s", "/ classic", "merges", "same merges as classic"], rows)
+    report.note("same merges: positions where the variant merged the classic's pair at the same"
+                " step. The special-token run trains on the corpus with <|endoftext|> between"
+                " paragraphs")
+    report.line()
+
+
 def child_peak_rss_kib(code: str) -> int:
     """Peak RSS of a fresh ``python -c code``, as ``getrusage(RUSAGE_CHILDREN).ru_maxrss``.
 
@@ -710,6 +754,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # its thread pool, so the children start before this process trains with HF.
     memory_section(report, args.corpus_bytes, max(args.vocabs))
     trained = training_section(report, corpus, args.vocabs, args.repeat)
+    variants_section(report, corpus, max(args.vocabs), args.repeat)
     naive_section(report, corpus, args.naive_chars, args.repeat)
     top = max(args.vocabs)
     encoding_section(report, corpus, trained["core", top], trained.get(("hf", top)),

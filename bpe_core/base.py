@@ -104,6 +104,33 @@ def _check_text(text: object, what: str = "text") -> str:
     return text
 
 
+def _check_training_specials(special_tokens: object) -> list[str]:
+    """``train``'s special tokens as a list of distinct, non-empty strings (in the given order)."""
+    if special_tokens is None:
+        return []
+    if isinstance(special_tokens, str | bytes) or not isinstance(special_tokens, Iterable):
+        raise ValueError(
+            "special_tokens must be a list of strings such as ['<|endoftext|>'],"
+            f" not {shorten(special_tokens)}"
+        )
+    specials = list(special_tokens)
+    for s in specials:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"a special token must be a non-empty str, not {shorten(s)}")
+    if len(set(specials)) != len(specials):
+        twice = next(s for s in specials if specials.count(s) > 1)
+        raise ValueError(f"special token {shorten(twice)} is given twice")
+    return specials
+
+
+def _cut_at(text: str, specials: list[str]) -> list[str]:
+    """The text between the special tokens (the longest special wins where two overlap)."""
+    if not specials:
+        return [text]
+    pattern = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
+    return [part for part in regex.split(pattern, text) if part]
+
+
 class UnknownTokenError(ValueError, KeyError):
     """An id that is no token: a ValueError (minbpe's readers) and a KeyError (tiktoken's)."""
 
@@ -268,36 +295,67 @@ class Tokenizer:
         verbose: bool = False,
         progress: ProgressCallback | None = None,
         candidates: int = 0,
+        tie_rule: str = "seen",
+        special_tokens: Iterable[str] | None = None,
+        min_frequency: int = 0,
+        max_token_bytes: int | None = None,
     ) -> None:
         """Learn ``vocab_size - 256`` merges from ``text`` with the seeds' rule (see training.py).
 
         ``progress(done, total, record)`` is called after every merge; returning False stops
         training there. ``stop_reason`` says why training stopped early (None if it did not).
         ``candidates=n`` keeps the n best pairs of every step in ``history`` ("why this merge").
+
+        The variants (training.py): ``tie_rule`` "seen" (the seeds'), "bytes" (CS336's) or "ids";
+        ``min_frequency`` and ``max_token_bytes`` as in ``train_bpe``. ``special_tokens``, e.g.
+        ``["<|endoftext|>"]``: the text is cut at them before it is split and counted, so no
+        merge is learned across or inside them; they become the tokenizer's special tokens, with
+        the ids after the merges, and count in ``vocab_size`` (as CS336 counts them).
+
+        >>> from bpe_core import BasicTokenizer
+        >>> tok = BasicTokenizer()
+        >>> tok.train("ab<|x|>ab<|x|>ba", 258, special_tokens=["<|x|>"])
+        >>> tok.vocab[256], tok.special_tokens
+        (b'ab', {'<|x|>': 257})
         """
         text = clean_text(_check_text(text))
         vocab_size = _check_vocab_size(vocab_size)
+        specials = _check_training_specials(special_tokens)
+        num_merges = vocab_size - 256 - len(specials)
+        if num_merges < 0:
+            raise ValueError(
+                f"vocab_size {vocab_size} has no room for the 256 bytes and {len(specials)}"
+                f" special tokens; it must be at least {256 + len(specials)}"
+            )
+        current = {} if special_tokens is not None else self.special_tokens
         added = [t.id for t in self.pipeline.added.values()] if self.pipeline is not None else []
-        clash = sorted(i for i in [*self.special_tokens.values(), *added] if 256 <= i < vocab_size)
+        clash = sorted(i for i in [*current.values(), *added] if 256 <= i < vocab_size)
         if clash:
             raise ValueError(
                 f"special token id {clash[0]} lies inside the ids training will create"
                 f" (256..{vocab_size - 1}); register special tokens after training, or give"
                 f" them ids of {vocab_size} or more"
             )
+        parts = _cut_at(text, specials)
         if self.pipeline is None:
-            pieces = self.split(text)
+            pieces = [piece for part in parts for piece in self.split(part)]
         else:  # normalized and pre-tokenized as encode does; its added tokens are not learned
-            pieces = [chunk for chunk, idx in self.chunks(text, "none") if idx is None]
+            pieces = [
+                chunk for part in parts for chunk, idx in self.chunks(part, "none") if idx is None
+            ]
         chunk_counts = Counter(pieces)
         chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
         result = train_bpe(
-            chunks, vocab_size - 256, progress=progress, verbose=verbose, candidates=candidates
+            chunks, num_merges, progress=progress, verbose=verbose, candidates=candidates,
+            tie_rule=tie_rule, min_frequency=min_frequency, max_token_bytes=max_token_bytes,
         )
         self.byte_ids = None
         self.merges = result.merges
         self.history = result.history
         self.stop_reason = result.stop_reason
+        if special_tokens is not None:
+            first = 256 + len(self.merges)
+            self.special_tokens = {s: first + i for i, s in enumerate(specials)}
         self._rebuild()
 
     # -- vocabulary --------------------------------------------------------------------------

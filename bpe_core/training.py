@@ -24,6 +24,12 @@ Data (all plain lists and dicts, indexed by node number):
     where      (a, b) -> node numbers where the pair started, ascending (some may be stale)
     heap       entries (-count, first node, pair)
 
+Other tie rules (``tie_rule``). The seeds' rule is "seen". Courses use others: Stanford's CS336
+breaks ties toward the lexicographically greater pair of token bytes ("bytes"); "ids" takes the
+smallest pair of ids. Only the heap's second field changes: the place of the first occurrence for
+"seen", the pair for "ids", and for "bytes" a string that sorts the pairs' bytes backwards (see
+``_descending``), so that the heap's smallest entry is still the rule's best pair.
+
 Two facts keep the queue simple. A pair's count only ever falls after it is first counted (new
 occurrences only ever form around the new token, and those are new pairs), and so does the set of
 its places. So an entry in the heap is never worse than the truth: when the top entry still
@@ -74,21 +80,64 @@ class TrainResult(NamedTuple):
     stop_reason: str | None  # None when every requested merge was made
 
 
+TIE_RULES = ("seen", "bytes", "ids")  # see the module's docstring
+_INVERT = bytes(range(255, -1, -1))  # byte x -> 255 - x
+
+
+def _descending(token: bytes) -> str:
+    """A string that sorts token bytes backwards: the greater ``token``, the smaller the string.
+
+    Each byte x becomes the character 255 - x, and a final character 256 (above every byte's)
+    makes a token sort after the longer tokens it begins, as ``b"ab" < b"abc"`` wants. A pair's key
+    is its two tokens' strings joined: the end mark decides before the second token is reached.
+
+    >>> sorted([b"a", b"ab", b"b"], key=_descending)
+    [b'b', b'ab', b'a']
+    """
+    return token.translate(_INVERT).decode("latin-1") + "\u0100"
+
+
+def _check_options(tie_rule: object, min_frequency: object, max_token_bytes: object) -> None:
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
+        raise ValueError(f"min_frequency must be a whole number of 0 or more, not {min_frequency!r}")
+    if max_token_bytes is not None and (
+        isinstance(max_token_bytes, bool)
+        or not isinstance(max_token_bytes, int)
+        or max_token_bytes < 2
+    ):
+        raise ValueError(
+            f"max_token_bytes must be None or a whole number of 2 or more, not {max_token_bytes!r}"
+        )
+
+
 def train_bpe(
     chunks: Iterable[tuple[bytes, int]],
     num_merges: int,
     progress: ProgressCallback | None = None,
     verbose: bool = False,
     candidates: int = 0,
+    *,
+    tie_rule: str = "seen",
+    min_frequency: int = 0,
+    max_token_bytes: int | None = None,
 ) -> TrainResult:
     """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
 
     With ``candidates=n`` every MergeRecord also keeps the n best pairs of its step.
+    ``tie_rule`` picks among equally frequent pairs: "seen" (the first to occur, as the seeds),
+    "bytes" (the greatest pair of token bytes, as CS336) or "ids" (the smallest pair of ids).
+    Training stops when the best pair occurs fewer than ``min_frequency`` times; a pair whose
+    token would be longer than ``max_token_bytes`` bytes is never merged.
 
     >>> r = train_bpe([(b"aaabdaaabac", 1)], 3)
     >>> [(m.pair, m.id, m.token, m.count) for m in r.history]
     [((97, 97), 256, b'aa', 4), ((256, 97), 257, b'aaa', 2), ((257, 98), 258, b'aaab', 2)]
+    >>> [m.token for m in train_bpe([(b"abcd", 1)], 2, tie_rule="bytes").history]
+    [b'cd', b'bcd']
     """
+    _check_options(tie_rule, min_frequency, max_token_bytes)
     # 1. Lay the distinct chunks out one after another, one node per byte.
     tok: list[int] = []
     weight: list[int] = []
@@ -120,8 +169,6 @@ def train_bpe(
             else:
                 counts[pair] = weight[i]
                 where[pair] = [i]
-    heap = [(-c, where[pair][0], pair) for pair, c in counts.items()]
-    heapq.heapify(heap)
 
     def first_place(pair: tuple[int, int]) -> int:
         """The first node where ``pair`` still occurs; forget the stale places before it."""
@@ -138,28 +185,50 @@ def train_bpe(
             del places[:k]
         return places[0]
 
-    def pop_best() -> tuple[int, int, tuple[int, int]] | None:
-        """Take the most frequent pair off the heap: ``(count, first place, pair)``, or None."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    if tie_rule == "seen":
+        tie_key: Callable[[tuple[int, int]], object] = first_place
+    elif tie_rule == "ids":
+        def tie_key(pair):
+            return pair
+    else:
+        backwards = {i: _descending(vocab[i]) for i in range(256)}
+
+        def tie_key(pair):
+            return backwards[pair[0]] + backwards[pair[1]]
+
+    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()]
+    if max_token_bytes is not None and max_token_bytes < 2:
+        heap = []
+    heapq.heapify(heap)
+
+    def pop_best() -> tuple[int, object, tuple[int, int]] | None:
+        """Take the best pair off the heap: ``(count, tie key, pair)``, or None."""
         while heap:
-            neg_count, first, pair = heapq.heappop(heap)
+            neg_count, key, pair = heapq.heappop(heap)
             count = counts.get(pair, 0)
             if count == -neg_count:
-                return count, first, pair
+                return count, key, pair
             if count > 0:  # stale entry: put the pair back with what is true now
-                heapq.heappush(heap, (-count, first_place(pair), pair))
+                heapq.heappush(heap, (-count, tie_key(pair), pair))
         return None
 
-    vocab = {i: bytes([i]) for i in range(256)}
     merges: dict[tuple[int, int], int] = {}
     history: list[MergeRecord] = []
     stop_reason = None
     for step in range(num_merges):
-        # 3. The most frequent pair, ties to the earliest first occurrence.
+        # 3. The most frequent pair, ties broken by the rule.
         best = pop_best()
         if best is None:
             stop_reason = f"no pair left to merge after {step} merges"
             break
-        count, first, pair = best
+        count, _, pair = best
+        if count < min_frequency:
+            stop_reason = (
+                f"the most frequent pair occurs {count} times, fewer than min_frequency"
+                f" {min_frequency}, after {step} merges"
+            )
+            break
         ranked: tuple[Candidate, ...] = ()
         if candidates:
             runners_up = []
@@ -167,7 +236,7 @@ def train_bpe(
                 runners_up.append(entry)
             for entry in runners_up:  # put them back as they were
                 heapq.heappush(heap, (-entry[0], entry[1], entry[2]))
-            ranked = tuple(Candidate(p, c, f) for c, f, p in [best, *runners_up])
+            ranked = tuple(Candidate(p, c, first_place(p)) for c, _, p in [best, *runners_up])
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
         a, b = pair
@@ -210,13 +279,18 @@ def train_bpe(
             if q != -1:
                 prv[q] = i
         del counts[pair]
-        for new_pair in new_pairs:
-            if counts[new_pair] > 0:
-                heapq.heappush(heap, (-counts[new_pair], first_place(new_pair), new_pair))
 
-        # 5. Record the merge.
+        # 5. Record the merge, then queue the pairs it made (unless their token would be too long).
         merges[pair] = new_id
         vocab[new_id] = vocab[a] + vocab[b]
+        if tie_rule == "bytes":
+            backwards[new_id] = _descending(vocab[new_id])
+        for new_pair in new_pairs:
+            if counts[new_pair] > 0 and (
+                max_token_bytes is None
+                or len(vocab[new_pair[0]]) + len(vocab[new_pair[1]]) <= max_token_bytes
+            ):
+                heapq.heappush(heap, (-counts[new_pair], tie_key(new_pair), new_pair))
         record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)
         if verbose:

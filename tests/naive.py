@@ -104,3 +104,44 @@ def naive_decode(ids: list[int], merges: dict[tuple[int, int], int], errors="rep
 def first_merges(merges: dict[tuple[int, int], int], k: int) -> dict[tuple[int, int], int]:
     """The first k merges (ids 256 .. 256+k-1)."""
     return {pair: idx for pair, idx in merges.items() if idx < 256 + k}
+
+
+def cut_at_specials(text: str, specials) -> list[str]:
+    """The text between special tokens (longest special first), the specials left out."""
+    if not specials:
+        return [text]
+    alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
+    return [part for part in regex.split(alternatives, text) if part]
+
+
+def naive_train_rule(text, vocab_size, pattern=None, tie_rule="seen", special_tokens=()):
+    """The seeds' loop with a tie rule and special tokens, as a course states it.
+
+    Cut the text at the special tokens, split each part with the pattern, then for each merge:
+    count every pair, take the most frequent one, ties broken by the rule, and merge it.
+    The special tokens count in vocab_size. Returns the merges as (bytes, bytes) pairs, in order.
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    ids = [
+        list(chunk.encode("utf-8"))
+        for part in cut_at_specials(text, special_tokens)
+        for chunk in chunks_of(part, pattern)
+    ]
+    merges = []
+    for i in range(vocab_size - 256 - len(special_tokens)):
+        stats = {}
+        for chunk_ids in ids:
+            get_stats(chunk_ids, stats)
+        if not stats:
+            break
+        if tie_rule == "seen":
+            pair = max(stats, key=stats.get)
+        elif tie_rule == "bytes":
+            pair = max(stats, key=lambda p: (stats[p], (vocab[p[0]], vocab[p[1]])))
+        else:  # "ids": the smallest pair of ids
+            pair = min(stats, key=lambda p: (-stats[p], p))
+        idx = 256 + i
+        ids = [merge(chunk_ids, pair, idx) for chunk_ids in ids]
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        merges.append((vocab[pair[0]], vocab[pair[1]]))
+    return merges
