@@ -22,6 +22,7 @@ if __name__ == "__main__":
             ("pages/tokens.py", "Tokens", "🎨"),
             ("pages/steps.py", "Step through merges", "👣"),
             ("pages/forest.py", "Merge forest", "🌳"),
+            ("pages/variants.py", "Variants of BPE", "🔀"),
         ],
         "Compare and exchange": [
             ("pages/compare.py", "Compare with GPT", "⚖️"),

@@ -8,6 +8,8 @@ Sections (one table each):
 3. the seeds' naive training loop vs bpe_core on a slice: speed-up, and a check of equal merges;
 4. encoding and decoding throughput vs ``tiktoken`` (cl100k_base from the vocabulary that ships in
    ``bpe_core/data``, checked against its published SHA-256) and HF;
+   then, with cl100k's vocabulary, BPE-dropout, greedy longest match and fewest tokens against
+   plain encode (time and token count);
 5. pathological inputs (one long run with no split point): is encoding near-linear?
 
 Every timing is the median of ``--repeat`` rounds; inside a round the contenders run one after the
@@ -55,15 +57,16 @@ from bpe_core import (  # noqa: E402
     BasicTokenizer,
     RegexTokenizer,
     Tokenizer,
+    encode_with,
     get_stats,
     load,
     merge,
 )
 
 FULL = {"corpus_bytes": 1_260_000, "vocabs": (512, 1024, 4096, 8192), "repeat": 3,
-        "naive_chars": 100_000, "long_bytes": 1_000_000}
+        "naive_chars": 100_000, "long_bytes": 1_000_000, "encoders_bytes": 300_000}
 QUICK = {"corpus_bytes": 300_000, "vocabs": (512, 1024), "repeat": 1, "naive_chars": 20_000,
-         "long_bytes": 100_000}
+         "long_bytes": 100_000, "encoders_bytes": 50_000}
 NAIVE_VOCAB = 512
 PATHOLOGICAL_VOCAB = 1024
 PATHOLOGICAL_SIZES = (50_000, 200_000)
@@ -610,6 +613,47 @@ def encoding_section(
     report.line()
 
 
+def encoders_section(report: Report, corpus: str, nbytes: int, repeat: int) -> None:
+    """Section 4d: one vocabulary (cl100k_base), four encoders: BPE, BPE-dropout, greedy
+    longest match and fewest tokens, on the same text; times and token counts against BPE."""
+    text = corpus.encode("utf-8")[:nbytes].decode("utf-8", errors="ignore")
+    size = len(text.encode("utf-8"))
+    tok = bpe_core.load_pretrained("cl100k_base")
+
+    def cold() -> list[int]:
+        tok._cache.clear()  # as the other encoders: no chunk remembered from an earlier call
+        return tok.encode(text)
+
+    contenders: dict[str, Callable[[], list[int]]] = {
+        "encode (BPE), cold": cold,
+        "encode (BPE), warm": lambda: tok.encode(text),
+        "encode, dropout=0.1": lambda: tok.encode(text, dropout=0.1, seed=0),
+        "greedy longest match": lambda: encode_with(tok, text, "greedy"),
+        "fewest tokens": lambda: encode_with(tok, text, "fewest"),
+    }
+    samples: dict[str, list[float]] = defaultdict(list)
+    out: dict[str, list[int]] = {}
+    for _ in range(repeat):
+        for name, fn in contenders.items():
+            seconds, out[name] = timed(fn)
+            samples[name].append(seconds)
+    med = medians(samples)
+    base_s, base_n = med["encode (BPE), cold"], len(out["encode (BPE), cold"])
+    rows = [[name, fmt_s(med[name]), f"{mb_per_s(size, med[name]):.2f}",
+             fmt_ratio(med[name] / base_s), f"{len(out[name]):,}",
+             f"{100 * (len(out[name]) / base_n - 1):+.2f} %"] for name in contenders]
+    report.title(f"4d. One vocabulary, four encoders: cl100k_base on {size:,} bytes"
+                 f" (median of {repeat})")
+    report.table(["encoder", "s", "MB/s", "time vs cold encode", "tokens", "tokens vs BPE"], rows)
+    report.note("cold: the chunk cache emptied before the call, as dropout, greedy and fewest"
+                " never use it; warm: the second call. All cut the text with the same split")
+    fewest = len(out["fewest tokens"]) <= min(len(ids) for ids in out.values())
+    round_trip = all(tok.decode(ids) == text for ids in out.values())
+    report.note(f"every encoder decodes back to the text: {'yes' if round_trip else 'NO'};"
+                f" fewest tokens is the fewest: {'yes' if fewest else 'NO'}")
+    report.line()
+
+
 # ----------------------------------------------------------------------------------------------
 # 5. Pathological inputs
 
@@ -717,6 +761,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     defaults = QUICK if args.quick else FULL
     args.vocabs = defaults["vocabs"]
+    args.encoders_bytes = defaults["encoders_bytes"]  # section 4d's text: the corpus's start
     for name in ("repeat", "corpus_bytes", "naive_chars", "long_bytes"):
         if getattr(args, name) is None:
             setattr(args, name, defaults[name])
@@ -761,6 +806,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      args.ranks, args.repeat)
     regex_tok = trained.get(("core", PATHOLOGICAL_VOCAB)) or train_core(corpus, PATHOLOGICAL_VOCAB)
     long_piece_section(report, args.long_bytes, args.repeat)
+    encoders_section(report, corpus, args.encoders_bytes, args.repeat)
     pathological_section(report, corpus, regex_tok, args.repeat)
     return 0
 

@@ -39,6 +39,7 @@ PAGES = [  # (label, page script): the order a curious user clicks through them
     ("Export & import", "pages/exchange.py"),
     ("Bytes & decoding", "pages/bytes.py"),
     ("Lesson", "pages/lesson.py"),
+    ("Variants of BPE", "pages/variants.py"),
 ]
 KINDS = ["Train: GPT-4 split", "Train: no split (Basic)", "Pretrained: GPT-4o (o200k_base)"]
 

@@ -7,10 +7,11 @@
     'hello world'
 
 Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), ``base.py``
-(the tokenizer: split, encode, decode), ``training.py`` (the fast trainer with the seeds' exact
-merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before
-BPE), ``formats.py`` (the file formats as plain data) and ``files.py`` (loading). No module
-imports one that imports it.
+(the tokenizer: split, encode, decode), ``encoders.py`` (the same vocabulary used other ways:
+BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
+seeds' exact merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a
+tokenizer.json does before BPE), ``formats.py`` (the file formats as plain data) and ``files.py``
+(loading). No module imports one that imports it.
 """
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
@@ -26,6 +27,14 @@ from .base import (
     trace_merges,
 )
 from .basic import BasicTokenizer
+from .encoders import (
+    EncoderVariants,
+    dropout_merges,
+    encode_variants,
+    encode_with,
+    fewest_tokens,
+    greedy_longest,
+)
 from .files import detect_format, load, read_tokenizer
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .pretrained import PRESETS, load_pretrained
@@ -57,4 +66,10 @@ __all__ = [
     "EncodeTrace",
     "TraceStep",
     "trace_merges",
+    "EncoderVariants",
+    "dropout_merges",
+    "encode_variants",
+    "encode_with",
+    "fewest_tokens",
+    "greedy_longest",
 ]

@@ -14,6 +14,7 @@ A subclass only says how text is cut into chunks (``BasicTokenizer``: not at all
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections import Counter
 from collections.abc import Collection, Iterable
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import regex
 
+from .encoders import dropout_merges
 from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
     SHORT_CHUNK,
     apply_merges,
@@ -515,7 +517,13 @@ class Tokenizer:
         return {s: specials[s] for s in allowed}
 
     def encode(
-        self, text: str, allowed_special: object = "none_raise", disallowed_special: object = "all"
+        self,
+        text: str,
+        allowed_special: object = "none_raise",
+        disallowed_special: object = "all",
+        *,
+        dropout: float = 0.0,
+        seed: int | None = None,
     ) -> list[int]:
         """Encode text, with tiktoken's rules for special tokens (and minbpe's words for them).
 
@@ -523,11 +531,41 @@ class Tokenizer:
         none (the default; minbpe's "none_raise"). ``disallowed_special``: the special tokens
         whose text is an error ("all", the default, means every one not allowed; ``()`` means
         none: their text is encoded as ordinary text, as minbpe's "none" does).
+
+        ``dropout=p`` (BPE-dropout, see ``encoders.dropout_merges``): each possible merge is
+        skipped with probability p at every step, so a text gets other tokenizations (mostly
+        with more tokens); ``seed`` makes them repeatable (None: a new one every call). Special
+        tokens stay whole; a tokenizer.json's ``ignore_merges`` is not applied then, as in
+        Hugging Face's BPE (tokenizers 0.23 keeps a chunk that is a whole token only when
+        dropout is off).
+
+        >>> from bpe_core import BasicTokenizer
+        >>> tok = BasicTokenizer()
+        >>> tok.train("aaabdaaabac", 259)
+        >>> tok.encode("aaab"), tok.encode("aaab", dropout=1.0)
+        ([258], [97, 97, 97, 98])
         """
+        if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not (
+            0 <= dropout <= 1
+        ):
+            raise ValueError(f"dropout must be a probability from 0 to 1, such as 0.1, not"
+                             f" {shorten(dropout)}")
         ids: list[int] = []
+        if dropout == 0:  # plain BPE: short chunks come from the cache
+            for chunk, special_id in self.chunks(text, allowed_special, disallowed_special):
+                if special_id is None:
+                    ids += self.encode_chunk(chunk)
+                else:
+                    ids.append(special_id)
+            return ids
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ValueError(f"seed must be a whole number or None, not {shorten(seed)}")
+        rng = random.Random(seed)  # once per call: the same seed gives the same tokens
+        byte_ids = self.byte_token_ids
         for chunk, special_id in self.chunks(text, allowed_special, disallowed_special):
-            if special_id is None:
-                ids += self.encode_chunk(chunk)
+            if special_id is None:  # never cached: each call draws anew
+                chunk_ids = [byte_ids[b] for b in chunk.encode("utf-8")]
+                ids += dropout_merges(chunk_ids, self.merges, dropout, rng)
             else:
                 ids.append(special_id)
         return ids

@@ -190,15 +190,25 @@ def cap_text(text: str, limit: int = MAX_TEXT_CHARS, what: str = "Using") -> tup
     return text[:limit], f"{what} the first {limit:,} of {len(text):,} characters."
 
 
-def train_tokenizer(text: str, settings: Settings, progress=None, candidates: int = 6):
-    """A new tokenizer trained on ``text`` as ``settings`` say, with its special tokens added."""
+def train_tokenizer(text: str, settings: Settings, progress=None, candidates: int = 6,
+                    variant: dict | None = None):
+    """A new tokenizer trained on ``text`` as ``settings`` say, with its special tokens added.
+
+    ``variant`` (the Variants page) holds more ``Tokenizer.train`` options: ``tie_rule``,
+    ``min_frequency``, ``max_token_bytes``, and ``cut_specials``: train as CS336 does, with the
+    text cut at the special tokens and the specials counted in the vocabulary size.
+    """
     how, _ = KINDS[settings.kind]
     if how == "basic":
         tok = bpe_core.BasicTokenizer()
     else:
         tok = bpe_core.RegexTokenizer(settings.pattern, timeout=REGEX_TIMEOUT)
-    tok.train(text, settings.vocab_size, progress=progress, candidates=candidates)
-    if settings.specials:
+    options = dict(variant or {})
+    cut = options.pop("cut_specials", False) and bool(settings.specials)
+    if cut:
+        options["special_tokens"] = list(settings.specials)
+    tok.train(text, settings.vocab_size, progress=progress, candidates=candidates, **options)
+    if settings.specials and not cut:
         start = max(tok.vocab) + 1
         tok.register_special_tokens({s: start + i for i, s in enumerate(settings.specials)})
     return tok

@@ -25,7 +25,7 @@ from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, Reg
 from bpe_core.base import get_stats, merge
 from ui.palette_check import CVD_SAFE_PALETTE, neighbour_report
 from ui.tables import merge_table
-from ui.tokens_html import CSS, PALETTE, token_label, token_text, visible
+from ui.tokens_html import CSS, PALETTE, pieces, token_label, token_text, visible  # noqa: F401 (pages draw with le.pieces)
 
 LESSON_CHARS = 4_000  # the lesson works on this many characters of the sidebar's text
 LESSON_MERGES = 200  # step 4 trains this many merges once; its slider shows the first k
@@ -128,20 +128,6 @@ def pair_label(vocab: dict[int, bytes], pair: tuple[int, int]) -> str:
     """``'e' + '·'`` for the pair (101, 32)."""
     a, b = pair
     return f"'{token_text(vocab[a])}' + '{token_text(vocab[b])}'"
-
-
-class Piece(NamedTuple):
-    """What ``tokens_html`` needs from a token (a TokenSpan has the same fields)."""
-
-    id: int
-    token: bytes
-    new: bool = False
-    special: bool = False
-
-
-def pieces(ids: Sequence[int], vocab: dict[int, bytes], new_id: int | None = None) -> list[Piece]:
-    """Ids as drawable tokens; the tokens with ``new_id`` are outlined."""
-    return [Piece(i, vocab[i], i == new_id) for i in ids]
 
 
 def first_tokens(ids: Sequence[int], vocab: dict[int, bytes], max_bytes: int) -> int:

@@ -112,6 +112,14 @@ SESSION_KEYS: dict[str, str] = {
     "_forest_outside_step": "a message: the token is made after step k",
     "_forest_step_for": "the tokenizer the forest's step slider follows",
     "_forest_vocab_ids": "the ids of the vocabulary rows shown",
+    # -- Variants of BPE --
+    "variants_ties": "toggle: the other tie rules", "variants_min_freq": "number input",
+    "variants_max_bytes": "number input", "variants_cut": "toggle: cut at the special tokens",
+    "variants_summary": "dataframe: the variants", "variants_pick": "selectbox: a variant",
+    "variants_candidates": "dataframe: the pairs where it parts", "variants_chart": "chart",
+    "variants_sentence": "text input: the sentence the encoders show",
+    "variants_dropout": "slider: dropout p", "variants_samples": "number input: samples",
+    "variants_seed": "number input: seed", "variants_encoders": "dataframe: the encoders",
     # -- Compare with GPT --
     "compare_which": "multiselect: tokenizers", "compare_summary": "dataframe",
     "compare_chart": "chart", "compare_layout": "radio", "compare_marks": "selectbox",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 MAX_SPANS = 10_000  # token or chunk spans drawn at most
@@ -276,6 +276,24 @@ def _cut_utf8(data: bytes, n: int) -> bytes:
             need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
             return cut if back >= need else cut[:-back]
     return cut
+
+
+class Piece(NamedTuple):
+    """What ``tokens_html`` needs from a token (a TokenSpan has the same fields)."""
+
+    id: int
+    token: bytes
+    new: bool = False
+    special: bool = False
+
+
+def pieces(
+    ids: Sequence[int], vocab: dict[int, bytes], new_id: int | None = None,
+    specials: Collection[int] = (),
+) -> list[Piece]:
+    """Ids as drawable tokens; the tokens with ``new_id`` are outlined, ``specials`` drawn as
+    special tokens."""
+    return [Piece(i, vocab[i], i == new_id, i in specials) for i in ids]
 
 
 def tokens_html(

@@ -66,7 +66,8 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(120)  # per test; most take a few seconds
 
 PAGES = ["pages/overview.py", "pages/tokens.py", "pages/steps.py", "pages/forest.py",
-         "pages/compare.py", "pages/exchange.py", "pages/bytes.py", "pages/lesson.py"]
+         "pages/compare.py", "pages/exchange.py", "pages/bytes.py", "pages/lesson.py",
+         "pages/variants.py"]
 SAMPLES = load_samples()
 
 # -- payloads --------------------------------------------------------------------------------------
