@@ -16,6 +16,7 @@ if __name__ == "__main__":
         "Learn": [
             ("pages/lesson.py", "Lesson: BPE step by step", "🎓"),
             ("pages/classroom.py", "Classroom", "🧑‍🏫"),
+            ("pages/check.py", "Check your BPE", "🩺"),
         ],
         "Train and look": [
             ("pages/overview.py", "Train & merges", "🏋️"),

@@ -314,8 +314,11 @@ def variants_section(report: Report, corpus: str, vocab_size: int, repeat: int) 
     marked = corpus.replace("\n\n", "\n<|endoftext|>\n")
     samples: dict[str, list[float]] = defaultdict(list)
     made: dict[str, RegexTokenizer] = {}
-    for _ in range(repeat):
-        for name, options in TRAIN_VARIANTS.items():
+    names = list(TRAIN_VARIANTS)
+    for round_ in range(repeat):
+        shift = round_ % len(names)  # each round starts with another variant: no one is always first
+        for name in names[shift:] + names[:shift]:
+            options = TRAIN_VARIANTS[name]
             text = marked if "special_tokens" in options else corpus
             seconds, made[name] = timed(train_variant, text, vocab_size, options)
             samples[name].append(seconds)

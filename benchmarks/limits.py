@@ -40,6 +40,7 @@ PAGES = [  # (label, page script): the order a curious user clicks through them
     ("Bytes & decoding", "pages/bytes.py"),
     ("Lesson", "pages/lesson.py"),
     ("Variants of BPE", "pages/variants.py"),
+    ("Check your BPE", "pages/check.py"),
 ]
 KINDS = ["Train: GPT-4 split", "Train: no split (Basic)", "Pretrained: GPT-4o (o200k_base)"]
 

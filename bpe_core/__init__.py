@@ -10,8 +10,9 @@ Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), `
 (the tokenizer: split, encode, decode), ``encoders.py`` (the same vocabulary used other ways:
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
 seeds' exact merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a
-tokenizer.json does before BPE), ``formats.py`` (the file formats as plain data) and ``files.py``
-(loading). No module imports one that imports it.
+tokenizer.json does before BPE), ``formats.py`` (the file formats as plain data), ``files.py``
+(loading) and ``check.py`` (a learner's own merges checked against the reference, with the
+likely mistake). No module imports one that imports it.
 """
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
@@ -27,6 +28,22 @@ from .base import (
     trace_merges,
 )
 from .basic import BasicTokenizer
+from .check import (
+    MISTAKES,
+    CheckReport,
+    Diagnosis,
+    LearnerOutput,
+    MergeComparison,
+    Mistake,
+    StepExplanation,
+    check_merges,
+    compare_merges,
+    diagnose,
+    diagnose_encoding,
+    explain_difference,
+    read_merges,
+    zoo_demo,
+)
 from .encoders import (
     EncoderVariants,
     dropout_merges,
@@ -72,4 +89,18 @@ __all__ = [
     "encode_with",
     "fewest_tokens",
     "greedy_longest",
+    "MISTAKES",
+    "CheckReport",
+    "Diagnosis",
+    "LearnerOutput",
+    "MergeComparison",
+    "Mistake",
+    "StepExplanation",
+    "check_merges",
+    "compare_merges",
+    "diagnose",
+    "diagnose_encoding",
+    "explain_difference",
+    "read_merges",
+    "zoo_demo",
 ]

@@ -106,7 +106,7 @@ def _check_text(text: object, what: str = "text") -> str:
     return text
 
 
-def _check_training_specials(special_tokens: object) -> list[str]:
+def training_specials(special_tokens: object) -> list[str]:
     """``train``'s special tokens as a list of distinct, non-empty strings (in the given order)."""
     if special_tokens is None:
         return []
@@ -125,7 +125,7 @@ def _check_training_specials(special_tokens: object) -> list[str]:
     return specials
 
 
-def _cut_at(text: str, specials: list[str]) -> list[str]:
+def cut_at_specials(text: str, specials: list[str]) -> list[str]:
     """The text between the special tokens (the longest special wins where two overlap)."""
     if not specials:
         return [text]
@@ -322,7 +322,7 @@ class Tokenizer:
         """
         text = clean_text(_check_text(text))
         vocab_size = _check_vocab_size(vocab_size)
-        specials = _check_training_specials(special_tokens)
+        specials = training_specials(special_tokens)
         num_merges = vocab_size - 256 - len(specials)
         if num_merges < 0:
             raise ValueError(
@@ -338,7 +338,7 @@ class Tokenizer:
                 f" (256..{vocab_size - 1}); register special tokens after training, or give"
                 f" them ids of {vocab_size} or more"
             )
-        parts = _cut_at(text, specials)
+        parts = cut_at_specials(text, specials)
         if self.pipeline is None:
             pieces = [piece for part in parts for piece in self.split(part)]
         else:  # normalized and pre-tokenized as encode does; its added tokens are not learned

@@ -87,7 +87,8 @@ def _gpt2_string(token: bytes) -> str:
     return "".join(_BYTE_TO_CHAR[b] for b in token)
 
 
-def _gpt2_bytes(s: str, where: str) -> bytes:
+def gpt2_bytes(s: str, where: str) -> bytes:
+    """A token spelled in GPT-2's byte alphabet (one character per byte, Ġ for a space) as bytes."""
     try:
         return bytes(_CHAR_TO_BYTE[c] for c in s)
     except KeyError as e:
@@ -606,7 +607,7 @@ def _build(
             raise ValueError(f"{name}: the entries {shorten(entry_of[idx], 40)} and"
                              f" {shorten(s, 40)} of '{vocab_key}' both have id {idx}")
         entry_of[idx] = s
-        token = _gpt2_bytes(s, f"{name}, key '{vocab_key}'")
+        token = gpt2_bytes(s, f"{name}, key '{vocab_key}'")
         if token in ranks:
             raise ValueError(f"{name}: tokens {ranks[token]} and {idx} have the same bytes")
         ranks[token] = idx
@@ -617,9 +618,9 @@ def _build(
     for k, pair in enumerate(pairs):
         a, b = pair[0], pair[1]
         where = f"{merges_name}, line {pair[2]}" if merges_name else f"{name}: merge {k}"
-        left = by_bytes.get(_gpt2_bytes(a, where))
-        right = by_bytes.get(_gpt2_bytes(b, where))
-        made = by_bytes.get(_gpt2_bytes(a + b, where))
+        left = by_bytes.get(gpt2_bytes(a, where))
+        right = by_bytes.get(gpt2_bytes(b, where))
+        made = by_bytes.get(gpt2_bytes(a + b, where))
         if left is None or right is None or made is None:
             raise ValueError(f"{where}: the merge {shorten(a, 40)} + {shorten(b, 40)} uses or makes a token missing"
                              " from the vocabulary")

@@ -107,7 +107,7 @@ else:
     st.subheader("Compression against merges")
     st.altair_chart(steps_chart(series, longest - 1, metric="compression ratio",
                                 large=projector_mode()),
-                    width="stretch", key="variants_chart")
+                    width="stretch", height=440, key="variants_chart")
     st.caption("Bytes per token of the sidebar's text after each number of merges, for the "
                "classic and every variant (a variant that stopped early stays flat).")
 

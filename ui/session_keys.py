@@ -112,6 +112,18 @@ SESSION_KEYS: dict[str, str] = {
     "_forest_outside_step": "a message: the token is made after step k",
     "_forest_step_for": "the tokenizer the forest's step slider follows",
     "_forest_vocab_ids": "the ids of the vocabulary rows shown",
+    # -- Check your BPE --
+    "check_source": "radio: the sidebar's text or one's own", "check_text": "text area",
+    "check_pattern": "selectbox: split pattern", "check_specials": "text input",
+    "check_vocab": "number input: vocabulary size", "check_rule": "selectbox: tie rule",
+    "check_download": "download button: the text", "check_how": "radio: paste or upload",
+    "check_paste": "text area: the learner's merges", "check_files": "file uploader",
+    "check_side_by_side": "dataframe: merges around the difference",
+    "check_step": "dataframe: the pairs at the difference",
+    "check_diagnoses": "dataframe: other mistakes", "check_sentence": "text input",
+    "check_ids": "text input: the learner's ids", "check_zoo": "selectbox: a mistake",
+    "check_zoo_show": "button: show the mistake", "check_zoo_table": "dataframe: the demo",
+    "_check_demo": "the bug zoo's mistake being shown",
     # -- Variants of BPE --
     "variants_ties": "toggle: the other tie rules", "variants_min_freq": "number input",
     "variants_max_bytes": "number input", "variants_cut": "toggle: cut at the special tokens",
