@@ -11,6 +11,7 @@ Sections (one table each):
    then, with cl100k's vocabulary, BPE-dropout, greedy longest match and fewest tokens against
    plain encode (time and token count);
 5. pathological inputs (one long run with no split point): is encoding near-linear?
+6. checking a learner's merges (``bpe_core.check``): a tie-rule mistake and a right-to-left one.
 
 Every timing is the median of ``--repeat`` rounds; inside a round the contenders run one after the
 other, so a noisy neighbour slows all of them alike. Peer packages are optional: a missing one
@@ -64,9 +65,11 @@ from bpe_core import (  # noqa: E402
 )
 
 FULL = {"corpus_bytes": 1_260_000, "vocabs": (512, 1024, 4096, 8192), "repeat": 3,
-        "naive_chars": 100_000, "long_bytes": 1_000_000, "encoders_bytes": 300_000}
+        "naive_chars": 100_000, "long_bytes": 1_000_000, "encoders_bytes": 300_000,
+        "check_chars": 200_000, "check_merges": 2_000}
 QUICK = {"corpus_bytes": 300_000, "vocabs": (512, 1024), "repeat": 1, "naive_chars": 20_000,
-         "long_bytes": 100_000, "encoders_bytes": 50_000}
+         "long_bytes": 100_000, "encoders_bytes": 50_000, "check_chars": 50_000,
+         "check_merges": 500}
 NAIVE_VOCAB = 512
 PATHOLOGICAL_VOCAB = 1024
 PATHOLOGICAL_SIZES = (50_000, 200_000)
@@ -741,6 +744,44 @@ def pathological_section(
 
 
 # ----------------------------------------------------------------------------------------------
+# 6. Checking a learner's merges
+
+def check_section(report: Report, corpus: str, chars: int, merges: int, repeat: int) -> None:
+    """Section 6: ``check_merges`` with its diagnosis, on the learner's outputs of two mistakes."""
+    from dataclasses import replace
+
+    from bpe_core import GPT2_SPLIT_PATTERN, check
+
+    text = corpus[:chars]  # full run: the app's largest text, and the page's most merges
+    settings = {"pattern": GPT2_SPLIT_PATTERN, "vocab_size": 256 + 1 + merges,
+                "special_tokens": ["<|endoftext|>"]}
+    setup = check.Setup(GPT2_SPLIT_PATTERN, settings["vocab_size"], ("<|endoftext|>",))
+    learners = {
+        "ties broken by the bytes rule": check.replay(text, replace(setup, tie_rule="bytes")),
+        "merges applied right to left": check.replay(text, replace(setup, merge="right_to_left")),
+    }
+    samples: dict[str, list[float]] = defaultdict(list)
+    found = {}
+    for _ in range(repeat):
+        for name, mine in learners.items():
+            seconds, found[name] = timed(lambda m=mine: check.check_merges(m, text, **settings))
+            samples[name].append(seconds)
+    med = medians(samples)
+    rows = []
+    for name, mine in learners.items():
+        r = found[name]
+        best = r.diagnoses[0] if r.diagnoses else None
+        rows.append([name, f"{len(mine):,}", r.comparison.first_difference, fmt_s(med[name]),
+                     best.mistake.key if best else "none",
+                     "yes" if best and best.explains_all else "no"])
+    report.title(f"6. Checking a learner's merges: {len(text):,} characters, GPT-2 split"
+                 f" (median of {repeat})")
+    report.table(["the learner's mistake", "merges", "parts at", "check + diagnosis s",
+                  "diagnosed as", "explains all"], rows)
+    report.line()
+
+
+# ----------------------------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -771,6 +812,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     return args
+
+
+def defaults_of(args: argparse.Namespace) -> dict:
+    """The sizes of the quick or the full run."""
+    return QUICK if args.quick else FULL
 
 
 def header_line() -> str:
@@ -811,6 +857,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     long_piece_section(report, args.long_bytes, args.repeat)
     encoders_section(report, corpus, args.encoders_bytes, args.repeat)
     pathological_section(report, corpus, regex_tok, args.repeat)
+    check_section(report, corpus, defaults_of(args)["check_chars"],
+                  defaults_of(args)["check_merges"], args.repeat)
     return 0
 
 

@@ -116,8 +116,8 @@ else:
     if problem:
         st.error(md_escape(problem))
     else:
-        st.caption(md_escape(f"Read {len(mine.merges):,} merges ({mine.format}"
-                             f"{', from ' + name if name else ''})."))
+        st.caption(md_escape(f"Read {len(mine.merges):,} merges{' from ' + name if name else ''}"
+                             f": {mine.format}."))
         for note in mine.notes:
             st.caption(md_escape(note))
         comparison = report.comparison

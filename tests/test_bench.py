@@ -95,7 +95,9 @@ def test_quick_run_prints_every_section(capsys, tmp_path):
     assert code == 0
     for title in ("### 1. Corpus", "### 2a. Peak memory", "### 2b. Training time",
                   "### 3. bpe_core vs the seeds' naive trainer", "### 4. Encoding throughput",
-                  "### 4b. Decoding throughput", "### 5. Pathological inputs"):
+                  "### 4b. Decoding throughput", "### 5. Pathological inputs",
+                  "### 2c. Training variants", "### 4d. One vocabulary, four encoders",
+                  "### 6. Checking a learner's merges"):
         assert title in out
     assert "identical merges: yes" in out
     assert f"{missing} not found" in out
