@@ -54,7 +54,7 @@ else:
         "min_frequency (0: off)", min_value=0, max_value=1_000, value=3, key="variants_min_freq",
         help="Stop when the most frequent pair occurs fewer times than this.")
     max_token_bytes = right.number_input(
-        "max_token_bytes (0: off)", min_value=0, max_value=64, value=6, key="variants_max_bytes",
+        "max_token_bytes (0: off)", min_value=0, max_value=64, value=0, key="variants_max_bytes",
         help="Never merge a pair whose token would be longer than this many bytes.")
     cut = False
     if settings.specials:
@@ -70,7 +70,8 @@ else:
         chosen.pop("max_token_bytes=1", None)
 
     def train(options: dict):
-        return train_tokenizer(trained_on, settings, variant=options)
+        # no candidates kept: only the classic's are shown (training is faster, and lighter)
+        return train_tokenizer(trained_on, settings, candidates=0, variant=options)
 
     made = {}
     with st.spinner("Training the variants…"):
@@ -100,7 +101,8 @@ else:
             st.caption(md_escape(note))
 
     series = [Series(va.CLASSIC, *step_counts(classic, text))]
-    series += [Series(name, *step_counts(tok, text)) for name, (tok, _, _) in made.items()]
+    series += [Series(name, *step_counts(tok, text, keep_steps=False))
+               for name, (tok, _, _) in made.items()]
     longest = max(len(s.counts) for s in series)
     series = [s._replace(counts=list(s.counts) + [s.counts[-1]] * (longest - len(s.counts)))
               for s in series]

@@ -317,7 +317,7 @@ def trained_text() -> str | None:
 # -- what a session derives from (tokenizer, text): one cache, here -----------------------------
 
 DERIVED = "_derived"  # session key of the cache below
-DERIVED_SIZE = 24  # entries kept per session; the least recently used goes first
+DERIVED_SIZE = 32  # entries kept per session (a page tour makes 28); the least recently used goes first
 T = TypeVar("T")
 
 
@@ -378,11 +378,14 @@ def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:
     return derived("steps", tok, text, lambda: tok.step_through(text, allowed_special="all"))
 
 
-def step_counts(tok: bpe_core.Tokenizer, text: str) -> tuple[array, int]:
-    """The text's token count after 0..N merges (an array), and its number of bytes."""
+def step_counts(tok: bpe_core.Tokenizer, text: str, keep_steps: bool = True) -> tuple[array, int]:
+    """The text's token count after 0..N merges (an array), and its number of bytes.
+
+    ``keep_steps=False`` (a tokenizer whose tokens no page draws, such as a variant's) keeps only
+    the counts, not the step-through they come from."""
 
     def make():
-        steps = step_through(tok, text)
+        steps = step_through(tok, text) if keep_steps else tok.step_through(text, "all")
         return array("q", steps.token_counts()), steps.num_bytes
 
     return derived("counts", tok, text, make)

@@ -31,7 +31,7 @@ def token_views(app) -> list[str]:
 def test_the_default_variants_part_from_the_classic_with_a_reason(at):
     rows = summary(at)
     assert list(rows) == ["classic (ties: seen first)", "ties: greatest bytes (CS336)",
-                          "ties: smallest ids", "min_frequency=3", "max_token_bytes=6"]
+                          "ties: smallest ids", "min_frequency=3"]
     classic = rows["classic (ties: seen first)"]
     assert classic["merges"] == 256  # the sidebar's default: vocab 512, GPT-4 split
     for name in ("ties: greatest bytes (CS336)", "ties: smallest ids"):
@@ -51,6 +51,15 @@ def test_each_variant_can_be_explained(at):
         assert not at.exception
         texts = [m.value for m in at.markdown] + [s.value for s in at.success]
         assert any(t.startswith("**Merge ") or "same" in t for t in texts), name
+
+
+def test_max_token_bytes_keeps_every_token_short(at):
+    at.number_input(key="variants_max_bytes").set_value(4).run()
+    assert not at.exception
+    assert "max_token_bytes=4" in summary(at)
+    at.selectbox(key="variants_pick").set_value("max_token_bytes=4").run()
+    reason = next(m.value for m in at.markdown if m.value.startswith("**Merge "))
+    assert "more than max\\_token\\_bytes\\=4" in reason or "max_token_bytes=4" in reason
 
 
 def test_turning_variants_off_leaves_the_classic_alone(at):
