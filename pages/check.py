@@ -57,6 +57,7 @@ vocab_size = cols[2].number_input("Vocabulary size", min_value=least,
 rule_label = cols[3].selectbox("Ties go to", list(cv.RULE_LABELS), key="check_rule")
 settings = {"pattern": cv.PATTERNS[pattern_label], "vocab_size": int(vocab_size),
             "special_tokens": list(specials), "tie_rule": cv.RULE_LABELS[rule_label]}
+settings_key = (settings["pattern"], int(vocab_size), specials, settings["tie_rule"])
 
 left, right = st.columns([1, 3])
 left.download_button("Download the text", text.encode("utf-8", "replace"),
@@ -71,6 +72,7 @@ st.caption(f"{len(text):,} characters, {len(text.encode('utf-8', 'replace')):,} 
 st.header("2. Your output")
 how = st.radio("Bring it as", ["Paste", "Upload files"], horizontal=True, key="check_how")
 data, name, vocab_file = None, "", None
+report = None  # what checking the learner's merges found, when they gave some
 if how == "Paste":
     pasted = st.text_area(
         "Your merges", height=180, key="check_paste",
@@ -101,8 +103,7 @@ else:
     digest = hashlib.sha256(data.encode("utf-8", "replace") if isinstance(data, str)
                             else data).hexdigest()
     vocab_digest = hashlib.sha256(vocab_file).hexdigest() if vocab_file else None
-    key = ("check", digest, vocab_digest, name, tuple(sorted(
-        (k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items())))
+    key = ("check", digest, vocab_digest, name, settings_key)
 
     def run_check():
         try:
@@ -157,10 +158,12 @@ sentence = st.text_input("Sentence", value="the cat sat on the mat, and it's 198
 ids_text = st.text_input("Your ids", key="check_ids", placeholder="[256, 97, 98] or 256 97 98")
 if sentence and ids_text.strip():
     try:
-        with st.spinner("Training the reference…"):
-            reference_tok = derived(("check reference", tuple(sorted(
-                (k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items()))),
-                check, text, lambda: check.train_reference(text, **settings))
+        if report is not None:  # the check above trained it already
+            reference_tok = report.reference
+        else:
+            with st.spinner("Training the reference…"):
+                reference_tok = derived(("check reference", settings_key), check, text,
+                                        lambda: check.train_reference(text, **settings))
         result = check.diagnose_encoding(reference_tok, sentence, ids_text)
     except ValueError as e:
         st.error(md_escape(str(e)))
