@@ -30,8 +30,14 @@ if __name__ == "__main__":
             ("pages/exchange.py", "Export & import", "💾"),
             ("pages/bytes.py", "Bytes & decoding", "🔢"),
         ],
+        "Who pays for tokens": [
+            ("pages/languages.py", "Language tax", "🌍"),
+            ("pages/numbers.py", "Numbers", "🔟"),
+            ("pages/health.py", "Vocabulary health", "🔬"),
+            ("pages/report.py", "Report card", "📋"),
+        ],
     }
-    page = st.navigation({
+    page = st.navigation(expanded=True, pages={
         name: [st.Page(path, title=title, icon=icon, default=path == "pages/overview.py")
                for path, title, icon in section]
         for name, section in SECTIONS.items()

@@ -41,6 +41,10 @@ PAGES = [  # (label, page script): the order a curious user clicks through them
     ("Lesson", "pages/lesson.py"),
     ("Variants of BPE", "pages/variants.py"),
     ("Check your BPE", "pages/check.py"),
+    ("Language tax", "pages/languages.py"),
+    ("Numbers", "pages/numbers.py"),
+    ("Vocabulary health", "pages/health.py"),
+    ("Report card", "pages/report.py"),
 ]
 KINDS = ["Train: GPT-4 split", "Train: no split (Basic)", "Pretrained: GPT-4o (o200k_base)"]
 

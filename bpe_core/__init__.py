@@ -12,7 +12,11 @@ BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast tra
 seeds' exact merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a
 tokenizer.json does before BPE), ``formats.py`` (the file formats as plain data), ``files.py``
 (loading) and ``check.py`` (a learner's own merges checked against the reference, with the
-likely mistake). No module imports one that imports it.
+likely mistake). Then who pays for tokens: ``languages.py`` (a parallel text in 33 languages and
+scripts), ``costs.py`` (the language tax), ``numbers.py`` (what numbers cost; digit split rules),
+``health.py`` (tokens that are half a character, unreachable, never used or only stepping
+stones) and ``report.py`` (bytes per token on five kinds of text, and encoding speed). No module
+imports one that imports it.
 """
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
@@ -44,6 +48,7 @@ from .check import (
     read_merges,
     zoo_demo,
 )
+from .costs import language_costs, measure_text, train_comparison
 from .encoders import (
     EncoderVariants,
     dropout_merges,
@@ -53,9 +58,13 @@ from .encoders import (
     greedy_longest,
 )
 from .files import detect_format, load, read_tokenizer
-from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .health import classify_tokens, vocabulary_defects, vocabulary_health
+from .languages import Language, load_parallel
+from .numbers import number_facts, train_digit_presets
+from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .pretrained import PRESETS, load_pretrained
 from .regex_tokenizer import RegexTokenizer
+from .report import load_report_texts, measure_speed, score_texts
 from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe
 
@@ -103,4 +112,18 @@ __all__ = [
     "explain_difference",
     "read_merges",
     "zoo_demo",
+    "Language",
+    "load_parallel",
+    "measure_text",
+    "language_costs",
+    "train_comparison",
+    "DIGIT_PRESETS",
+    "number_facts",
+    "train_digit_presets",
+    "classify_tokens",
+    "vocabulary_defects",
+    "vocabulary_health",
+    "load_report_texts",
+    "score_texts",
+    "measure_speed",
 ]

@@ -1,7 +1,8 @@
 """Merge forest: every token as the binary tree of its merges, a text's forest, a word's trace.
 
 A token is chosen by typing its id or text, from the tokens of the text, from the vocabulary
-table, or by clicking a node in either chart; the last choice wins (callbacks record it).
+table, by clicking a node in either chart, or by another page's link (``forest_open``); the last
+choice wins (callbacks record it).
 """
 
 import streamlit as st
@@ -15,7 +16,14 @@ from ui.forest_chart import (
     vocab_frame,
     word_trace_frame,
 )
-from ui.state import current_text, require_tokenizer, sidebar, step_through, vocabulary_fact
+from ui.state import (
+    current_text,
+    require_tokenizer,
+    sidebar,
+    step_through,
+    tokenizer_label,
+    vocabulary_fact,
+)
 
 MAX_TEXT_TOKENS = 500  # tokens offered in the "tokens of the text" picker
 MAX_VOCAB_ROWS = 1_000  # rows of the vocabulary table sent to the browser
@@ -84,6 +92,18 @@ def on_chart(key: str) -> None:
         choose(token_id, "chart")
 
 
+# A link from another page (the Vocabulary health lists, say): it sets ss["forest_open"] to a
+# token id just before st.switch_page("pages/forest.py"). Taken once.
+opened = ss.pop("forest_open", None)
+not_here = None
+if opened is not None:
+    opened_id = fo.as_id(str(opened).strip())
+    if opened_id in vocab:
+        choose(opened_id, "link")
+    else:
+        not_here = (f"Token {fo.md_escape(str(opened)[:30])} is not in this vocabulary "
+                    f"({tokenizer_label()}: ids 0 to {max(vocab):,}); showing another token.")
+
 chosen = ss.get("_forest_chosen")
 if not chosen or chosen[0] != id(tok) or chosen[1] not in vocab:
     chosen = (id(tok), fo.default_token(tok, steps.final))
@@ -95,6 +115,8 @@ chosen_id = chosen[1]
 # -- token tree ------------------------------------------------------------------------------------
 
 st.header("Token tree")
+if not_here:
+    st.warning(not_here)
 pick_col, tree_col = st.columns([2, 3])
 with pick_col:
     st.text_input(
@@ -142,7 +164,21 @@ with pick_col:
                    "narrow them down.")
 
 with tree_col:
-    tree = fo.forest_layout(tok, [chosen_id])
+    chains_col, depth_col = st.columns(2)
+    with chains_col:
+        ss.setdefault("forest_chains", True)
+        chains = st.toggle("Collapse chains", key="forest_chains", persist_state="session",
+                           help="In both charts, a long run of merges that each add a small "
+                                "piece (a character onto a long word) is drawn as one purple "
+                                "node.")
+    with depth_col:
+        levels_drawn = st.number_input(
+            "Levels drawn", 1, fo.MAX_CHART_NODES, value=None, key="forest_depth",
+            placeholder="as many as fit", persist_state="session",
+            help="Empty: as many levels as fit the screen. A number draws that many (up to "
+                 f"{fo.MAX_CHART_NODES:,} nodes); the nodes at the cut are orange.",
+        )
+    tree = fo.token_tree(tok, chosen_id, runs=chains, levels=levels_drawn)
     nodes = node_frame(tok, tree.nodes)
     st.altair_chart(
         tree_chart(nodes, edge_frame(tok, tree.nodes), svg=True,
@@ -192,7 +228,7 @@ with level_col:
                       help="depth: roots on top; step: each node at the merge step that made it")
 
 at_k = fo.most_used(steps.token_ids_at(k))
-forest = fo.forest_layout(tok, [t for t, _ in at_k[:n]])
+forest = fo.forest_layout(tok, [t for t, _ in at_k[:n]], runs=chains)
 if forest.nodes:
     uses = dict(at_k)
     fnodes = node_frame(tok, forest.nodes, levels=levels, uses=uses)

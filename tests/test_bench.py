@@ -97,7 +97,7 @@ def test_quick_run_prints_every_section(capsys, tmp_path):
                   "### 3. bpe_core vs the seeds' naive trainer", "### 4. Encoding throughput",
                   "### 4b. Decoding throughput", "### 5. Pathological inputs",
                   "### 2c. Training variants", "### 4d. One vocabulary, four encoders",
-                  "### 6. Checking a learner's merges"):
+                  "### 6. Checking a learner's merges", "### 7. Who pays for tokens"):
         assert title in out
     assert "identical merges: yes" in out
     assert f"{missing} not found" in out

@@ -76,9 +76,18 @@ def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[
     return values, notes
 
 
-def query_from_settings(sample: str, kind: str, vocab_size: int, pattern: str,
+def query_from_settings(sample: str | None, kind: str, vocab_size: int, pattern: str,
                         step: int | None) -> dict[str, str]:
-    """The link's query for these sidebar values (the inverse of ``settings_from_query``)."""
+    """The link's query for these sidebar values (the inverse of ``settings_from_query``).
+
+    ``sample`` is None when the text is the user's own: the link then names no sample (a link
+    never carries the text, so it cannot bring that text back either).
+
+    >>> query_from_settings("Source code", "Train: GPT-2 split", 300, "", None)
+    {'sample': 'code', 'kind': 'gpt2', 'vocab': '300'}
+    >>> query_from_settings(None, "Train: GPT-2 split", 300, "", 7)
+    {'kind': 'gpt2', 'vocab': '300', 'step': '7'}
+    """
     query = {}
     sample_slug = {v: k for k, v in SAMPLE_SLUGS.items()}.get(sample)
     kind_slug = {v: k for k, v in KIND_SLUGS.items()}.get(kind)

@@ -6,6 +6,8 @@ trees out for drawing and replays how the encoder walks them:
 
     tree_nodes(tok, id)          one token's tree, laid out: leaves left to right in byte order,
                                  every parent centred over its two children, y = depth
+    token_tree(tok, id)          the same, drawn to fit a screen: long chains of merges become
+                                 one node each, and only the levels that fit are drawn
     forest_layout(tok, ids)      several trees side by side, capped at ``max_nodes`` nodes
     word_trace(tok, word)        the merges ``encode`` applies to a word, lowest rank first
     find_token / vocab_rows      what the page's pickers need
@@ -29,6 +31,18 @@ from ui.tokens_html import text_and_bytes, token_text  # noqa: F401 - token_text
 
 MAX_CHART_NODES = 2_000  # no chart gets more nodes than this
 TREE_GAP = 1.0  # empty leaf slots between two trees of a forest
+# One token's tree on the page fits a screen: at most this many nodes side by side at the bottom
+# (leaves and cut nodes, about 30 px each) and this many levels (about 70 px each), unless the
+# user asks for more levels.
+TREE_LEAVES = 24
+TREE_LEVELS = 10
+# Long chains: a merge "adds a small piece" when the piece is at most 1/PIECE_SHARE of the token
+# (one character onto a long word, say). A chain of such merges, all adding on the same side, is
+# drawn as: its top merge, one "⋯ n merges" node for the middle (n >= MIN_RUN), and its last
+# KEEP_BOTTOM merges, down to the token the chain grew from.
+PIECE_SHARE = 4
+MIN_RUN = 3
+KEEP_BOTTOM = 2
 
 
 # -- showing one token ---------------------------------------------------------------------------
@@ -48,6 +62,7 @@ class Node(NamedTuple):
     left: int  # index of the left child, -1 for a drawn leaf
     right: int  # index of the right child, -1 for a drawn leaf
     collapsed: bool  # a merged token drawn without its parents (the node cap cut the tree)
+    run: int = 0  # > 0: this node stands for a chain of that many merges (its one child: `left`)
 
 
 def tree_size(tok: Any, token_id: int) -> int:
@@ -71,15 +86,100 @@ def level_sizes(tok: Any, token_id: int) -> list[int]:
     return sizes
 
 
-def depth_limit(tok: Any, token_id: int, max_nodes: int) -> int | None:
-    """The deepest level to draw so that at most ``max_nodes`` nodes are drawn (None: all of it)."""
+def fitting_depth(
+    sizes: Sequence[int], max_nodes: int, max_levels: int | None = None
+) -> int | None:
+    """The deepest level to draw so that at most ``max_nodes`` nodes (and ``max_levels``
+    levels) are drawn, from the nodes at each depth (``sizes``); None: all of them fit.
+
+    >>> fitting_depth([1, 2, 4, 8], 7), fitting_depth([1, 2, 4, 8], 15), fitting_depth([1, 2], 9, 1)
+    (2, None, 0)
+    """
     total = 0
-    sizes = level_sizes(tok, token_id)
     for depth, size in enumerate(sizes):
         total += size
-        if total > max_nodes:
+        if total > max_nodes or (max_levels is not None and depth >= max_levels):
             return max(depth - 1, 0)
     return None
+
+
+def screen_depth(nodes: Sequence[Node], max_leaves: int, max_levels: int) -> int | None:
+    """The deepest level of a laid-out tree to draw so that at most ``max_leaves`` nodes end
+    it (leaves, and the nodes at the cut) and at most ``max_levels`` levels are drawn; None:
+    the whole tree fits. (Cut at depth d, the tree ends in its leaves above d and all of its
+    nodes at d.)"""
+    at_depth = Counter(n.depth for n in nodes)
+    leaves_at = Counter(n.depth for n in nodes if n.left < 0)
+    leaves_above = 0
+    for d in range(max(at_depth) + 1):
+        if leaves_above + at_depth[d] > max_leaves or d >= max_levels:
+            return max(d - 1, 0)
+        leaves_above += leaves_at[d]
+    return None
+
+
+def depth_limit(tok: Any, token_id: int, max_nodes: int) -> int | None:
+    """The deepest level to draw so that at most ``max_nodes`` nodes are drawn (None: all of it)."""
+    return fitting_depth(level_sizes(tok, token_id), max_nodes)
+
+
+def growth_side(tok: Any, token_id: int) -> int | None:
+    """Which part of a merged token is the growing one, when its merge adds a small piece.
+
+    0: the left part is long and the right part a small piece added onto it (at most a quarter
+    of the token); 1: the other way round; None: a byte, or a merge of two comparable parts.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer(); tok.train("abcdefghijklmnop " * 9, 271)  # ab, abc, …, a…p
+    >>> [tok.vocab[t] for t in tok.parents[270]], growth_side(tok, 270)
+    ([b'abcdefghijklmno', b'p'], 0)
+    >>> [tok.vocab[t] for t in tok.parents[257]], growth_side(tok, 257)  # c is a third of abc
+    ([b'ab', b'c'], None)
+    """
+    pair = tok.parents.get(token_id)
+    if pair is None:
+        return None
+    size = len(tok.vocab[token_id])
+    for side in (0, 1):
+        grown, piece = pair[side], pair[1 - side]
+        if grown in tok.parents and len(tok.vocab[piece]) * PIECE_SHARE <= size:
+            return side
+    return None
+
+
+def chain_run(tok: Any, token_id: int) -> int:
+    """How many merges in a row, from this token down its growing part, add a small piece on
+    the same side (0 when this token's own merge does not).
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer(); tok.train("abcdefghijklmnop " * 9, 271)
+    >>> chain_run(tok, 270), chain_run(tok, 258)  # a…p, a…o, …, abcd: each adds one letter
+    (13, 1)
+    """
+    side = growth_side(tok, token_id)
+    steps = 0
+    t = token_id
+    while side is not None and growth_side(tok, t) == side:
+        steps += 1
+        t = tok.parents[t][side]
+    return steps
+
+
+def chain_end(tok: Any, token_id: int, merges: int) -> int:
+    """The token a chain of ``merges`` merges starts from: the growing part, ``merges`` times."""
+    side = growth_side(tok, token_id)
+    t = token_id
+    for _ in range(merges):
+        t = tok.parents[t][side]
+    return t
+
+
+def run_piece(tok: Any, node: Node, child: Node) -> bytes:
+    """The bytes a chain node's merges add onto its child (on the right or on the left)."""
+    whole, start = tok.vocab[node.id], tok.vocab[child.id]
+    if growth_side(tok, node.id) == 0:
+        return whole[len(start):]
+    return whole[: len(whole) - len(start)]
 
 
 def tree_nodes(
@@ -90,6 +190,7 @@ def tree_nodes(
     x0: float = 0.0,
     offset: int = 0,
     max_depth: int | None = None,
+    runs: bool = False,
 ) -> list[Node]:
     """The tree of one token, laid out (a tidy tree).
 
@@ -98,6 +199,11 @@ def tree_nodes(
     two children. Two nodes at one depth have disjoint leaf ranges, so they are at least 1 apart.
     ``offset`` is added to every index (for nodes appended to a longer list); nodes deeper than
     ``max_depth`` are left out and their parents marked ``collapsed``.
+
+    ``runs=True`` draws the middle of a long chain of merges (``chain_run``) as one node: below
+    the chain's top merge, the merges that each add a small piece are drawn as one node
+    (``run`` = how many, its only child where the chain started), except the last
+    ``KEEP_BOTTOM``, so the learner still sees the top, the first steps and the bytes.
 
     >>> from bpe_core import BasicTokenizer
     >>> tok = BasicTokenizer(); tok.train("aaabdaaabac", 259)
@@ -111,9 +217,11 @@ def tree_nodes(
     parent: list[int] = []
     kids: list[list[int]] = []
     collapsed: list[bool] = []
-    stack = [(token_id, 0, -1)]
+    run: list[int] = []
+    # (token, depth, parent index, merges this node stands for: 0, or a chain's middle)
+    stack = [(token_id, 0, -1, 0)]
     while stack:  # iterative: a long token's tree may be deeper than Python's recursion limit
-        t, d, p = stack.pop()
+        t, d, p, merges = stack.pop()
         i = len(ids)
         ids.append(t)
         depth.append(d)
@@ -124,9 +232,19 @@ def tree_nodes(
         pair = parents.get(t)
         cut = pair is not None and max_depth is not None and d >= max_depth
         collapsed.append(cut)
-        if pair is not None and not cut:
-            stack.append((pair[1], d + 1, i))
-            stack.append((pair[0], d + 1, i))
+        run.append(0 if cut else merges)
+        if pair is None or cut:
+            continue
+        if merges:  # a chain's middle: one child, the token the chain grew from
+            stack.append((chain_end(tok, t, merges), d + 1, i, 0))
+            continue
+        child_run = [0, 0]
+        if runs:
+            skip = chain_run(tok, t) - 1 - KEEP_BOTTOM  # all but this merge and the last few
+            if skip >= MIN_RUN:
+                child_run[growth_side(tok, t)] = skip
+        stack.append((pair[1], d + 1, i, child_run[1]))
+        stack.append((pair[0], d + 1, i, child_run[0]))
     x = [0.0] * len(ids)
     next_x = x0
     for i, k in enumerate(kids):
@@ -134,8 +252,8 @@ def tree_nodes(
             x[i] = next_x
             next_x += 1
     for i in reversed(range(len(ids))):  # children come after their parent in pre-order
-        if kids[i]:
-            x[i] = (x[kids[i][0]] + x[kids[i][1]]) / 2
+        if kids[i]:  # over the middle of its children (a chain node: over its one child)
+            x[i] = (x[kids[i][0]] + x[kids[i][-1]]) / 2
     return [
         Node(
             tree,
@@ -144,11 +262,18 @@ def tree_nodes(
             x[i],
             parent[i] + offset if parent[i] >= 0 else -1,
             kids[i][0] + offset if kids[i] else -1,
-            kids[i][1] + offset if kids[i] else -1,
+            kids[i][1] + offset if len(kids[i]) == 2 else -1,
             collapsed[i],
+            run[i],
         )
         for i in range(len(ids))
     ]
+
+
+def drawn_levels(nodes: Sequence[Node]) -> list[int]:
+    """How many drawn nodes are at depth 0, 1, 2, … (``len(...)``: the drawn tree's height)."""
+    sizes = Counter(n.depth for n in nodes)
+    return [sizes[d] for d in range(max(sizes) + 1)] if sizes else []
 
 
 # -- a forest --------------------------------------------------------------------------------------
@@ -171,12 +296,15 @@ def forest_layout(
     *,
     max_nodes: int = MAX_CHART_NODES,
     gap: float = TREE_GAP,
+    runs: bool = False,
 ) -> Forest:
     """Lay out the trees of ``roots`` left to right, stopping before ``max_nodes`` is passed.
 
     The trees are taken in the order given (most used first, say) until the next one would not
     fit; the rest are reported as left out. If the first tree alone is too big, its top levels
     are drawn (``cut_depth``), so a chart always shows something and never more than the cap.
+    ``runs=True`` draws long chains as one node each (``tree_nodes``); sizes are then the
+    nodes drawn.
     """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, not {max_nodes}")
@@ -184,13 +312,20 @@ def forest_layout(
     drawn: list[int] = []
     cut_depth = None
     x0 = 0.0
-    sizes = [tree_size(tok, t) for t in roots]
+    if runs:
+        sizes = [len(tree_nodes(tok, t, runs=True)) for t in roots]
+    else:
+        sizes = [tree_size(tok, t) for t in roots]
     for k, (t, size) in enumerate(zip(roots, sizes, strict=True)):
         if len(nodes) + size > max_nodes:
             if drawn:
                 break
-            cut_depth = depth_limit(tok, t, max_nodes)
-        tree = tree_nodes(tok, t, tree=k, x0=x0, offset=len(nodes), max_depth=cut_depth)
+            if runs:
+                cut_depth = fitting_depth(drawn_levels(tree_nodes(tok, t, runs=True)), max_nodes)
+            else:
+                cut_depth = depth_limit(tok, t, max_nodes)
+        tree = tree_nodes(tok, t, tree=k, x0=x0, offset=len(nodes), max_depth=cut_depth,
+                          runs=runs)
         nodes += tree
         drawn.append(t)
         x0 = max(n.x for n in tree) + 1 + gap
@@ -200,6 +335,41 @@ def forest_layout(
     return Forest(
         nodes, drawn, left_out, sum(sizes[len(drawn) :]), cut_depth, sum(sizes)
     )
+
+
+def token_tree(
+    tok: Any,
+    token_id: int,
+    *,
+    runs: bool = True,
+    levels: int | None = None,
+    max_leaves: int = TREE_LEAVES,
+    max_levels: int = TREE_LEVELS,
+) -> Forest:
+    """One token's tree drawn to fit a screen, as a one-tree ``Forest``.
+
+    With ``runs`` the middles of long chains become one node each (``tree_nodes``). Then, if the
+    tree is wider than ``max_leaves`` nodes at the bottom or taller than ``max_levels`` levels,
+    only its top levels are drawn (``cut_depth``, ``screen_depth``; the nodes at the cut are
+    ``collapsed``: their own trees are a click away). ``levels`` asks for that many levels
+    instead (the page's "Levels drawn"), still at most ``MAX_CHART_NODES`` nodes.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer(); tok.train("abcdefghijklmnop " * 9, 271)  # ab, abc, …, a…p
+    >>> tree = token_tree(tok, 270)
+    >>> [(tok.vocab[n.id], n.run) for n in tree.nodes][:4]
+    [(b'abcdefghijklmnop', 0), (b'abcdefghijklmno', 10), (b'abcde', 0), (b'abcd', 0)]
+    >>> len(tree.nodes), len(tree_nodes(tok, 270)), tree.cut_depth is None
+    (12, 31, True)
+    """
+    nodes = tree_nodes(tok, token_id, runs=runs)
+    if levels is not None:
+        cut_depth = fitting_depth(drawn_levels(nodes), MAX_CHART_NODES, max(levels, 1))
+    else:
+        cut_depth = screen_depth(nodes, max_leaves, max_levels)
+    if cut_depth is not None:
+        nodes = tree_nodes(tok, token_id, runs=runs, max_depth=cut_depth)
+    return Forest(nodes, [token_id], [], 0, cut_depth, tree_size(tok, token_id))
 
 
 def most_used(ids: Iterable[int], n: int | None = None) -> list[tuple[int, int]]:
@@ -224,11 +394,47 @@ def token_depth(tok: Any) -> dict[int, int]:
     return depth
 
 
+DEFAULT_DEPTH = 6  # the page's first token has a tree at most this deep when it can
+
+
 def default_token(tok: Any, ids: Sequence[int]) -> int:
-    """A token worth showing first: the deepest of the text's tokens (else of the vocabulary)."""
+    """A token worth showing first: a merged token that matters in the text, with a tree a
+    learner can read.
+
+    The rule: among the text's merged tokens whose tree is at most ``DEFAULT_DEPTH`` levels
+    deep, the one covering the most bytes beyond one per use, ``uses × (bytes − 1)`` (the
+    tokens it saves the text, against one token per byte); ties go to the shallower tree, then
+    to the token met first. With no token that shallow, the shallowest merged token of the text
+    (same score); with no merged token in the text, the same rule over the whole vocabulary with
+    one use each; a vocabulary without merges gives its first token.
+
+    (It used to be the deepest token of the text: on a CJK paragraph repeated 20 times, a
+    whole clause of 165 bytes, 57 levels deep, drawn as a long diagonal chain.)
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer(); tok.train("aaabdaaabac", 259)  # aa=256, aaa=257, aaab=258
+    >>> default_token(tok, [256, 256, 98, 258])  # aa: 2 uses × 1 byte saved; aaab: 1 × 3
+    258
+    >>> default_token(tok, [256, 256, 256, 258])  # 3 = 3: the shallower tree
+    256
+    >>> default_token(tok, [97, 98])  # no merged token in the text: the vocabulary's
+    258
+    """
     depth = token_depth(tok)
-    pool = dict.fromkeys(ids) or tok.vocab
-    return max(pool, key=lambda t: depth.get(t, 0))  # ties: the first one
+    uses = Counter(t for t in ids if t in tok.parents) or Counter(dict.fromkeys(tok.parents, 1))
+    if not uses:
+        return next(iter(tok.vocab))
+    vocab = tok.vocab
+    order = {t: k for k, t in enumerate(uses)}  # first met first
+
+    def rank(t: int) -> tuple:
+        return (-uses[t] * (len(vocab[t]) - 1), depth[t], order[t])
+
+    shallow = [t for t in uses if depth[t] <= DEFAULT_DEPTH]
+    if shallow:
+        return min(shallow, key=rank)
+    lowest = min(depth[t] for t in uses)
+    return min((t for t in uses if depth[t] == lowest), key=rank)
 
 
 def count_of(tok: Any) -> dict[int, int]:
@@ -408,9 +614,15 @@ def describe_tree(tok: Any, token_id: int, forest: Forest) -> str:
            f"{named(tok, b)}")
     count = count_of(tok).get(token_id)
     out += f", a pair seen {count:,}× when it was chosen." if count else "."
+    chains = [n.run for n in forest.nodes if n.run]
+    if chains:
+        runs = ", ".join(f"{r:,}" for r in chains)
+        out += (f" Collapsed: {len(chains)} chain{'s' * (len(chains) > 1)} of merges that each "
+                f"add a small piece ({runs} merges) drawn as one purple node each; switch "
+                "**Collapse chains** off to draw every merge.")
     if forest.cut_depth is not None:
-        out += (f" Only its top {forest.cut_depth + 1} levels are drawn (a chart gets at most "
-                f"{MAX_CHART_NODES:,} nodes): click an orange node to see its own tree.")
+        out += (f" Only its top {forest.cut_depth + 1} levels are drawn, to fit the screen: "
+                "click an orange node to see its own tree, or raise **Levels drawn**.")
     return out + " Hover a node for its bytes; click one to see its tree; scroll to zoom."
 
 
@@ -428,6 +640,11 @@ def describe_forest(forest: Forest, distinct: int, step: int) -> str:
         out += f" {distinct - asked:,} less used tokens are not asked for: raise **Trees**."
     if forest.cut_depth is not None:
         out += f" The first tree is drawn down to depth {forest.cut_depth} only."
+    chains = sum(1 for n in forest.nodes if n.run)
+    if chains:
+        out += (f" {chains:,} long chain{'s' * (chains > 1)} of merges "
+                f"{'are' if chains > 1 else 'is'} drawn as one purple node each "
+                "(**Collapse chains**).")
     shared = sum(1 for c in copies(forest.nodes).values() if c > 1)
     if shared:
         out += (f" {shared:,} token ids are drawn more than once (shared sub-trees): hover a "

@@ -16,12 +16,15 @@ import altair as alt
 import pandas as pd
 
 from bpe_core.base import EncodeTrace
-from ui.forest import Node, copies, count_of, token_text
+from ui.forest import Node, copies, count_of, run_piece, token_text
 
 LABEL_CHARS = 12
-KIND_COLOURS = {"byte": "#f0b65a", "merge": "#4a88c2", "special": "#222222", "cut": "#d55e00"}
+# "chain": a node standing for a run of merges that each add a small piece (ui/forest.py);
+# its purple stays at least 15 ΔE from the other kinds for colour-blind viewers (palette_check)
+KIND_COLOURS = {"byte": "#f0b65a", "merge": "#4a88c2", "chain": "#7b3294", "special": "#222222",
+                "cut": "#d55e00"}
 NODE_COLUMNS = ["node", "tree", "id", "label", "sub", "text", "hex", "bytes", "step", "count",
-                "depth", "x", "y", "kind", "copies", "uses"]
+                "depth", "x", "y", "kind", "copies", "uses", "merges"]
 EDGE_COLUMNS = ["x", "y", "x2", "y2", "parent_id", "child_id", "side"]
 LEVELS = ("depth", "step")
 
@@ -29,6 +32,8 @@ LEVELS = ("depth", "step")
 def _node_kind(tok: Any, node: Node) -> str:
     if node.collapsed:
         return "cut"
+    if node.run:
+        return "chain"
     if node.id in tok.parents:
         return "merge"
     return "byte" if len(tok.vocab[node.id]) == 1 else "special"
@@ -44,7 +49,9 @@ def node_frame(
     """One row per drawn node: what it is (id, text, hex, step, count), where, and how shared.
 
     ``y`` is ``-depth`` (root on top) or the merge step (``levels="step"``); ``copies`` is how
-    many times the id is drawn in this chart; ``uses`` how often a root is used in the text.
+    many times the id is drawn in this chart; ``uses`` how often a root is used in the text. A
+    chain node (``Node.run``) is labelled "⋯ n merges" over the pieces they add ("+ piece");
+    ``merges`` is that n.
     """
     if levels not in LEVELS:
         raise ValueError(f"levels must be one of {LEVELS}, not {levels!r}")
@@ -58,11 +65,15 @@ def node_frame(
         count = counts.get(n.id)
         sub = f"{n.id}" + (f" · step {step:,}" if step else "")
         sub += f" · ×{count:,}" if count else ""
+        label = token_text(token, LABEL_CHARS)
+        if n.run:
+            label = f"⋯ {n.run:,} merges"
+            sub = "+ " + token_text(run_piece(tok, n, nodes[n.left]), LABEL_CHARS)
         rows.append({
             "node": i,
             "tree": n.tree,
             "id": n.id,
-            "label": token_text(token, LABEL_CHARS),
+            "label": label,
             "sub": sub,
             "text": token_text(token),
             "hex": token.hex(" "),
@@ -75,20 +86,26 @@ def node_frame(
             "kind": _node_kind(tok, n),
             "copies": drawn[n.id],
             "uses": uses.get(n.id) if n.parent == -1 else None,
+            "merges": n.run or None,
         })
     frame = pd.DataFrame(rows, columns=NODE_COLUMNS)
-    return frame.astype({"count": "Int64", "uses": "Int64", "x": "float64", "y": "float64"})
+    return frame.astype(
+        {"count": "Int64", "uses": "Int64", "merges": "Int64", "x": "float64", "y": "float64"}
+    )
 
 
 def edge_frame(tok: Any, nodes: Sequence[Node], *, levels: str = "depth") -> pd.DataFrame:
-    """One row per edge, from a parent (x, y) to one of its two children (x2, y2)."""
+    """One row per edge, from a parent (x, y) to one of its two children (x2, y2); a chain node
+    has one child (side "chain")."""
     rows = []
     step_of = tok.step_of
     for n in nodes:
         if n.left < 0:
             continue
         y = _y(n, step_of.get(n.id, 0), levels)
-        for side, c in (("left", nodes[n.left]), ("right", nodes[n.right])):
+        children = [("chain", nodes[n.left])] if n.run else [("left", nodes[n.left]),
+                                                             ("right", nodes[n.right])]
+        for side, c in children:
             rows.append({
                 "x": n.x, "y": y, "x2": c.x, "y2": _y(c, step_of.get(c.id, 0), levels),
                 "parent_id": n.id, "child_id": c.id, "side": side,
@@ -138,6 +155,7 @@ def tree_chart(
         alt.Tooltip("depth:Q", title="depth"),
         alt.Tooltip("copies:Q", title="copies drawn"),
         alt.Tooltip("uses:Q", title="uses in text", format=",d"),
+        alt.Tooltip("merges:Q", title="merges drawn as this one node", format=",d"),
     ]
     node_layer = (
         alt.Chart(nodes)

@@ -29,3 +29,16 @@ def load_samples() -> dict[str, str]:
         with open(SAMPLES_DIR / name, encoding="utf-8", newline="") as f:
             samples[label] = f.read()
     return samples
+
+
+def sample_label(text: str, samples: dict[str, str], chosen: str | None = None) -> str | None:
+    """The label of the sample whose text ``text`` is (``chosen`` first), or None: the user's
+    own text, which the sidebar must not call a sample.
+
+    >>> shipped = {"Prose": "Once upon a time", "Code": "x = 1"}
+    >>> sample_label("x = 1", shipped, "Prose"), sample_label("x = 2", shipped, "Code")
+    ('Code', None)
+    """
+    if chosen in samples and samples[chosen] == text:
+        return chosen
+    return next((label for label, sample in samples.items() if sample == text), None)

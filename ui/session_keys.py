@@ -30,7 +30,7 @@ def keep(key: str, value: object = None) -> None:
 SESSION_KEYS: dict[str, str] = {
     # -- the sidebar, shared by every page (ui/state.py) --
     "projector": "toggle: projector mode",
-    "sample": "selectbox: the sample text",
+    "sample": "selectbox: the sample text (None: the user's own text)",
     "text": "text area: the text every page shows",
     "upload": "file uploader: a .txt/.md file for the text",
     "notice": "a note about the text (cut, not UTF-8) or the link",
@@ -112,6 +112,9 @@ SESSION_KEYS: dict[str, str] = {
     "_forest_outside_step": "a message: the token is made after step k",
     "_forest_step_for": "the tokenizer the forest's step slider follows",
     "_forest_vocab_ids": "the ids of the vocabulary rows shown",
+    "forest_open": "a token id another page sets before switching here; taken once",
+    "forest_chains": "toggle: collapse long chains of merges into one node",
+    "forest_depth": "number input: levels of the token tree drawn (None: as many as fit)",
     # -- Check your BPE --
     "check_source": "radio: the sidebar's text or one's own", "check_text": "text area",
     "check_pattern": "selectbox: split pattern", "check_specials": "text input",
@@ -148,6 +151,37 @@ SESSION_KEYS: dict[str, str] = {
     "bytes_hex": "text input: hex bytes", "bytes_ids": "text area: ids",
     "bytes_problems": "dataframe", "bytes_start": "number input", "bytes_stray": "dataframe",
     "_bytes_fill_error": "why filling the ids box failed",
+    # -- Language tax --
+    "languages_which": "multiselect: tokenizers", "languages_own": "text area: your own texts",
+    "languages_chart": "chart: cost relative to English",
+    "languages_table_for": "selectbox: which tokenizer's table",
+    "languages_table": "dataframe: one tokenizer's costs",
+    "languages_train": "button: train English-only vs all languages",
+    "languages_trained": "the (vocab size, pattern) the comparison was last asked for",
+    "languages_comparison_chart": "chart: the comparison",
+    "languages_comparison": "dataframe: the comparison",
+    # -- Numbers --
+    "numbers_range": "radio: 0-999 or the years", "numbers_space": "toggle: a leading space",
+    "numbers_heatmap": "chart: token counts per tokenizer",
+    "numbers_own": "text input: the user's own number",
+    "numbers_groups": "dataframe: digit groups", "numbers_rules": "dataframe: the digit rules",
+    "numbers_train": "button: train with the digit presets",
+    "numbers_presets_for": "(text digest, vocab size) the preset comparison was asked for",
+    "numbers_presets": "dataframe: the presets compared",
+    "numbers_presets_heatmap": "chart: 0-999 under the trained presets",
+    "numbers_use_pick": "selectbox: the digit rule for the sidebar",
+    "numbers_use": "button: use that rule in the sidebar",
+    "numbers_used": "the digit rule last put in the sidebar",
+    # -- Vocabulary health --
+    "health_pattern": "selectbox: the split pattern to check against",
+    "health_summary": "dataframe: tokens of each kind",
+    "health_search_": "prefix: text input, search one kind's list",
+    "health_table_": "prefix: dataframe, one kind's tokens (single-row selection)",
+    "health_open_": "prefix: button, open the selected token's tree in the Merge forest",
+    # -- Report card --
+    "report_card": "dataframe: bytes per token", "report_chart": "chart",
+    "report_text": "selectbox: the report text shown", "report_measure": "button: time again",
+    "report_speed": "dataframe: MB/s and time for 1 TB",
     # -- Lesson --
     "lesson_step": "radio: the lesson's step", "lesson_mode": "radio: lesson or quiz",
     "lesson_prev": "button", "lesson_next": "button", "lesson_real": "toggle: real text",

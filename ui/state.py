@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 import streamlit as st
 
 import bpe_core
+from bpe_core.languages import load_parallel
+from bpe_core.report import load_report_texts
 from ui.charts import steps_template
 from ui.choices import (
     DEFAULT_KIND,
@@ -48,7 +50,7 @@ from ui.classroom import (
     show_message,
 )
 from ui.escape import md_escape
-from ui.samples import load_samples
+from ui.samples import load_samples, sample_label
 from ui.session_keys import KEEP_PREFIX, KEPT
 from ui.session_keys import keep as _keep
 
@@ -67,6 +69,19 @@ TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their input
 @st.cache_data(show_spinner=False, max_entries=1)
 def samples() -> dict[str, str]:
     return load_samples()
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def parallel_set() -> tuple[bpe_core.languages.Language, ...]:
+    """The parallel text set of the Language tax and Report card pages, read once per server
+    (read-only: a tuple of NamedTuples)."""
+    return tuple(load_parallel())
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def report_texts() -> dict[str, str]:
+    """The Report card's texts by category, read once per server (read-only)."""
+    return load_report_texts()
 
 
 @st.cache_resource(show_spinner="Loading the pretrained vocabulary…", max_entries=3)
@@ -107,7 +122,20 @@ def _set_text(text: str) -> None:
 
 def _use_sample() -> None:
     _keep("sample")
-    _set_text(samples()[st.session_state["sample"]])
+    if st.session_state["sample"] is not None:
+        _set_text(samples()[st.session_state["sample"]])
+
+
+def _match_sample() -> None:
+    """The "Sample text" box names a sample only while the text is that sample's: once the text
+    is the user's own (typed, pasted, uploaded, or a classroom's), it shows "Your own text"
+    (None), and a text equal to a sample again names that sample. Runs before the box is drawn.
+    """
+    ss = st.session_state
+    label = sample_label(ss.get("text", ""), samples(), ss.get("sample"))
+    if label != ss.get("sample"):
+        ss["sample"] = label
+        _keep("sample")
 
 
 def _use_upload() -> None:
@@ -169,7 +197,9 @@ def sidebar() -> None:
         st.toggle("Projector mode", key="projector", on_change=_keep, args=("projector",),
                   help="Larger tokens and numbers for a classroom; colours stay distinguishable "
                        "for colour-blind viewers.")
-        st.selectbox("Sample text", list(samples()), key="sample", on_change=_use_sample)
+        _match_sample()
+        st.selectbox("Sample text", list(samples()), key="sample", on_change=_use_sample,
+                     index=None, placeholder="Your own text")
         st.text_area("Text", key="text", height=180, max_chars=MAX_TEXT_CHARS,
                      help="Paste anything. Ctrl+Enter applies it.", on_change=_keep, args=("text",))
         st.file_uploader("…or upload a .txt / .md file", type=["txt", "md"], key="upload",
@@ -213,7 +243,8 @@ def sidebar() -> None:
 
 
 def _update_link() -> None:
-    """Keep the address bar a link to this view (sample, tokenizer, size, step; never the text)."""
+    """Keep the address bar a link to this view (sample, tokenizer, size, step; never the text:
+    with the user's own text the link names no sample)."""
     ss = st.session_state
     step = ss.get("step") if isinstance(ss.get("step"), int) else None
     query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step)
@@ -317,7 +348,7 @@ def trained_text() -> str | None:
 # -- what a session derives from (tokenizer, text): one cache, here -----------------------------
 
 DERIVED = "_derived"  # session key of the cache below
-DERIVED_SIZE = 32  # entries kept per session (a page tour makes 28); the least recently used goes first
+DERIVED_SIZE = 48  # entries kept per session (a page tour makes 33); the least recently used goes first
 T = TypeVar("T")
 
 
@@ -361,7 +392,7 @@ def vocabulary_fact(kind: str, tok: bpe_core.Tokenizer, make: Callable[[], T]) -
     return derived(kind, tok, None, make)
 
 
-@st.cache_resource(max_entries=12, show_spinner=False)
+@st.cache_resource(max_entries=48, show_spinner=False)
 def _preset_fact(name: str, kind: str, _make: Callable[[], T]) -> T:
     return _make()
 

@@ -154,17 +154,19 @@ def test_merge_forest_draws_the_tree_of_the_token_picked(app):
     tree = charts.first
     expect(tree.locator("svg, canvas").first).to_be_visible()
     expect(charts).to_have_count(2)  # the token's tree and the forest of the text
-    token_id = 263
-    assert tok.vocab[token_id] == b" the"
-    expect(tree).not_to_contain_text(f"(id {token_id})")
+    # the default: the text's most used merged token with a short tree (ui.forest.default_token)
+    expect(tree).to_contain_text("·the (id 263)")
+    assert tok.vocab[263] == b" the"
+    token_id = 349
+    assert tok.vocab[token_id] == b" tokenizer"
 
     box = app.main.get_by_role("textbox", name="Token id or text")
     box.fill(str(token_id))
     box.press("Enter")
-    expect(tree).to_contain_text(f"·the (id {token_id})")
+    expect(tree).to_contain_text(f"·tokenizer (id {token_id})")
     app.wait_idle()
     expect(tree.locator("svg, canvas").first).to_be_visible()
-    expect(app.main.get_by_text(f"“·the” ({token_id})")).to_be_visible()
+    expect(app.main.get_by_text(f"“·tokenizer” ({token_id})")).to_be_visible()
 
 
 def test_export_a_model_and_import_it_back(app, tmp_path):
@@ -228,7 +230,8 @@ def test_bytes_page_decodes_pasted_ids(app):
 
 
 def test_every_page_opens_without_an_exception(app):
-    visit_every_page(app, lambda: no_exception(app))
+    titles = visit_every_page(app, lambda: no_exception(app))
+    assert len(titles) == 15  # every page's link is shown, none folded under "View more"
     # Back on the first page in the same session: still the English sample, still trained.
     expect(app.main.get_by_role("heading", name="Merges (256)")).to_be_visible()
     expect(app.metric("Tokens")).to_have_text(f"{len(trained(ENGLISH).encode(ENGLISH)):,}")

@@ -18,7 +18,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 PAGES = ["Lesson: BPE step by step", "Train & merges", "Tokens", "Step through merges",
          "Merge forest", "Compare with GPT", "Export & import", "Bytes & decoding",
-         "Variants of BPE", "Check your BPE"]
+         "Variants of BPE", "Check your BPE", "Language tax", "Numbers", "Vocabulary health",
+         "Report card"]
 
 
 def listening_addresses(port: int) -> set[str]:

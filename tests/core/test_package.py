@@ -22,6 +22,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 import bpe_core
+from bpe_core.languages import LANGUAGES_DIR, load_parallel
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(300)
@@ -36,12 +37,16 @@ print(bpe_core.__version__, importlib.metadata.version("bpe-lab"))
 print(bpe_core.load_pretrained("o200k_base").encode("hello world"))
 print(bpe_core.load_pretrained("cl100k_base").encode("hello world"))
 print(bpe_core.load_pretrained("gpt2").encode("hello world"))
+from bpe_core.languages import load_parallel
+print(*[f"{lang.code}:{len(lang.lines)}" for lang in load_parallel()])
 """
 EXPECTED = [  # OpenAI's ids for "hello world", as tiktoken gives them
     "[24912, 2375]",  # o200k_base
     "[15339, 1917]",  # cl100k_base
     "[31373, 995]",  # gpt2
 ]
+# every language of the parallel text set, each with all its lines, as the checkout has them
+PARALLEL = " ".join(f"{lang.code}:{len(lang.lines)}" for lang in load_parallel())
 
 
 def run(*cmd, cwd) -> str:
@@ -82,9 +87,11 @@ def test_the_wheel_holds_the_library_and_its_vocabularies_only(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names}
     assert top == {"bpe_core", f"bpe_lab-{bpe_core.__version__}.dist-info"}
-    shipped = {Path(n).name for n in names if n.startswith("bpe_core/data/")}
+    shipped = {Path(n).name for n in names if Path(n).parent == Path("bpe_core/data")}
     assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.tiktoken.gz",
                        "o200k_base.tiktoken.gz", "cl100k_base.merges.gz", "o200k_base.merges.gz"}
+    languages = {Path(n).name for n in names if n.startswith("bpe_core/data/languages/")}
+    assert languages == {p.name for p in LANGUAGES_DIR.iterdir()}  # texts, languages.tsv, README
     modules = {Path(n).name for n in names if re.fullmatch(r"bpe_core/[^/]+\.py", n)}
     assert {"__init__.py", "base.py", "training.py", "pretrained.py", "files.py"} <= modules
     assert "bench.py" not in modules  # the benchmark is in benchmarks/, outside the library
@@ -124,7 +131,7 @@ def test_pip_install_dot_works_away_from_the_checkout(source, wheel, tmp_path):
     assert Path(lines[0]).is_relative_to(tmp_path / "venv")  # the installed copy, not the repo
     version, metadata_version = lines[1].split()
     assert version == metadata_version == bpe_core.__version__
-    assert lines[2:] == EXPECTED
+    assert lines[2:] == [*EXPECTED, PARALLEL]
 
 
 def test_pip_install_editable_works_away_from_the_checkout(source, tmp_path):
@@ -135,7 +142,7 @@ def test_pip_install_editable_works_away_from_the_checkout(source, tmp_path):
     away.mkdir()
     lines = run(python, "-c", CHECK, ROOT, cwd=away).splitlines()
     assert Path(lines[0]).is_relative_to(source)  # the editable copy's own files
-    assert lines[2:] == EXPECTED
+    assert lines[2:] == [*EXPECTED, PARALLEL]
 
 
 def test_nothing_in_the_project_reads_outside_the_checkout():

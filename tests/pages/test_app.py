@@ -100,10 +100,28 @@ def test_a_shared_link_opens_the_same_view():
 def test_the_address_follows_the_sidebar_but_never_holds_the_text(at):
     at.number_input(key="vocab_size").set_value(320).run()
     at.selectbox(key="kind").set_value("Train: no split (Basic)").run()
+    assert at.query_params["sample"] == "english"
     at.text_area(key="text").set_value("a secret pasted text").run()
     query = dict(at.query_params)
-    assert query["vocab"] == "320" and query["kind"] == "basic" and query["sample"] == "english"
+    assert query["vocab"] == "320" and query["kind"] == "basic"
+    assert "sample" not in query  # the text is the user's own: the link names no sample
     assert not any("secret" in str(v) for v in query.values())
+
+
+def test_the_sidebar_calls_the_users_own_text_its_own_until_a_sample_is_picked(at):
+    assert at.selectbox(key="sample").value == "English prose"
+    at.text_area(key="text").set_value(SAMPLES["English prose"] + " And mine.").run()
+    assert at.selectbox(key="sample").value is None
+    assert at.selectbox(key="sample").placeholder == "Your own text"
+    at.switch_page("pages/tokens.py").run()  # still the user's text on another page
+    assert not at.exception and at.selectbox(key="sample").value is None
+    assert "sample" not in at.query_params
+    at.selectbox(key="sample").set_value("Source code").run()
+    assert at.selectbox(key="sample").value == "Source code"
+    assert at.text_area(key="text").value == SAMPLES["Source code"]
+    assert at.query_params["sample"] == "code"
+    at.text_area(key="text").set_value(SAMPLES["Multilingual + emoji"]).run()  # pasted: a sample
+    assert at.selectbox(key="sample").value == "Multilingual + emoji"
 
 
 def test_a_bad_link_is_explained_not_crashed():

@@ -52,7 +52,7 @@ def classic(at):
     return at
 
 
-def test_first_visit_shows_the_deepest_token_of_the_text(at):
+def test_first_visit_shows_the_default_token_of_the_text(at):
     tok = at.session_state["tok"]
     spec, nodes, edges = chart(at, "forest_tree_chart")
     root = int(nodes["id"][0])
@@ -167,17 +167,24 @@ def test_word_trace_shows_each_merge_with_its_rank(classic):
     assert "9 bytes → 6 merges → 3 tokens" in classic.markdown[-1].value
 
 
-def test_gpt4_long_token_tree_spells_its_bytes(at):
+def test_gpt4_deepest_token_fits_the_screen_and_opens_fully_on_request(at):
     at.selectbox(key="kind").set_value(GPT4).run()
     assert not at.exception
     tok = preset("cl100k_base")
     depth = fo.token_depth(tok)
     token_id = max(tok.vocab, key=lambda t: (depth.get(t, 0), len(tok.vocab[t])))
     at.text_input(key="forest_token").input(str(token_id)).run()
-    _, nodes, edges = chart(at, "forest_tree_chart")
+    _, nodes, _ = chart(at, "forest_tree_chart")
     assert int(nodes["id"][0]) == token_id
+    # 80 bytes, depth 10: 159 nodes in full; the top levels that fit are drawn, the cut in orange
+    assert len(nodes) <= 2 * fo.TREE_LEAVES - 1 and nodes["depth"].max() < depth[token_id]
+    assert "cut" in set(nodes["kind"])
+    assert leaf_bytes(nodes) == tok.vocab[token_id]  # the cut nodes and the leaves spell it
+    assert "raise **Levels drawn**" in captions(at)
+    at.number_input(key="forest_depth").set_value(20).run()
+    _, nodes, edges = chart(at, "forest_tree_chart")
     assert nodes["depth"].max() == depth[token_id] >= 8
-    assert len(nodes) == 2 * len(tok.vocab[token_id]) - 1
+    assert len(nodes) == 2 * len(tok.vocab[token_id]) - 1 and len(edges) == len(nodes) - 1
     assert leaf_bytes(nodes) == tok.decode_single_token_bytes(token_id)
     assert set(nodes["kind"]) == {"merge", "byte"}
     assert nodes["count"].isna().all()  # a pretrained vocabulary has no training counts
@@ -236,3 +243,45 @@ def test_chosen_token_survives_a_page_change(classic):
     assert not classic.exception
     assert classic.text_input(key="forest_token").value == "257"
     assert int(chart(classic, "forest_tree_chart")[1]["id"][0]) == 257
+
+
+# a paragraph repeated 20 times: its long clause becomes one token, a chain of 80-odd merges
+CJK_CLAUSE = ("字节对编码是一种把文本切成词元的方法它从单个字节开始一次又一次地把最常见的相邻一对"
+              "合并成一个新的词元就是这样")
+CJK_TEXT = (CJK_CLAUSE + "，直到词表达到预定的大小。同一段话重复很多次以后，整句话都会变成一个"
+            "很长的词元。\n") * 20
+
+
+def test_a_link_opens_a_long_chain_drawn_compactly(at):
+    at.text_area(key="text").input(CJK_TEXT).run()
+    at.number_input(key="vocab_size").set_value(1024).run()
+    at.button(key="train").click().run()
+    assert not at.exception and not at.error
+    tok = at.session_state["tok"]
+    _, nodes, _ = chart(at, "forest_tree_chart")
+    assert tok.vocab[int(nodes["id"][0])] == "。\n".encode()  # the default: short and used 20×
+    (clause,) = [t for t, b in tok.vocab.items() if b == CJK_CLAUSE.encode()]
+    # another page links here: ss["forest_open"] = a token id, then switch_page
+    at.switch_page("pages/overview.py").run()
+    at.session_state["forest_open"] = clause
+    at.switch_page("pages/forest.py").run()
+    assert not at.exception and not at.warning
+    assert "forest_open" not in at.session_state  # taken once
+    assert at.text_input(key="forest_token").value == str(clause)
+    _, nodes, edges = chart(at, "forest_tree_chart")
+    assert int(nodes["id"][0]) == clause
+    chain = nodes[nodes["kind"] == "chain"]
+    assert len(chain) == 1 and chain["label"].iloc[0].endswith(" merges")
+    assert len(nodes) <= 30 and nodes["depth"].max() < 10  # 323 nodes and 87 levels in full
+    assert "Collapsed: 1 chain of merges" in captions(at)
+    # switched off: every merge, but only the levels that fit, the cut ones orange
+    at.toggle(key="forest_chains").set_value(False).run()
+    _, nodes, _ = chart(at, "forest_tree_chart")
+    assert "chain" not in set(nodes["kind"]) and "cut" in set(nodes["kind"])
+    assert nodes["depth"].max() == fo.TREE_LEVELS - 1
+    # a link to an id this vocabulary does not have says so and keeps the tree
+    at.session_state["forest_open"] = 50_000
+    at.run()
+    assert not at.exception
+    assert "Token 50000 is not in this vocabulary" in at.warning[0].value
+    assert int(chart(at, "forest_tree_chart")[1]["id"][0]) == clause

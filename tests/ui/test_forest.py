@@ -63,7 +63,13 @@ def check_layout(tok, nodes, *, whole=True):
         if n.parent >= 0:
             children_of[n.parent].append(i)
     for i, n in enumerate(nodes):
-        if n.left >= 0:
+        if n.run:
+            # a chain node: one child, the token its merges started from, right under it
+            assert n.left >= 0 and n.right == -1 and children_of[i] == [n.left]
+            child = nodes[n.left]
+            assert child.id == fo.chain_end(tok, n.id, n.run)
+            assert child.depth == n.depth + 1 and child.x == n.x and child.tree == n.tree
+        elif n.left >= 0:
             # an inner node has exactly two children, in order, which are its token's parents
             assert n.right >= 0
             assert sorted(children_of[i]) == [n.left, n.right]
@@ -97,14 +103,35 @@ def check_layout(tok, nodes, *, whole=True):
     assert trees == list(range(len(trees)))
     for a, b in zip(trees, trees[1:], strict=False):
         assert max(span[a]) < min(span[b])
+    # every drawn node spells its token: its children's bytes (a chain node: its child's and
+    # the pieces its merges add, on the side the chain grows)
+    for t in {n.tree for n in nodes}:
+        (root,) = [i for i, n in enumerate(nodes) if n.tree == t and n.parent == -1]
+        assert spelled(tok, nodes, root) == tok.vocab[nodes[root].id]
     # the leaves of each tree, left to right, spell its root's bytes
-    if whole:
+    if whole and not any(n.run for n in nodes):
         for t in trees:
             tree = [n for n in nodes if n.tree == t]
             root = [n for n in tree if n.parent == -1]
             assert len(root) == 1
             leaves = sorted((n for n in tree if n.left == -1), key=lambda n: n.x)
             assert b"".join(tok.vocab[n.id] for n in leaves) == tok.vocab[root[0].id]
+
+
+def spelled(tok, nodes, i):
+    """The bytes the drawn sub-tree under node i stands for, checked on the way down."""
+    n = nodes[i]
+    if n.left < 0:
+        return tok.vocab[n.id]
+    if n.run:
+        start = spelled(tok, nodes, n.left)
+        whole = tok.vocab[n.id]
+        side = fo.growth_side(tok, n.id)
+        assert whole.startswith(start) if side == 0 else whole.endswith(start)
+        piece = fo.run_piece(tok, n, nodes[n.left])
+        assert len(piece) + len(start) == len(whole)
+        return start + piece if side == 0 else piece + start
+    return spelled(tok, nodes, n.left) + spelled(tok, nodes, n.right)
 
 
 # -- one tree --------------------------------------------------------------------------------------
@@ -239,9 +266,136 @@ def test_most_used_breaks_ties_by_first_appearance():
     assert fo.most_used([5, 3, 3, 7, 5, 9], 2) == [(5, 2), (3, 2)]
 
 
-def test_default_token_is_the_deepest_of_the_text(classic):
-    assert fo.default_token(classic, [97, 256, 258, 98]) == 258
+def test_default_token_saves_the_text_most_bytes_among_readable_trees(classic):
+    # uses × (bytes - 1): aa 3 × 1 = 3 against aaab 1 × 3 = 3: the shallower aa
+    assert fo.default_token(classic, [256, 256, 256, 258, 98]) == 256
+    assert fo.default_token(classic, [256, 256, 258, 98]) == 258  # 2 against 3
+    assert fo.default_token(classic, [97, 98]) == 258  # no merged token: the vocabulary's
     assert fo.default_token(classic, []) == 258
+    bare = BasicTokenizer()
+    bare.train("ab", 256)  # no merges at all
+    assert fo.default_token(bare, [97, 98]) == 0
+
+
+# -- long chains: a repeated CJK paragraph, and the deepest tokens of GPT-4o -----------------------
+
+# 54 characters without punctuation: after 20 copies, the whole clause is one token
+CJK_CLAUSE = ("字节对编码是一种把文本切成词元的方法它从单个字节开始一次又一次地把最常见的相邻一对"
+              "合并成一个新的词元就是这样")
+CJK_TEXT = (CJK_CLAUSE + "，直到词表达到预定的大小。同一段话重复很多次以后，整句话都会变成一个"
+            "很长的词元。\n") * 20
+
+
+@pytest.fixture(scope="module")
+def cjk_tok():
+    return trained("gpt4", CJK_TEXT, 1024)
+
+
+def test_a_repeated_cjk_paragraph_makes_a_deep_chain_that_is_no_longer_the_default(cjk_tok):
+    tok = cjk_tok
+    ids = tok.encode(CJK_TEXT)
+    depth = fo.token_depth(tok)
+    # the issue's case: the deepest token of the text is the whole clause, a chain of merges
+    deepest = max(dict.fromkeys(ids), key=lambda t: depth.get(t, 0))
+    assert tok.vocab[deepest] == CJK_CLAUSE.encode()
+    assert len(tok.vocab[deepest]) == 162 and depth[deepest] >= 57
+    assert ids.count(deepest) == 20
+    # the default now: a merged token of the text with a shallow tree; here "。\n", used 20 times
+    chosen = fo.default_token(tok, ids)
+    assert depth[chosen] <= fo.DEFAULT_DEPTH
+    assert tok.vocab[chosen] == "。\n".encode() and ids.count(chosen) == 20
+
+
+def test_the_clause_chain_is_drawn_as_one_node_and_still_spells_the_clause(cjk_tok):
+    tok = cjk_tok
+    (clause,) = [t for t, b in tok.vocab.items() if b == CJK_CLAUSE.encode()]
+    full = fo.tree_nodes(tok, clause)
+    assert len(full) == 2 * 162 - 1  # what the page used to draw: 323 nodes, 87 levels
+    tree = fo.token_tree(tok, clause)
+    assert tree.cut_depth is None
+    chains = [n for n in tree.nodes if n.run]
+    assert len(chains) == 1 and chains[0].depth == 1
+    # the root's own merge is drawn, then "⋯ n merges", then the last two steps of the chain
+    assert chains[0].run == fo.chain_run(tok, clause) - 1 - fo.KEEP_BOTTOM >= 40
+    assert len(tree.nodes) <= 30 and len(fo.drawn_levels(tree.nodes)) <= fo.TREE_LEVELS
+    check_layout(tok, tree.nodes)
+    said = fo.describe_tree(tok, clause, tree)
+    assert f"Collapsed: 1 chain of merges that each add a small piece ({chains[0].run} merges)" in said
+    assert "**Collapse chains** off" in said
+    # without collapsing, the same tree is cut to the levels that fit, and says so
+    plain = fo.token_tree(tok, clause, runs=False)
+    assert not any(n.run for n in plain.nodes)
+    assert len(fo.drawn_levels(plain.nodes)) == fo.TREE_LEVELS == plain.cut_depth + 1
+    assert "Only its top 10 levels are drawn" in fo.describe_tree(tok, clause, plain)
+    check_layout(tok, plain.nodes, whole=False)
+    # asking for more levels draws more, never past the chart's cap
+    deep = fo.token_tree(tok, clause, runs=False, levels=40)
+    assert len(fo.drawn_levels(deep.nodes)) == 40 and len(deep.nodes) <= fo.MAX_CHART_NODES
+    everything = fo.token_tree(tok, clause, runs=False, levels=1_000)
+    assert everything.cut_depth is None and len(everything.nodes) == len(full)
+
+
+def test_chain_nodes_in_the_chart_say_how_many_merges_and_what_they_add(cjk_tok):
+    tok = cjk_tok
+    (clause,) = [t for t, b in tok.vocab.items() if b == CJK_CLAUSE.encode()]
+    tree = fo.token_tree(tok, clause)
+    frame = node_frame(tok, tree.nodes)
+    row = frame[frame["kind"] == "chain"].iloc[0]
+    (chain,) = [n for n in tree.nodes if n.run]
+    assert row["label"] == f"⋯ {chain.run} merges" and row["merges"] == chain.run
+    start = tok.vocab[tree.nodes[chain.left].id]
+    added = CJK_CLAUSE.encode()[len(start):] if fo.growth_side(tok, chain.id) == 0 else None
+    assert added and row["sub"] == "+ " + fo.token_text(added, 12)
+    assert frame["merges"].isna().sum() == len(frame) - 1
+    edges = edge_frame(tok, tree.nodes)
+    assert len(edges) == len(tree.nodes) - 1
+    assert list(edges["side"]).count("chain") == 1
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_the_deepest_and_longest_gpt_tokens_open_trees_that_fit_a_screen(name, cl100k):
+    tok = cl100k if name == "cl100k_base" else bpe_core.load_pretrained(name)
+    depth = fo.token_depth(tok)
+    deepest = sorted(depth, key=lambda t: (-depth[t], t))[:20]
+    spaces = tok.encode_ordinary(" " * 80)[0]  # the longest run of spaces
+    equals = max((t for t in tok.vocab if set(tok.vocab[t]) == {ord("=")}), key=lambda t:
+                 len(tok.vocab[t]))
+    assert len(tok.vocab[spaces]) >= 64 and len(tok.vocab[equals]) >= 16
+    for token_id in deepest + longest_tokens(tok, 20) + [spaces, equals]:
+        tree = fo.token_tree(tok, token_id)
+        # at most 24 nodes side by side at the bottom, 47 in all, 10 levels
+        assert sum(1 for n in tree.nodes if n.left < 0) <= fo.TREE_LEAVES == 24
+        assert len(tree.nodes) <= 47 and len(fo.drawn_levels(tree.nodes)) <= 10
+        check_layout(tok, tree.nodes, whole=tree.cut_depth is None)
+    # GPT-4o's deepest token (81 bytes, depth 10): 161 nodes in full, its top 7 levels drawn
+    # (8 levels would end in 25 nodes side by side)
+    if name == "o200k_base":
+        top = deepest[0]
+        assert fo.tree_size(tok, top) == 161 and depth[top] == 10
+        tree = fo.token_tree(tok, top)
+        assert len(tree.nodes) == 33 and tree.cut_depth == 6
+        assert sum(1 for n in tree.nodes if n.left < 0) == 17
+
+
+def test_a_forest_of_the_repeated_paragraph_collapses_its_chains(cjk_tok):
+    tok = cjk_tok
+    roots = [t for t, _ in fo.most_used(tok.encode(CJK_TEXT))]
+    plain = fo.forest_layout(tok, roots)
+    compact = fo.forest_layout(tok, roots, runs=True)
+    assert compact.roots == plain.roots == roots and not compact.left_out
+    assert len(compact.nodes) < len(plain.nodes) // 3
+    assert compact.full_size == len(compact.nodes)
+    check_layout(tok, compact.nodes)
+    check_layout(tok, plain.nodes)
+    chains = sum(1 for n in compact.nodes if n.run)
+    assert chains >= 4  # the clauses
+    said = fo.describe_forest(compact, len(roots), tok.num_merges)
+    assert f"{chains} long chains of merges are drawn as one purple node each" in said
+    assert "purple" not in fo.describe_forest(plain, len(roots), tok.num_merges)
+    # a tight cap still draws the first tree, cut by depth
+    tight = fo.forest_layout(tok, roots, runs=True, max_nodes=10)
+    assert len(tight.nodes) <= 10 and tight.roots == roots[:1] and tight.cut_depth is not None
+    check_layout(tok, tight.nodes, whole=False)
 
 
 # -- showing a token and choosing one --------------------------------------------------------------
@@ -422,7 +576,7 @@ def test_tree_chart_carries_the_frames_marks_tooltips_and_selections(classic):
     assert [(r["x"], r["y"], r["x2"], r["y2"]) for r in edge_rows][0] == (2.125, 0.0, 1.25, -1.0)
     circle = spec["layer"][1]["encoding"]
     assert [t["field"] for t in circle["tooltip"]] == [
-        "id", "text", "hex", "step", "count", "depth", "copies", "uses"
+        "id", "text", "hex", "step", "count", "depth", "copies", "uses", "merges"
     ]
     assert circle["color"]["scale"]["domain"] == ["byte", "merge"]
     assert spec["layer"][2]["encoding"]["text"]["field"] == "label"

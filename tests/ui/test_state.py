@@ -93,3 +93,16 @@ def test_no_page_or_helper_keeps_a_cache_of_its_own():
              if p.name != "state.py"
              for word in idioms if word in p.read_text(encoding="utf-8")]
     assert found == []
+
+
+def test_the_sample_box_names_a_sample_only_while_the_text_is_that_sample(session, monkeypatch):
+    monkeypatch.setattr(state, "samples", lambda: {"Prose": "Once upon a time", "Code": "x = 1"})
+    session.update(sample="Prose", text="Once upon a time, mine")  # the user edited it
+    state._match_sample()
+    assert session["sample"] is None and session["_keep_sample"] is None  # "Your own text"
+    session["text"] = "x = 1"  # pasted exactly a sample's text: that sample again
+    state._match_sample()
+    assert session["sample"] == "Code" and session["_keep_sample"] == "Code"
+    session.update(sample="Prose", text="Once upon a time")  # as picking "Prose" leaves it
+    state._match_sample()
+    assert session["sample"] == "Prose"
