@@ -34,7 +34,7 @@ text's token counts (``classify_tokens``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from .base import Tokenizer
@@ -223,6 +223,26 @@ def readable_cut(token: bytes) -> str:
     return render_token(token[:MAX_TEXT_BYTES]) + f"… ({len(token):,} bytes)"
 
 
+def token_kind(
+    tok: Any,
+    idx: int,
+    count: int,
+    inside: int,
+    defects: Mapping[int, Defect],
+    share: float = STEPPING_STONE_SHARE,
+) -> str:
+    """One token's kind: its defect's if it has one, else what the text makes of it (``count``:
+    times on its own; ``inside``: times inside the text's longer tokens)."""
+    defect = defects.get(idx)
+    if defect is not None:
+        return defect.kind
+    if count == 0 and inside == 0:
+        return NEVER_PRODUCED
+    if idx in tok.parents and count <= share * (count + inside):
+        return STEPPING_STONE
+    return HEALTHY
+
+
 def token_health(
     tok: Any,
     idx: int,
@@ -231,21 +251,20 @@ def token_health(
     defects: Mapping[int, Defect],
     share: float = STEPPING_STONE_SHARE,
 ) -> TokenHealth:
-    """One token's row: its defect if it has one, else what the text's ``counts`` and
-    ``inside`` counts (``inside_counts``) make of it."""
+    """One token's row: its kind (``token_kind``) with the reason, given the text's ``counts`` and
+    ``inside`` counts (``inside_counts``)."""
     token = tok.vocab[idx]
     n, within = counts.get(idx, 0), inside.get(idx, 0)
-    defect = defects.get(idx)
-    if defect is not None:
-        kind, reason = defect
-    elif n == 0 and within == 0:
-        kind, reason = NEVER_PRODUCED, "not in the text's tokens, nor inside any of them"
-    elif idx in tok.parents and n <= share * (n + within):
-        kind = STEPPING_STONE
+    kind = token_kind(tok, idx, n, within, defects, share)
+    if kind in (PARTIAL_UTF8, UNREACHABLE, ROUND_TRIP_FAILS):
+        reason = defects[idx].reason
+    elif kind == NEVER_PRODUCED:
+        reason = "not in the text's tokens, nor inside any of them"
+    elif kind == STEPPING_STONE:
         reason = (f"{n:,}× on its own, {within:,}× inside longer tokens"
                   f" ({n / (n + within):.1%} on its own)")
     else:
-        kind, reason = HEALTHY, f"{n:,}× on its own, {within:,}× inside longer tokens"
+        reason = f"{n:,}× on its own, {within:,}× inside longer tokens"
     return TokenHealth(idx, token, readable_cut(token), kind, n, within, reason)
 
 
@@ -276,9 +295,17 @@ def health_summary(rows: list[TokenHealth]) -> list[KindCount]:
     >>> health_summary([TokenHealth(97, b"a", "a", HEALTHY, 3, 0, "")])[-1]
     KindCount(kind='healthy', tokens=1, single_bytes=1, merged=0, share=1.0)
     """
-    tokens = Counter(r.kind for r in rows)
-    singles = Counter(r.kind for r in rows if len(r.token) == 1)
-    total = len(rows)
+    return kinds_summary((r.kind, len(r.token) == 1) for r in rows)
+
+
+def kinds_summary(kinds: Iterable[tuple[str, bool]]) -> list[KindCount]:
+    """``health_summary`` from ``(kind, is a single byte)`` pairs, one per token."""
+    tokens: Counter = Counter()
+    singles: Counter = Counter()
+    for kind, single in kinds:
+        tokens[kind] += 1
+        singles[kind] += single
+    total = sum(tokens.values())
     return [KindCount(kind, tokens[kind], singles[kind], tokens[kind] - singles[kind],
                       tokens[kind] / total if total else 0.0) for kind in HEALTH_KINDS]
 

@@ -30,10 +30,11 @@ from bpe_core.health import (
     Defect,
     KindCount,
     TokenHealth,
-    classify_tokens,
-    health_summary,
     inside_counts,
+    kinds_summary,
+    ordinary_ids,
     token_health,
+    token_kind,
 )
 from ui.forest import as_id
 from ui.tables import SEARCH_BYTES, cell_bytes
@@ -114,18 +115,11 @@ class HealthView(NamedTuple):
     defects: Mapping[int, Defect]  # the vocabulary's own kinds (``vocabulary_defects``)
 
 
-def _order(kind: str, rows: list[TokenHealth]) -> list[TokenHealth]:
-    """Stepping stones most swallowed first, healthy tokens most used first, the rest by id."""
-    if kind == STEPPING_STONE:
-        return sorted(rows, key=lambda r: (-r.inside, r.id))
-    if kind == HEALTHY:
-        return sorted(rows, key=lambda r: (-r.count, r.id))
-    return rows  # they come in id order
-
-
 def health_view(tok: Any, counts: Mapping[int, int], defects: Mapping[int, Defect]) -> HealthView:
-    """Classify the vocabulary on a text's ``counts``; each kind's ids sorted for listing (kinds
-    with none included), and the summary.
+    """Classify the vocabulary on a text's ``counts``; each kind's ids sorted for listing
+    (stepping stones most swallowed first, healthy tokens most used first, the rest by id; kinds
+    with none included), and the summary. Only kinds here: rows (with each token's text) are made
+    by ``view_rows`` for the few a table shows.
 
     >>> from bpe_core import BasicTokenizer
     >>> tok = BasicTokenizer()
@@ -134,13 +128,16 @@ def health_view(tok: Any, counts: Mapping[int, int], defects: Mapping[int, Defec
     >>> view.ids["healthy"], view.ids["stepping stone"]
     ([97, 98, 258], [256, 257])
     """
-    rows = classify_tokens(tok, counts, defects)  # every row, for a moment
-    by_kind: dict[str, list[TokenHealth]] = {kind: [] for kind in HEALTH_KINDS}
-    for row in rows:
-        by_kind[row.kind].append(row)
-    ids = {kind: [r.id for r in _order(kind, kind_rows)] for kind, kind_rows in by_kind.items()}
-    return HealthView(ids, health_summary(rows), len(rows), counts, inside_counts(tok, counts),
-                      defects)
+    inside = inside_counts(tok, counts)
+    ids: dict[str, list[int]] = {kind: [] for kind in HEALTH_KINDS}
+    for idx in ordinary_ids(tok):
+        ids[token_kind(tok, idx, counts.get(idx, 0), inside.get(idx, 0), defects)].append(idx)
+    ids[STEPPING_STONE].sort(key=lambda i: (-inside.get(i, 0), i))
+    ids[HEALTHY].sort(key=lambda i: (-counts.get(i, 0), i))
+    vocab = tok.vocab
+    summary = kinds_summary((kind, len(vocab[i]) == 1) for kind, kind_ids in ids.items()
+                            for i in kind_ids)
+    return HealthView(ids, summary, sum(map(len, ids.values())), counts, inside, defects)
 
 
 def view_rows(tok: Any, view: HealthView, ids: Sequence[int]) -> list[TokenHealth]:
