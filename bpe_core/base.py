@@ -239,7 +239,7 @@ class Tokenizer:
                 return self.pipeline.pre_tokenize(text, remaining)
             chunks = self.compiled_pattern.findall(text, timeout=remaining())
             if sum(map(len, chunks)) == len(text):
-                return chunks
+                return [chunk for chunk in chunks if chunk]  # a pattern may match "" too
             out, end = [], 0
             for m in self.compiled_pattern.finditer(text, timeout=remaining()):
                 if m.start() > end:
