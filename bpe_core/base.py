@@ -34,6 +34,7 @@ from .pipeline import AddedToken, find_added
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
     clean_text,
+    gpt2_string,
     id_problem,
     render_token,
     replace_control_characters,
@@ -669,8 +670,29 @@ class Tokenizer:
         return self.decode_bytes([idx])
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Text of a token sequence; invalid UTF-8 becomes U+FFFD with ``errors="replace"``."""
+        """Text of a token sequence; invalid UTF-8 becomes U+FFFD with ``errors="replace"``.
+
+        A tokenizer read from a tokenizer.json whose ``decoder`` spells text otherwise decodes
+        as Hugging Face does (``pipeline.decoder``, decoders.py); ``decode_bytes`` stays the
+        bytes.
+        """
+        decoder = None if self.pipeline is None else self.pipeline.decoder
+        if decoder is not None:
+            ids = list(ids)
+            self.decode_bytes(ids)  # an unknown id is an error, as below
+            return decoder.decode([self._token_string(i) for i in ids])
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def _token_string(self, idx: int) -> str:
+        """How a tokenizer.json spells token ``idx``: an added token's content, else its bytes
+        in GPT-2's byte characters."""
+        for token in self.pipeline.added.values() if self.pipeline is not None else ():
+            if token.id == idx:
+                return token.content
+        for special, special_id in self.special_tokens.items():
+            if special_id == idx:
+                return special
+        return gpt2_string(self.vocab[idx])
 
     # -- stepping through merges ------------------------------------------------------------
 

@@ -32,7 +32,7 @@ import regex
 
 from .merges import apply_merges
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
-from .text import id_problem, parse_id, render_token, shorten
+from .text import GPT2_CHAR_TO_BYTE, bytes_to_unicode, gpt2_string, id_problem, parse_id, render_token, shorten
 
 MAX_TOKENS = 1_000_000
 MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoken file
@@ -56,40 +56,12 @@ class TokenizerData(NamedTuple):
 # GPT-2's spelling of bytes, tiktoken ranks, merges recovered from ranks
 
 
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's table from byte values to printable characters (how its files spell bytes).
-
-    Printable bytes stand for themselves; the other 68 get the characters from U+0100 on, in order.
-
-    >>> table = bytes_to_unicode()
-    >>> table[ord("a")], table[ord(" ")], table[0]
-    ('a', 'Ġ', 'Ā')
-    """
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    table = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return dict(sorted(table.items()))
-
-
-
-_BYTE_TO_CHAR = bytes_to_unicode()
-_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
-
-
-def _gpt2_string(token: bytes) -> str:
-    """A token's bytes spelled the GPT-2 way (each byte as one printable character)."""
-    return "".join(_BYTE_TO_CHAR[b] for b in token)
 
 
 def gpt2_bytes(s: str, where: str) -> bytes:
     """A token spelled in GPT-2's byte alphabet (one character per byte, Ġ for a space) as bytes."""
     try:
-        return bytes(_CHAR_TO_BYTE[c] for c in s)
+        return bytes(GPT2_CHAR_TO_BYTE[c] for c in s)
     except KeyError as e:
         raise ValueError(
             f"{where}: {shorten(s, 40)} has the character {e.args[0]!r}, which is not a byte in GPT-2's"
@@ -114,7 +86,7 @@ def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
             )
         seen[token] = idx
     if specials_by_text:
-        spelled = {_gpt2_string(token): idx for token, idx in seen.items()}
+        spelled = {gpt2_string(token): idx for token, idx in seen.items()}
         for special in tok.special_tokens:
             if special in spelled:
                 raise ValueError(
@@ -373,11 +345,11 @@ def to_hf_json(tok: Any) -> str:
     for s, idx in tok.special_tokens.items():
         added.setdefault(s, AddedToken(s, idx))
     made_here = {t.id for t in added.values()} - set(tok.merges.values()) - set(tok.byte_token_ids)
-    vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
+    vocab = {gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
              if idx not in made_here}
     vocab.update({t.content: t.id for t in added.values() if t.id in made_here})
     merges = [
-        [_gpt2_string(tok.vocab[a]), _gpt2_string(tok.vocab[b])]
+        [gpt2_string(tok.vocab[a]), gpt2_string(tok.vocab[b])]
         for (a, b), _ in sorted(tok.merges.items(), key=lambda item: item[1])
     ]
     if pipeline is not None and pipeline.pre_tokenizer is not None:
@@ -402,8 +374,9 @@ def to_hf_json(tok: Any) -> str:
         "normalizer": pipeline.json.get("normalizer") if pipeline is not None else None,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
-                    "use_regex": False},
+        "decoder": pipeline.json["decoder"] if pipeline is not None and "decoder" in pipeline.json
+        else {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+              "use_regex": False},
         "model": {"type": "BPE", "dropout": None, "unk_token": None,
                   "continuing_subword_prefix": None, "end_of_word_suffix": None,
                   "fuse_unk": False, "byte_fallback": False,
@@ -459,12 +432,12 @@ def to_gpt2_files(tok: Any) -> tuple[str, str]:
     """``(vocab.json text, merges.txt text)``, spelled with GPT-2's byte-to-character table."""
     _refuse_pipeline(tok, "vocab.json + merges.txt")
     _unique_tokens(tok, "vocab.json", specials_by_text=True)
-    vocab = {_gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
+    vocab = {gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
              if idx not in tok.special_tokens.values()}
     vocab.update(tok.special_tokens)
     lines = ["#version: 0.2"]
     for (a, b), _ in sorted(tok.merges.items(), key=lambda item: item[1]):
-        lines.append(f"{_gpt2_string(tok.vocab[a])} {_gpt2_string(tok.vocab[b])}")
+        lines.append(f"{gpt2_string(tok.vocab[a])} {gpt2_string(tok.vocab[b])}")
     return json.dumps(vocab, ensure_ascii=False), "\n".join(lines) + "\n"
 
 

@@ -31,8 +31,9 @@ from typing import Any, NamedTuple
 
 import regex
 
+from .decoders import Decoder, read_decoder
 from .oniguruma import from_oniguruma
-from .text import shorten
+from .text import GPT2_CHAR_TO_BYTE, shorten
 
 # Hugging Face's ByteLevel pre-tokenizer regex (GPT-2's), as tokenizers writes it
 BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -353,6 +354,7 @@ class Pipeline:
         described: list[str] | None = None,
         ignored: list[str] | None = None,
         json: dict | None = None,
+        decoder: Decoder | None = None,
     ) -> None:
         self.normalizer = normalizer or []
         self.pre_tokenizer = pre_tokenizer  # None: the tokenizer's split pattern does it
@@ -361,6 +363,7 @@ class Pipeline:
         self.described = described or []  # what it does, one line per step, for people
         self.ignored = ignored or []  # what the file said that encode() does not do, and why
         self.json = json or {}  # the file's own objects, written back by to_hf_json
+        self.decoder = decoder  # how decode() spells text, when not as the bytes (decoders.py)
         # what the normalized added tokens look like after the normalizer (they match there)
         self.normalized_content = {s: self.normalize(s) or s for s, t in self.added.items()
                                    if t.normalized}
@@ -601,6 +604,12 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
 _ADDS_TOKENS = ("TemplateProcessing", "BertProcessing", "RobertaProcessing")
 
 
+def _decodes_as_itself(text: str) -> bool:
+    """Whether the ByteLevel decoder gives ``text`` back (an added token's content goes through
+    it too: GPT-2's table turns "é" into the byte 0xE9, so "<café>" decodes to "<caf\ufffd>")."""
+    return all(ch.isascii() or ch not in GPT2_CHAR_TO_BYTE for ch in text)
+
+
 def read_hf_pipeline(
     document: dict, name: str
 ) -> tuple[Pipeline | None, str, dict[str, int], list[str]]:
@@ -647,7 +656,12 @@ def read_hf_pipeline(
         if document.get(key) is not None:
             ignored.append(f"{key}: the file {'cuts' if key == 'truncation' else 'pads'} a"
                            " model's input to a length; encode() gives every id of the text.")
-    needs = (normalizer or plain is None or ignore_merges
+    decoder, not_followed = read_decoder(document.get("decoder"), name)
+    ignored += not_followed
+    if decoder is not None and decoder.byte_level and all(
+            map(_decodes_as_itself, (t.content for t in added))):
+        decoder = None  # the bytes' text is the ByteLevel decoder's (Tokenizer.decode)
+    needs = (normalizer or plain is None or ignore_merges or decoder is not None
              or any(not t.special or t.single_word or t.lstrip or t.rstrip or t.normalized
                     for t in added))
     if not needs:
@@ -656,6 +670,8 @@ def read_hf_pipeline(
         described.append("ignore_merges: a piece that is a whole token is that token")
     if any(not t.special for t in added):
         described.append(f"{sum(not t.special for t in added)} added tokens that always match")
+    if decoder is not None:
+        described.append(f"decoder: {decoder.described}")
     pipeline = Pipeline(
         normalizer=normalizer,
         pre_tokenizer=None if plain is not None else steps,
@@ -663,6 +679,8 @@ def read_hf_pipeline(
         ignore_merges=ignore_merges,
         described=described + ([] if plain is not None else pre_described),
         ignored=ignored,
-        json={"normalizer": document.get("normalizer"), "pre_tokenizer": pre},
+        json={"normalizer": document.get("normalizer"), "pre_tokenizer": pre,
+              "decoder": document.get("decoder")},
+        decoder=decoder,
     )
     return pipeline, plain or "", specials, ignored

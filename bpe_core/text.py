@@ -58,3 +58,37 @@ def clean_text(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's table from byte values to printable characters (how its files spell bytes).
+
+    Printable bytes stand for themselves; the other 68 get the characters from U+0100 on, in order.
+
+    >>> table = bytes_to_unicode()
+    >>> table[ord("a")], table[ord(" ")], table[0]
+    ('a', 'Ġ', 'Ā')
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    table = {b: chr(b) for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return dict(sorted(table.items()))
+
+
+_BYTE_TO_CHAR = bytes_to_unicode()
+GPT2_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}  # the table read backwards
+
+
+def gpt2_string(token: bytes) -> str:
+    """A token's bytes spelled the GPT-2 way (each byte as one printable character), as
+    vocab.json, merges.txt and tokenizer.json spell tokens.
+
+    >>> gpt2_string(b" world")
+    'Ġworld'
+    """
+    return "".join(_BYTE_TO_CHAR[b] for b in token)
