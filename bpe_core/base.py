@@ -799,13 +799,24 @@ class Tokenizer:
     def save_hf(self, path: str) -> None:
         """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it).
 
-        A tokenizer with a training ``history`` also gets ``path + ".bpe-lab.json"`` (sidecar.py).
+        When the file is named ``tokenizer.json``, ``tokenizer_config.json`` and
+        ``special_tokens_map.json`` are written beside it (replacing those files there), so that
+        ``transformers.AutoTokenizer.from_pretrained(folder)`` gives the same ids and knows the
+        end-of-text token. A tokenizer with a training ``history`` also gets
+        ``path + ".bpe-lab.json"`` (sidecar.py).
         """
-        from .formats import to_hf_json
-        from .sidecar import write_with_sidecar
+        from .formats import to_hf_json, to_transformers_files
+        from .sidecar import write_atomic, write_with_sidecar
 
-        write_with_sidecar("hf", self, {"file": (os.fspath(path), to_hf_json(self).encode("utf-8"))},
-                           needed=False)
+        path = os.fspath(path)
+        document = to_hf_json(self).encode("utf-8")
+        if os.path.basename(path) == "tokenizer.json":
+            config, special_map = to_transformers_files(self)
+            folder = os.path.dirname(path)
+            write_atomic(os.path.join(folder, "tokenizer_config.json"), config.encode("utf-8"))
+            write_atomic(os.path.join(folder, "special_tokens_map.json"),
+                         special_map.encode("utf-8"))
+        write_with_sidecar("hf", self, {"file": (path, document)}, needed=False)
 
     def save_tiktoken(self, path: str) -> None:
         """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them) and, beside them,

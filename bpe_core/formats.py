@@ -386,6 +386,33 @@ def to_hf_json(tok: Any) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
+END_OF_TEXT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<|im_end|>", "<|eot_id|>")
+
+
+def to_transformers_files(tok: Any) -> tuple[str, str]:
+    """``(tokenizer_config.json, special_tokens_map.json)`` for ``transformers``: placed beside
+    a ``tokenizer.json``, ``AutoTokenizer.from_pretrained(folder)`` reads the three as a
+    ``PreTrainedTokenizerFast`` that knows the end-of-text token (the first special token of
+    ``END_OF_TEXT`` the tokenizer has) and does not change the text when decoding."""
+    added = dict(tok.pipeline.added) if tok.pipeline is not None else {}
+    for s, idx in tok.special_tokens.items():
+        added.setdefault(s, AddedToken(s, idx))
+    eos = next((s for s in END_OF_TEXT if s in tok.special_tokens), None)
+    specials = {"eos_token": eos} if eos else {}
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "clean_up_tokenization_spaces": False,  # decode gives the text back as it was
+        "added_tokens_decoder": {
+            str(t.id): {"content": t.content, "lstrip": t.lstrip, "normalized": t.normalized,
+                        "rstrip": t.rstrip, "single_word": t.single_word, "special": t.special}
+            for t in sorted(added.values(), key=lambda t: t.id)},
+        **specials,
+        "model_max_length": 1_000_000_000_000_000_019_884_624_838_656,  # transformers' "no limit"
+    }
+    return (json.dumps(config, ensure_ascii=False, indent=1) + "\n",
+            json.dumps(specials, ensure_ascii=False, indent=1) + "\n")
+
+
 def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
     """Read a byte-level BPE ``tokenizer.json``: what it does before BPE comes back as a
     ``Pipeline`` (pipeline.py); anything that would change ids and is not supported is a

@@ -542,4 +542,16 @@ def import_summary(imported: Imported) -> list[tuple[str, str]]:
         ("Special tokens", specials),
         ("Merge history", f"{len(tok.history):,} steps (from the sidecar)" if tok.history
          else "none"),
-    ] + ([("Before BPE", "; ".join(tok.pipeline.described))] if tok.pipeline is not None else [])
+    ] + _pipeline_rows(tok)
+
+
+def _pipeline_rows(tok: bpe_core.Tokenizer) -> list[tuple[str, str]]:
+    """What a tokenizer.json does before BPE, and how it decodes when not as the bytes."""
+    if tok.pipeline is None:
+        return []
+    before = [line for line in tok.pipeline.described if not line.startswith("decoder: ")]
+    decoding = [line.removeprefix("decoder: ") for line in tok.pipeline.described
+                if line.startswith("decoder: ")]
+    return ([("Before BPE", "; ".join(before))] if before else []) + (
+        [("Decoding", f"as Hugging Face's decoder: {decoding[0]} (decode() follows it)")]
+        if decoding else [])
