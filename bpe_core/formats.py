@@ -32,7 +32,15 @@ import regex
 
 from .merges import apply_merges
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
-from .text import GPT2_CHAR_TO_BYTE, bytes_to_unicode, gpt2_string, id_problem, parse_id, render_token, shorten
+from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
+    GPT2_CHAR_TO_BYTE,
+    bytes_to_unicode,
+    gpt2_string,
+    id_problem,
+    parse_id,
+    render_token,
+    shorten,
+)
 
 MAX_TOKENS = 1_000_000
 MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoken file

@@ -1,0 +1,80 @@
+"""The README's first library snippet runs for a newcomer after ``pip install .``: in a fresh
+virtual environment that sees none of the machine's packages (made without
+``--system-site-packages``), from an empty folder (issue 27).
+
+The wheel is built from a copy of the checkout with this environment's setuptools (no build
+isolation, nothing downloaded). The fresh environment gets the wheel and its one dependency,
+``regex``: the installed ``regex`` of this environment is copied in (package and metadata), so
+that ``pip install --no-index`` finds the dependency satisfied without the network. Then the
+snippet, cut from README.md as it stands, runs in an empty temporary folder.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import regex
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.timeout(300)
+
+
+def readme_snippet() -> str:
+    """The first Python block of the README's "Use bpe_core from Python" section."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Use bpe_core from Python", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.DOTALL)[1]
+
+
+def run(*cmd, cwd) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, f"{cmd}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def test_the_snippet_needs_no_file_of_the_checkout():
+    snippet = readme_snippet()
+    assert "open(" not in snippet and "assets/" not in snippet
+
+
+def test_the_readme_snippet_runs_after_pip_install_in_a_fresh_venv(tmp_path):
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "build", "dist",
+        "*.egg-info", "node_modules"))
+    wheels = tmp_path / "wheels"
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+        "-w", wheels, source, cwd=tmp_path)
+    (wheel,) = wheels.glob("*.whl")
+
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path)  # no system packages
+    python = venv / "bin" / "python"
+    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                    cwd=tmp_path).stdout.strip())
+    package = Path(regex.__file__).parent
+    info = next(Path(f.locate()).parent for f in importlib.metadata.distribution("regex").files
+                if f.name == "METADATA")
+    shutil.copytree(package, site / package.name)
+    shutil.copytree(info, site / info.name)
+    run(sys.executable, "-m", "pip", "--python", python, "install", "--no-index", wheel,
+        cwd=tmp_path)
+    seen = run(python, "-c", "import importlib.metadata as m;"
+               " print(sorted(d.metadata['Name'].lower() for d in m.distributions()))",
+               cwd=tmp_path).stdout
+    assert seen.strip() == "['bpe-lab', 'regex']"  # nothing else: not the machine's packages
+
+    empty = tmp_path / "newcomer"
+    empty.mkdir()
+    (empty / "snippet.py").write_text(readme_snippet(), encoding="utf-8")
+    out = run(python, "snippet.py", cwd=empty).stdout
+    assert "[15339, 1917]" in out  # cl100k_base's ids for "hello world", as tiktoken gives them
+    assert sorted(p.name for p in empty.iterdir()) == [
+        "snippet.py", "toy.model", "toy.model.bpe-lab.json", "toy.vocab"]
