@@ -425,9 +425,11 @@ class Pipeline:
 # -- reading tokenizer.json -------------------------------------------------------------------
 
 
-def _unsupported(name: str, key: str, what: object, hint: str) -> ValueError:
-    return ValueError(f"{name}: {key} {shorten(what, 60)} is not supported: it would change"
-                      f" the ids and bpe_core cannot do it exactly. {hint}")
+def _unsupported(name: str, key: str, what: object, hint: str, after: str = "") -> ValueError:
+    """``<file>: <key> <what><after> is not supported``: ``what`` is quoted, ``after`` is not
+    (so a closing parenthesis stays outside the quotes)."""
+    return ValueError(f"{name}: {key} {shorten(what, 60)}{after} is not supported: it would"
+                      f" change the ids and bpe_core cannot do it exactly. {hint}")
 
 
 def _regex_of(obj: object, name: str, key: str) -> str:
@@ -513,10 +515,10 @@ def _normalizer(obj: object, name: str) -> tuple[list[Normalize], list[str]]:
             steps.append(lambda s, _, p=prefix: p + s if s else s)
             described.append(f"prepend {shorten(prefix, 20)}")
         else:
-            raise _unsupported(name, f"key '{key}' (normalizer type", f"{kind})",
+            raise _unsupported(name, f"key '{key}' (normalizer type", kind,
                                "bpe_core reads NFC, NFD, NFKC, NFKD, Lowercase, StripAccents,"
                                " Strip, Replace, Prepend and Sequence of these; remove the"
-                               " normalizer or use the tokenizers library.")
+                               " normalizer or use the tokenizers library.", after=")")
     return steps, described
 
 
@@ -585,10 +587,10 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
             behavior, invert = "Removed", False
             simple.append("not simple")
         else:
-            raise _unsupported(name, f"key '{key}' (pre-tokenizer type", f"{kind})",
+            raise _unsupported(name, f"key '{key}' (pre-tokenizer type", kind,
                                "bpe_core reads byte-level BPE: ByteLevel, Split, Digits,"
                                " Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit"
-                               " and Sequence of these.")
+                               " and Sequence of these.", after=")")
         steps.append(_split_regex(compiled, behavior, invert))
         described.append(f"{kind} ({behavior}{', inverted' if invert else ''})"
                          + (f": {shorten(step.get('pattern'), 60)}" if kind == "Split" else ""))
