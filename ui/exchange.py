@@ -251,6 +251,9 @@ def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
                 f"      mergeable_ranks=tiktoken.load.load_tiktoken_bpe({stem + '.tiktoken'!r}),",
                 f"      special_tokens={tok.special_tokens!r})",
             ]
+        readme += ["", f"*{SIDECAR_SUFFIX}: bpe-lab sidecars, with what a file cannot hold (split"
+                   " pattern, special tokens, merge history). Keep each beside its file:"
+                   " bpe_core.load and the Export & import page read it."]
         if tok.pipeline is not None:
             readme += ["", "before BPE (tokenizer.json only): " + "; ".join(tok.pipeline.described)]
         if left_out:
