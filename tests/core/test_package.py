@@ -4,7 +4,7 @@ like tiktoken from any folder, away from this checkout.
 
 The wheel is built from a copy of the checkout with the setuptools that requirements-dev.txt pins
 (no build isolation: nothing is downloaded), and installed into fresh virtual environments that
-see the machine's packages (for ``regex``) but not this checkout.
+see the running environment's packages (for ``regex``) but not this checkout.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from pathlib import Path
@@ -76,11 +77,20 @@ def wheel(source, tmp_path_factory) -> Path:
 
 
 def fresh_venv(folder: Path) -> Path:
-    """A new virtual environment that sees the machine's packages (pip and the pinned setuptools
-    among them: it gets no older copies of its own); its python."""
-    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", folder,
-        cwd=folder.parent)
-    return folder / "bin" / "python"
+    """A new virtual environment that sees the packages of the environment running the tests (pip,
+    ``regex`` and the pinned setuptools among them) but not this checkout; its python.
+
+    ``venv --system-site-packages`` would not do: made from inside a virtual environment, it sees
+    the base interpreter's packages instead of the running environment's. A ``.pth`` file in the
+    new environment names the running one's package folders, after its own.
+    """
+    run(sys.executable, "-m", "venv", "--without-pip", folder, cwd=folder.parent)
+    python = folder / "bin" / "python"
+    inner = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                cwd=folder).strip()
+    outer = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    Path(inner, "running-environment.pth").write_text("".join(f"{p}\n" for p in outer))
+    return python
 
 
 def test_the_wheel_holds_the_library_and_its_vocabularies_only(wheel):
