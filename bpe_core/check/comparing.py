@@ -9,7 +9,7 @@ merges match.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from ..base import Tokenizer
@@ -68,41 +68,41 @@ def compare_merges(mine: object, reference: object) -> MergeComparison:
     "Your 1 merge matches the reference's first; the reference made 1 more (2 in all)."
     """
     a, b = merge_pairs(mine), merge_pairs(reference)
-    common = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        common += 1
+    common = common_prefix(a, b)
     lengths = (len(a), len(b))
     if common < min(lengths):
-        step = common + 1
+        fields = (False, common + 1, a[common], b[common], common, lengths)
+    else:
+        fields = (lengths[0] == lengths[1], None, None, None, common, lengths)
+    return MergeComparison(*fields, comparison_words(MergeComparison(*fields, "")))
+
+
+def comparison_words(comparison: MergeComparison, spell: Callable[[bytes], str] = repr) -> str:
+    """The comparison in one or two sentences, tokens written by ``spell``
+    (``MergeComparison.summary`` is this with ``repr``)."""
+    common, lengths = comparison.common, comparison.lengths
+    if comparison.first_difference is not None:
         first = ("Your merges differ from the first one" if common == 0
                  else f"Your merges match the first {common:,}")
-        summary = (f"{first}; at merge {step:,} you merged {show_pair(a[common])} and the reference"
-                   f" merged {show_pair(b[common])}.")
-        return MergeComparison(False, step, a[common], b[common], common, lengths, summary)
+        return (f"{first}; at merge {comparison.first_difference:,} you merged"
+                f" {show_pair(comparison.mine_pair, spell)} and the reference merged"
+                f" {show_pair(comparison.reference_pair, spell)}.")
     if lengths[0] == lengths[1]:
-        summary = (f"Your merges match the reference's {counted(common, 'merge')}." if common
-                   else "Neither has any merges.")
-        return MergeComparison(True, None, None, None, common, lengths, summary)
+        return (f"Your merges match the reference's {counted(common, 'merge')}." if common
+                else "Neither has any merges.")
     if lengths[0] < lengths[1]:
         more = lengths[1] - lengths[0]
         if common == 0:
-            summary = f"You have no merges; the reference made {more:,}."
-        else:
-            verb = "match" if common > 1 else "matches"
-            first = "first" if common == 1 else f"first {common:,}"
-            summary = (f"Your {counted(common, 'merge')} {verb} the reference's {first}; the"
-                       f" reference made {more:,} more ({lengths[1]:,} in all).")
-    else:
-        more = lengths[0] - lengths[1]
-        if common == 0:
-            summary = f"The reference made no merges; you made {more:,}."
-        else:
-            summary = (f"The reference's {counted(common, 'merge')} match your first"
-                       f" {common:,}; you made {more:,} more ({lengths[0]:,} in all).")
-    return MergeComparison(False, None, None, None, common, lengths, summary)
-
+            return f"You have no merges; the reference made {more:,}."
+        verb = "match" if common > 1 else "matches"
+        first = "first" if common == 1 else f"first {common:,}"
+        return (f"Your {counted(common, 'merge')} {verb} the reference's {first}; the"
+                f" reference made {more:,} more ({lengths[1]:,} in all).")
+    more = lengths[0] - lengths[1]
+    if common == 0:
+        return f"The reference made no merges; you made {more:,}."
+    return (f"The reference's {counted(common, 'merge')} match your first"
+            f" {common:,}; you made {more:,} more ({lengths[0]:,} in all).")
 
 
 def common_prefix(a: Sequence, b: Sequence) -> int:

@@ -292,11 +292,34 @@ def _merges_txt_lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
+def _is_merge_line(line: str) -> bool:
+    return len(fields := line.split(" ")) == 2 and all(fields)
+
+
 def _looks_like_merges_txt(text: str) -> bool:
+    """Every line (of the first 1,000) is a merge: two tokens separated by one space."""
     lines = _merges_txt_lines(text)
-    return bool(lines) and all(
-        len(fields := line.split(" ")) == 2 and all(fields) for _, line in lines[:1000]
-    )
+    return bool(lines) and all(_is_merge_line(line) for _, line in lines[:1000])
+
+
+def _mostly_merges_txt(text: str) -> bool:
+    """A merges.txt with a few bad lines: among the first 1,000, at least two merge lines, more
+    merge lines than others, and at most one in ten (or two) that are not. Read as a merges.txt,
+    its first bad line gets a message with its number and the expected form."""
+    lines = [line for _, line in _merges_txt_lines(text)[:1000]]
+    good = sum(map(_is_merge_line, lines))
+    bad = len(lines) - good
+    return good >= 2 and good > bad and bad <= max(2, len(lines) // 10)
+
+
+def _merge_line_problem(line: str) -> str:
+    """What is wrong with a line of a merges.txt, in words."""
+    fields = line.split(" ")
+    if "" in fields and len(fields) > 1:
+        return f"found {shorten(line)}, which has a space at its start or end, or two in a row"
+    if len(fields) == 1:
+        return f"found {shorten(line)}, one token"
+    return f"found {shorten(line)}, {len(fields)} tokens"
 
 
 def _read_merges_txt(text: str, label: str, vocab: dict[int, bytes] | None) -> LearnerOutput:
@@ -311,7 +334,7 @@ def _read_merges_txt(text: str, label: str, vocab: dict[int, bytes] | None) -> L
         if len(fields) != 2 or not all(fields):
             raise ValueError(
                 f"{where}: expected a merge: two tokens in GPT-2's byte alphabet separated by one"
-                f" space (such as 'Ġ t'), or Python literals; found {shorten(line)}"
+                f" space, such as 'Ġ t' (a space is written Ġ); {_merge_line_problem(line)}"
             )
         merges.append((gpt2_bytes(fields[0], where), gpt2_bytes(fields[1], where)))
         line_of.append(lineno)
@@ -372,13 +395,14 @@ _ASSIGNMENT_OR_CALL = regex.compile(r"[A-Za-z_][\w.]*\s*(?:(?::[^=\n]*)?=(?!=)|\
 
 
 def _looks_like_python(head: str) -> bool:
-    """Python first, unless every line is two tokens (a merges.txt) and nothing says Python."""
+    """Python first, unless the lines are two tokens (a merges.txt, perhaps with a bad line or
+    two) and nothing says Python."""
     first_word = regex.match(r"\w*", head).group()
     return (
         head[:1] in ("[", "{", "(")
         or _ASSIGNMENT_OR_CALL.match(head) is not None
         or keyword.iskeyword(first_word)
-        or not _looks_like_merges_txt(head)
+        or not _mostly_merges_txt(head)
     )
 
 

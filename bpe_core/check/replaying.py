@@ -10,7 +10,7 @@ from itertools import islice
 
 from ..merges import get_stats, merge
 from ..training import TIE_RULES, train_bpe
-from .task import MAX_PLAIN_STEPS, Pair, Setup, training_chunks
+from .task import MAX_PLAIN_STEPS, ZOO_TIE_RULES, Pair, Setup, training_chunks
 
 
 def count_pairs_without_overlap(ids: list[int]) -> dict[tuple[int, int], int]:
@@ -94,8 +94,9 @@ def replay_training(
     >>> list(replay_training([(b"aaabdaaabac", 1)], 3, merge_pair=merge_right_to_left))
     [(b'a', b'a'), (b'a', b'aa'), (b'aaa', b'b')]
     """
-    if tie_rule not in TIE_RULES:
-        raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
+    rules = TIE_RULES + ZOO_TIE_RULES
+    if tie_rule not in rules:
+        raise ValueError(f"tie_rule must be one of {', '.join(rules)}, not {tie_rule!r}")
     words = [list(chunk) for chunk, _ in chunks]
     weights = [n for _, n in chunks]
     vocab = [bytes([b]) for b in range(256)]
@@ -134,6 +135,10 @@ def replay_training(
         tied = [pair for pair, n in counts.items() if n == top]
         if tie_rule == "seen":
             pair = min(tied, key=first_seen)
+        elif tie_rule == "last_seen":  # a mistake: the last of equals in first-seen order
+            pair = max(tied, key=first_seen)
+        elif tie_rule == "greatest_ids":  # a mistake: max over (count, pair)
+            pair = max(tied)
         elif tie_rule == "bytes":
             pair = max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
         else:  # "ids"
@@ -148,19 +153,27 @@ def replay_training(
             recount(i, +1)
 
 
+def uses_plain_loop(setup: Setup) -> bool:
+    """Whether ``replay`` runs the plain loop for ``setup`` (at most ``MAX_PLAIN_STEPS`` merges):
+    for a mistake in counting or merging, or a tie rule ``train_bpe`` does not have."""
+    return (setup.count, setup.merge) != ("overlapping", "left_to_right") or (
+        setup.tie_rule not in TIE_RULES)
+
+
 def replay(text: str, setup: Setup, steps: int | None = None) -> list[Pair]:
     """The first ``steps`` merges (default: all) a trainer set up as ``setup`` learns from text.
 
-    The mistakes that change only the trainer's inputs or its tie rule count and merge as the
-    reference does, so ``train_bpe`` gives their merges, fast; the others run the plain loop
-    with their hooks (``replay_training``), for at most ``MAX_PLAIN_STEPS`` merges.
+    The mistakes that change only the trainer's inputs, or its tie rule to another one
+    ``train_bpe`` has, count and merge as the reference does, so ``train_bpe`` gives their
+    merges, fast; the others run the plain loop with their hooks (``replay_training``), for at
+    most ``MAX_PLAIN_STEPS`` merges.
 
     >>> replay("abaaa", Setup("", 257)), replay("abaaa", Setup("", 257, count="no_overlap"))
     ([(b'a', b'a')], [(b'a', b'b')])
     """
     chunks = training_chunks(text, setup)
     steps = setup.num_merges if steps is None else min(steps, setup.num_merges)
-    if setup.count == "overlapping" and setup.merge == "left_to_right":
+    if not uses_plain_loop(setup):
         vocab = {i: bytes([i]) for i in range(256)}
         out = []
         for record in train_bpe(chunks, steps, tie_rule=setup.tie_rule).history:

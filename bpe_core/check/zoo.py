@@ -12,7 +12,16 @@ from typing import Any, NamedTuple
 from ..patterns import GPT4_SPLIT_PATTERN
 from ..training import TIE_RULES
 from .replaying import replay
-from .task import PATTERN_NAMES, TIE_RULE_WORDS, Pair, Setup, check_settings, pattern_name
+from .task import (
+    PATTERN_NAMES,
+    TIE_RULE_WORDS,
+    ZOO_TIE_RULES,
+    Pair,
+    Setup,
+    check_settings,
+    known_pattern,
+    pattern_name,
+)
 
 
 class Mistake(NamedTuple):
@@ -39,7 +48,8 @@ MISTAKES: list[Mistake] = [
         "Decide which of the equally frequent pairs wins and use the reference's rule: the pair"
         " seen first in the text (a dict keeps pairs in the order they were first counted, and"
         " max returns the first of equals), the greatest pair of token bytes (CS336), or the"
-        " smallest pair of ids.",
+        " smallest pair of ids. A loop that keeps the last of equals (>= instead of >) picks the"
+        " pair seen last; max over (count, pair) picks the greatest ids.",
         "training", "abcd bcde cdef defg abcd bcde",
     ),
     Mistake(
@@ -157,7 +167,7 @@ def mistake_variants(key: str, reference: Setup) -> list[tuple[str, Setup]]:
         return [
             (f"you broke ties by the {rule!r} rule ({TIE_RULE_WORDS[rule]}); the reference uses"
              f" {ref.tie_rule!r} ({TIE_RULE_WORDS[ref.tie_rule]})", replace(ref, tie_rule=rule))
-            for rule in TIE_RULES if rule != ref.tie_rule
+            for rule in TIE_RULES + ZOO_TIE_RULES if rule != ref.tie_rule
         ]
     if key == "overlap":
         return [("a run such as b'aaa' counted one pair b'a' + b'a' instead of two",
@@ -168,7 +178,8 @@ def mistake_variants(key: str, reference: Setup) -> list[tuple[str, Setup]]:
     if key == "other_pattern":
         theirs = pattern_name(ref.pattern)
         return [(f"you split with {pattern_name(p)}; the reference uses {theirs}",
-                 replace(ref, pattern=p)) for p in PATTERN_NAMES if p != ref.pattern]
+                 replace(ref, pattern=p)) for p in PATTERN_NAMES
+                if p != known_pattern(ref.pattern)]
     if key == "specials_not_cut" and specials:
         return [(f"you trained on the text of {', '.join(specials)} as ordinary text",
                  replace(ref, cut_at_specials=False))]

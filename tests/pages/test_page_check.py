@@ -22,9 +22,12 @@ VOCAB = 256 + 1 + 30  # 30 merges and the special token, counted as CS336 counts
 
 @pytest.fixture
 def at():
+    """The page on TEXT, set to CS336's task (the GPT-2 pattern, <|endoftext|>, 30 merges)."""
     app = open_page("pages/check.py")
     app.radio(key="check_source").set_value("A text of my own").run()
     app.text_area(key="check_text").set_value(TEXT).run()
+    app.selectbox(key="check_pattern").set_value("GPT-2 (CS336)")
+    app.text_input(key="check_specials").set_value("<|endoftext|>").run()
     app.number_input(key="check_vocab").set_value(VOCAB).run()
     assert not app.exception
     return app
@@ -45,10 +48,13 @@ def paste(app, text: str):
     return app.text_area(key="check_paste").set_value(text).run()
 
 
-def upload(app, *files):
-    app.radio(key="check_how").set_value("Upload files").run()
-    value = [(name, data, "application/octet-stream") for name, data in files]
-    return app.file_uploader(key="check_files").set_value(value).run()
+def upload(app, name, data, vocab_json=None):
+    """Upload a merges file (replacing any before it), and a merges.txt's vocab.json."""
+    app.file_uploader(key="check_file").set_value((name, data, "application/octet-stream"))
+    if vocab_json is not None:
+        app.file_uploader(key="check_vocab_json").set_value(
+            ("vocab.json", vocab_json, "application/json"))
+    return app.run()
 
 
 def errors(app) -> list[str]:
@@ -93,7 +99,7 @@ def test_a_minbpe_model_upload_matches_a_basic_tokenizer(at, tmp_path):
     at.number_input(key="check_vocab").set_value(256 + 20).run()
     tok = trained(pattern="", specials=(), vocab_size=256 + 20)
     tok.save(str(tmp_path / "mine"))
-    upload(at, ("mine.model", (tmp_path / "mine.model").read_bytes()))
+    upload(at, "mine.model", (tmp_path / "mine.model").read_bytes())
     assert not at.exception
     assert [s.value for s in at.success] and not errors(at), errors(at)
 
@@ -108,7 +114,7 @@ def test_a_merges_txt_with_its_vocab_json_matches(at):
     merges_txt = "\n".join(f"{spell(a)} {spell(b)}" for a, b in byte_pairs(tok)) + "\n"
     vocab_json = json.dumps({spell(t): i for i, t in tok.vocab.items()
                              if i not in tok.special_tokens.values()} | {"<|endoftext|>": 0})
-    upload(at, ("merges.txt", merges_txt.encode()), ("vocab.json", vocab_json.encode()))
+    upload(at, "merges.txt", merges_txt.encode(), vocab_json.encode())
     assert not at.exception
     assert [s.value for s in at.success] and not errors(at), errors(at)
 
