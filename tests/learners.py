@@ -98,3 +98,11 @@ def merge_ids(ids, pair, idx, merge_all=True):
             out.append(ids[i])
             i += 1
     return out
+
+
+def prefix(a: list, b: list) -> int:
+    """How many merges two lists share from the first."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n

@@ -14,7 +14,7 @@ import random
 
 import pytest
 import regex
-from learners import learner_train
+from learners import learner_train, prefix
 from support import CORPORA
 
 from bpe_core import (
@@ -43,14 +43,6 @@ CODE = CORPORA["code"][:4_000]
 GPT4 = GPT4_SPLIT_PATTERN
 MERGES = 80
 VOCAB = 256 + MERGES
-
-
-def prefix(a: list, b: list) -> int:
-    """How many merges two lists share from the first."""
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 # -- last-seen and greatest-id ties are in the zoo ---------------------------------------------
