@@ -116,8 +116,8 @@ if chosen == "paste":
 elif chosen == "upload":
     data, name = upload.getvalue(), upload.name
 if all(inputs.values()):
-    st.caption(md_escape(f"Checking {'the upload ' + name if chosen == 'upload' else 'the pasted text'}"
-                         ": the newest of your paste and your upload."))
+    checked = f"the upload {name}" if chosen == "upload" else "the pasted text"
+    st.caption(md_escape(f"Checking {checked}: the newest of your paste and your upload."))
 
 report = None  # what checking the learner's merges found, when they gave some
 if data is None:
@@ -139,7 +139,10 @@ else:
     else:
         st.caption(md_escape(check.learner_words(mine, name)))
         for note in mine.notes:
-            st.caption(md_escape(note))
+            st.caption(md_escape(check.note_words(note)))
+        other_pattern = check.pattern_words(mine, settings["pattern"])
+        if other_pattern is not None:
+            st.warning(md_escape(other_pattern))
         comparison = report.comparison
         (st.success if comparison.matches else st.error)(
             md_escape(check.comparison_words(comparison, cv.spell)))
@@ -157,8 +160,8 @@ else:
             st.subheader(said.heading)
             SHOW[said.kind](md_escape(said.text))
             if said.diagnosis is not None:
-                st.markdown(f"**What you see.** {md_escape(said.diagnosis.mistake.symptom)}")
-                st.markdown(f"**The idea of the fix.** {md_escape(said.diagnosis.mistake.fix)}")
+                st.markdown(f"**What you see:** {md_escape(said.diagnosis.mistake.symptom)}")
+                st.markdown(f"**The idea of the fix:** {md_escape(said.diagnosis.mistake.fix)}")
             if report.diagnoses:
                 with st.expander("The known mistakes that explain part or all of your merges"):
                     st.dataframe(cv.diagnoses_frame(report.diagnoses), hide_index=True,

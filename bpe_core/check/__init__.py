@@ -133,6 +133,8 @@ __all__ = [
     "learner_words",
     "report_lines",
     "report_text",
+    "pattern_words",
+    "note_words",
     "known_pattern",
     "MINBPE_GPT2_SPLIT_PATTERN",
     "MINBPE_GPT4_SPLIT_PATTERN",
@@ -401,11 +403,40 @@ def learner_words(learner: LearnerOutput, source: str = "") -> str:
     return f"Read {counted(len(learner.merges), 'merge')}{where}: {learner.format}."
 
 
+def note_words(note: str) -> str:
+    """A note of ``LearnerOutput.notes`` as a sentence.
+
+    >>> note_words("its split pattern is the GPT-2 pattern")
+    'Its split pattern is the GPT-2 pattern.'
+    """
+    return note[:1].upper() + note[1:] + "."
+
+
+def pattern_words(learner: LearnerOutput, pattern: str) -> str | None:
+    """A warning when the learner's file names another split pattern than the task's (minbpe's
+    spelling of GPT-4 is GPT-4), else None.
+
+    >>> from bpe_core import GPT2_SPLIT_PATTERN
+    >>> out = read_merges("minbpe v1\\n" + GPT2_SPLIT_PATTERN + "\\n0\\n")
+    >>> pattern_words(out, GPT2_SPLIT_PATTERN) is None
+    True
+    >>> print(pattern_words(out, ""))
+    Your file's split pattern is the GPT-2 pattern; the task has none: set the task's pattern to yours, or your merges are compared with another pattern's.
+    """
+    if learner.pattern is None or known_pattern(learner.pattern) == known_pattern(pattern):
+        return None
+    mine = (f"Your file's split pattern is {pattern_name(learner.pattern)}" if learner.pattern
+            else "Your file has no split pattern")
+    task = f"the task's is {pattern_name(pattern)}" if pattern else "the task has none"
+    return (f"{mine}; {task}: set the task's pattern to yours, or your merges are compared with"
+            " another pattern's.")
+
+
 def report_lines(report: CheckReport, learner: LearnerOutput | None = None, source: str = "", *,
                  spell: Callable[[bytes], str] = repr) -> list[str]:
-    """The text of the Check your BPE page, line by line, without HTML or tables: what was read,
-    the comparison, the first difference explained, and the verdict with what the learner sees
-    and the idea of the fix. ``spell`` writes a token; the page passes
+    """The sentences of the Check your BPE page, line by line and in its order, without HTML or
+    tables: what was read, the comparison, the first difference explained, and the verdict with
+    what the learner sees and the idea of the fix. ``spell`` writes a token; the page passes
     ``ui.tokens_html.token_text`` (whitespace as visible glyphs), the default is ``repr``.
 
     >>> print(report_text(check_merges([(b"a", b"b")], "abaaa", pattern="", vocab_size=257)))
@@ -418,7 +449,10 @@ def report_lines(report: CheckReport, learner: LearnerOutput | None = None, sour
     lines = []
     if learner is not None:
         lines.append(learner_words(learner, source))
-        lines += [note[:1].upper() + note[1:] + "." for note in learner.notes]
+        lines += [note_words(note) for note in learner.notes]
+        other_pattern = pattern_words(learner, report.reference.pattern)
+        if other_pattern is not None:
+            lines.append(other_pattern)
     lines.append(comparison_words(report.comparison, spell))
     if report.explanation is not None:
         lines.append(step_words(report.explanation, spell))

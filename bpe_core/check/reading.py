@@ -42,6 +42,7 @@ class LearnerOutput(NamedTuple):
     special_tokens: list[str]  # tokens of the vocab that no merge made and that are no byte
     format: str  # in words: "minbpe .model", "Python literals (vocab, merges)", ...
     notes: list[str]  # things worth knowing that are not errors
+    pattern: str | None = None  # the split pattern the file names (a .model, a tokenizer file)
 
 
 _PICKLE_START = (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
@@ -256,8 +257,10 @@ def _read_tokenizer_file(data: str | bytes, label: str, kind: str) -> LearnerOut
     check_merge_count(len(tok.merges), label)
     ordered = sorted(tok.merges.items(), key=lambda item: item[1])
     merges = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in ordered]
-    notes = [f"its split pattern is {pattern_name(tok.pattern)}"] if tok.pattern else []
-    return LearnerOutput(merges, dict(tok.vocab), list(tok.special_tokens), kind, notes)
+    # a tiktoken file holds ranks only: the pattern a loader gives it is not the file's
+    pattern = None if kind == "tiktoken ranks" else tok.pattern
+    notes = [f"its split pattern is {pattern_name(pattern)}"] if pattern else []
+    return LearnerOutput(merges, dict(tok.vocab), list(tok.special_tokens), kind, notes, pattern)
 
 
 # -- minbpe .model ----------------------------------------------------------------------------
@@ -277,7 +280,7 @@ def _read_minbpe(text: str, label: str) -> LearnerOutput:
     for special, idx in special_tokens.items():
         vocab[idx] = special.encode("utf-8")
     notes = [f"its split pattern is {pattern_name(pattern)}"]
-    return LearnerOutput(merges, vocab, list(special_tokens), "minbpe .model", notes)
+    return LearnerOutput(merges, vocab, list(special_tokens), "minbpe .model", notes, pattern)
 
 
 # -- merges.txt in GPT-2's byte alphabet -------------------------------------------------------

@@ -218,3 +218,17 @@ def test_the_summary_text_spells_tokens_as_asked_and_keeps_two_spaces_apart_from
     assert plain[0] == ("Your merges match the first 1; at merge 2 you merged b'  ' + b'b' and"
                         " the reference merged b'  ' + b'  '.")
     assert report.summary.startswith(plain[0])
+
+
+def test_a_file_that_names_another_pattern_than_the_task_s_says_so(tmp_path):
+    tok = RegexTokenizer(GPT2_SPLIT_PATTERN)
+    tok.train(PROSE, 256 + 20)
+    tok.save(str(tmp_path / "gpt2"))
+    out = read_merges((tmp_path / "gpt2.model").read_bytes(), "gpt2.model")
+    lines = report_lines(check_merges(out, PROSE, pattern=GPT4, vocab_size=256 + 20), out)
+    assert lines[2] == ("Your file's split pattern is the GPT-2 pattern; the task's is the GPT-4"
+                        " pattern: set the task's pattern to yours, or your merges are compared"
+                        " with another pattern's.")
+    same = report_lines(check_merges(out, PROSE, pattern=GPT2_SPLIT_PATTERN,
+                                     vocab_size=256 + 20), out)
+    assert not any("Your file's split pattern" in line for line in same)

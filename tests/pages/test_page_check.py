@@ -319,3 +319,38 @@ def test_byte_labels_keep_two_spaces_apart_from_one(at):
     assert not at.exception
     assert errors(at)[0] == md_escape("Your merges match the first 1; at merge 2 you merged ·· + b"
                                       " and the reference merged ·· + ··.")
+
+
+def test_a_file_with_another_split_pattern_than_the_task_s_is_flagged(tmp_path):
+    app = open_page("pages/check.py")  # the task: GPT-4, from the sidebar
+    tok = trained(pattern=GPT2_SPLIT_PATTERN, specials=(), vocab_size=256 + 20)
+    tok.save(str(tmp_path / "gpt2"))
+    upload(app, "gpt2.model", (tmp_path / "gpt2.model").read_bytes())
+    assert not app.exception
+    assert any(md_escape("Your file's split pattern is the GPT-2 pattern; the task's is the GPT-4"
+                         " pattern") in w.value for w in app.warning)
+
+
+def test_the_page_shows_the_sentences_of_the_plain_report_the_command_line_prints(at):
+    from bpe_core import check
+    from ui.check_view import spell
+
+    mine_pairs = learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, ["<|endoftext|>"],
+                               tie_rule="bytes", merge_from="right")
+    pasted = "merges = " + repr(mine_pairs)
+    paste(at, pasted)
+    assert not at.exception
+    mine = check.read_merges(pasted)
+    report = check.check_merges(mine, TEXT, pattern=GPT2_SPLIT_PATTERN, vocab_size=VOCAB,
+                                special_tokens=["<|endoftext|>"])
+    said = check.check_verdict(report, spell)
+    lines = check.report_lines(report, mine, spell=spell)
+    assert f"{said.heading}: {said.text}" in lines and len(lines) >= 5
+    shown = [e.value for kind in ("caption", "error", "markdown", "info", "warning", "success")
+             for e in getattr(at, kind)]
+    for line in lines:
+        if line == f"{said.heading}: {said.text}":
+            assert said.heading in subheaders(at) and md_escape(said.text) in shown
+        else:
+            label, _, rest = line.partition(": ")
+            assert md_escape(line) in shown or f"**{label}:** {md_escape(rest)}" in shown, line
