@@ -1,5 +1,5 @@
 """Check your BPE: read what a learner's own trainer produced, compare it with the reference, and
-find the most likely mistake.
+find which known mistake explains how many of the learner's merges.
 
 A learner who wrote BPE themselves (the seeds' minbpe tutorial, Stanford CS336's assignment 1)
 brings the merges their code learned from a text, with its settings. This package, by what each
@@ -219,8 +219,8 @@ def diagnose(
     special_tokens: Iterable[str] = (),
     tie_rule: str = "seen",
 ) -> list[Diagnosis]:
-    """The known mistakes that explain the learner's merges, most likely first: those that give
-    all of them, then those that give the longest beginning. Empty when the merges match the
+    """The known mistakes that explain the learner's merges: those that give all of them first,
+    then those that give the longest beginning. Empty when the merges match the
     reference's, or when no known mistake explains more than the reference does.
 
     >>> [d.mistake.key for d in diagnose([(b"a", b"b")], "abaaa", pattern="", vocab_size=257)]
@@ -235,7 +235,7 @@ class CheckReport(NamedTuple):
 
     comparison: MergeComparison
     explanation: StepExplanation | None  # None when nothing differs step by step
-    diagnoses: list[Diagnosis]  # the likely mistakes, most likely first ([] when it matches)
+    diagnoses: list[Diagnosis]  # the mistakes that explain the most first ([] when it matches)
     reference: Tokenizer
     summary: str
     diagnosed: bool = True  # the zoo was replayed (check_merges(with_diagnosis=True))
@@ -252,7 +252,7 @@ def check_merges(
     with_diagnosis: bool = True,
 ) -> CheckReport:
     """Train the reference with the learner's inputs, compare, explain the first difference and
-    (``with_diagnosis``) replay the bug zoo to find the likely mistake.
+    (``with_diagnosis``) replay the bug zoo to find which mistake explains how many merges.
 
     ``mine``: the learner's merges (bytes pairs, a ``LearnerOutput`` or a tokenizer);
     ``pattern``: the split pattern ("" for none); ``special_tokens`` count in ``vocab_size``.
