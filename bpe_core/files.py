@@ -171,17 +171,19 @@ def read_tokenizer(
         tok = _from_minbpe(_text(data, name), name)
     elif kind == "hf":
         tok = build(parse_hf_json(_text(data, name), name), name)
-    elif kind == "tiktoken":
+    elif kind == "tiktoken":  # the file is checked first: its own faults come first
+        parsed = parse_tiktoken(data, pattern=pattern or "", special_tokens=special_tokens or {},
+                                name=name)
         _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
-        tok = build(parse_tiktoken(data, pattern=pattern, special_tokens=special_tokens,
-                                   name=name), name)
+        tok = build(parsed, name)
     else:
         (vocab_name, vocab_data), (merges_name, merges_data) = files["vocab"], files["merges"]
+        parsed = parse_gpt2_files(_text(vocab_data, vocab_name), _text(merges_data, merges_name),
+                                  pattern=pattern or "", special_tokens=special_tokens,
+                                  names=(vocab_name, merges_name))
         _refuse_missing(vocab_name, "GPT-2 style vocab.json + merges.txt files", pattern is None,
                         False)
-        tok = build(parse_gpt2_files(_text(vocab_data, vocab_name), _text(merges_data, merges_name),
-                                     pattern=pattern, special_tokens=special_tokens,
-                                     names=(vocab_name, merges_name)), vocab_name)
+        tok = build(parsed, vocab_name)
     if side is not None:
         _agree(tok, side)
         tok.history = side.records(tok)
@@ -198,6 +200,15 @@ _PATTERN_HINT = {
 }
 
 
+class MissingSettingsError(ValueError):
+    """A file that does not hold its split pattern or special tokens came without its sidecar:
+    ``keywords`` says which of ``pattern`` and ``special_tokens`` to pass."""
+
+    def __init__(self, message: str, keywords: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.keywords = keywords
+
+
 def _refuse_missing(name: str, what: str, no_pattern: bool, no_specials: bool) -> None:
     """A file that does not hold its split pattern (or special tokens) and came without its
     sidecar: say which keywords to pass, never guess."""
@@ -209,10 +220,11 @@ def _refuse_missing(name: str, what: str, no_pattern: bool, no_specials: bool) -
         missing.append("special_tokens= (e.g. {'<|endoftext|>': 100257}, or {} for none)")
     if missing:
         lacks = " or ".join(["the split pattern"] * no_pattern + ["the special tokens"] * no_specials)
-        raise ValueError(
+        raise MissingSettingsError(
             f"{name}: {what} do not hold {lacks}, and no bpe-lab sidecar"
             f" ({os.path.basename(name)}{SIDECAR_SUFFIX}, written by bpe_core's save methods)"
-            " came with it; pass " + " and ".join(missing))
+            " came with it; pass " + " and ".join(missing),
+            ("pattern",) * no_pattern + ("special_tokens",) * no_specials)
 
 
 def _agree(tok: Tokenizer, side: Sidecar) -> None:
