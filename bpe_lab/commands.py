@@ -79,8 +79,10 @@ def train(args: argparse.Namespace) -> int:
 
     bars.start_bytes(total, "reading")
     try:
+        # a Dask worker may run in another folder: it gets absolute paths
+        sources = [os.path.abspath(p) if client is not None else p for p in args.corpus]
         tok.train_corpus(
-            list(args.corpus), args.vocab_size, workers=workers, errors=args.errors,
+            sources, args.vocab_size, workers=workers, errors=args.errors,
             client=client, on_bytes=on_bytes, progress=progress,
             candidates=HISTORY_CANDIDATES if args.history else 0, tie_rule=args.tie_rule,
             special_tokens=specials, min_frequency=args.min_frequency or 0,

@@ -142,3 +142,15 @@ def test_a_second_run_replaces_the_first_and_leaves_nothing_else(tmp_path, corpu
     assert bpe_core.load(tmp_path / "g" / "vocab.json").vocab_size == VOCAB
     assert bpe_core.load(tmp_path / "m.model").vocab_size == VOCAB
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".")]  # no temporary folders
+
+
+def test_counting_on_a_dask_cluster_gives_the_same_merges(tmp_path, corpus):
+    import distributed  # the bpe-lab[dask] extra (requirements-dev.txt pins it for the tests)
+    paths, text = corpus
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        done = run_cli("train", *[p.name for p in paths], "--vocab-size", VOCAB, "--pattern",
+                       "gpt2", "--special-token", EOT, "--dask", cluster.scheduler_address,
+                       "--out", "tok.model", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert bpe_core.load(tmp_path / "tok.model").merges == reference(text).merges
