@@ -16,6 +16,7 @@ import sys
 import textwrap
 
 from bpe_core import __version__
+from bpe_core.corpus import DEFAULT_BLOCK_BYTES
 from bpe_core.training import TIE_RULES
 
 from . import commands
@@ -97,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop when the most frequent pair occurs fewer than N times")
     t.add_argument("--max-token-bytes", type=_int, metavar="N",
                    help="never make a token longer than N bytes")
+    t.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
+                   help="about how many bytes each worker counts at a time (default: 2 MiB)")
     t.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
                         " the files must be readable there at the same paths")
@@ -119,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="bytes that are not UTF-8: strict stops and says where; replace reads"
                         " them as U+FFFD")
+    e.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
+                   help="about how many bytes each worker encodes at a time (default: 2 MiB)")
     e.set_defaults(run=commands.encode)
 
     c = sub.add_parser(
@@ -168,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     except commands.Interrupted as e:
         print(f"bpe-lab {args.command}: {e}", file=sys.stderr)
         return 130
-    except KeyboardInterrupt:
-        print(f"bpe-lab {args.command}: interrupted; nothing was written", file=sys.stderr)
+    except KeyboardInterrupt:  # after the work was done (its files are complete) or before it
+        print(f"bpe-lab {args.command}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -54,6 +54,7 @@ def train(args: argparse.Namespace) -> int:
     inputs.check_vocab_size(args.vocab_size, specials)
     pattern = inputs.pattern_from(args.pattern)
     workers, warning = inputs.workers_from(args.workers, remote=args.dask is not None)
+    inputs.check_block_bytes(args.block_bytes)
     if args.min_frequency is not None and args.min_frequency < 0:
         raise UsageError(f"--min-frequency {args.min_frequency} must be 0 or more")
     if args.max_token_bytes is not None and args.max_token_bytes < 1:
@@ -83,12 +84,15 @@ def train(args: argparse.Namespace) -> int:
         sources = [os.path.abspath(p) if client is not None else p for p in args.corpus]
         tok.train_corpus(
             sources, args.vocab_size, workers=workers, errors=args.errors,
+            block_bytes=args.block_bytes,
             client=client, on_bytes=on_bytes, progress=progress,
             candidates=HISTORY_CANDIDATES if args.history else 0, tie_rule=args.tie_rule,
             special_tokens=specials, min_frequency=args.min_frequency or 0,
             max_token_bytes=args.max_token_bytes,
         )
         bars.close()
+        if not args.history:  # the counts stay out of the files (and no sidecar for them)
+            tok.history = []
         written = outputs.save(tok, args.format, args.out)
     except KeyboardInterrupt:
         bars.close()
@@ -105,9 +109,8 @@ def train(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
     stop = f" ({tok.stop_reason})" if tok.stop_reason else ""
-    also = f" (with {', '.join(written[1:])})" if len(written) > 1 else ""
     print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
-          f" {megabytes(total)} in {clock.words()}, {memory_words()}; wrote {written[0]}{also}",
+          f" {megabytes(total)} in {clock.words()}, {memory_words()}; wrote {written}",
           flush=True)
     return 0
 
@@ -171,66 +174,78 @@ _WORKER_TOK: Tokenizer | None = None
 
 
 def _start_worker(tok: Tokenizer) -> None:
+    """A worker's start: keep the tokenizer, and leave Ctrl-C to the parent, which ends the
+    workers itself."""
     import signal
 
     global _WORKER_TOK
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C does
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_TOK = tok
 
 
-def _encode_block(text: str) -> list[int]:
+def _encode_block(block: tuple, errors: str, typecode: str) -> tuple[bytes, int, int]:
+    """One block's ids as the array's bytes, how many, and the block's size in bytes."""
+    from array import array
+
+    from bpe_core.corpus import read_block
+
     assert _WORKER_TOK is not None
-    return _WORKER_TOK.encode(text, allowed_special="all")
+    text, size = read_block(block, errors)
+    ids = _WORKER_TOK.encode(text, allowed_special="all")
+    return array(typecode, ids).tobytes(), len(ids), size
 
 
 def encode(args: argparse.Namespace) -> int:
     import multiprocessing
 
-    from bpe_core import corpus
+    from bpe_core.corpus import file_blocks
 
     clock = Clock()
-    tok, name, _ = open_model(args.model)
+    tok, _, _ = open_model(args.model)
+    if tok.pipeline is not None:
+        raise UsageError(f"{args.model} is a tokenizer.json with a normalizer or pre-tokenizer;"
+                         " bpe-lab encode cuts the corpus by the split pattern, which such a"
+                         " pipeline may not respect: encode with Hugging Face tokenizers instead")
     workers, warning = inputs.workers_from(args.workers)
+    inputs.check_block_bytes(args.block_bytes)
     total = inputs.check_corpus(args.corpus)
     if warning:
         say(f"bpe-lab: warning: {warning}")
     dtype = outputs.id_dtype(tok.max_token_value)
     bars = Bars()
-    bars.start_bytes(total, "encoding")
-    tokens = 0
-    specials = list(tok.special_tokens)
+    tokens = blocks = 0
 
     def fill(writer: outputs.IdWriter) -> None:
         nonlocal tokens
-        blocks = corpus.read_blocks(list(args.corpus), special_tokens=specials,
-                                    errors=args.errors)
+
+        def take(data: bytes, count: int, size: int) -> None:
+            nonlocal tokens, blocks
+            writer.write_bytes(data)
+            tokens += count
+            blocks += 1
+            bars.add_bytes(size)
+
+        cut = file_blocks(args.corpus, pattern=tok.pattern,
+                          special_tokens=list(tok.special_tokens), block_bytes=args.block_bytes)
+        bars.start_bytes(cut.total, "encoding")
         if workers == 1:
             _start_worker_here(tok)
-            for block in blocks:
-                ids = tok.encode(block.text, allowed_special="all")
-                writer.write(ids)
-                tokens += len(ids)
-                bars.add_bytes(block.nbytes)
+            for block in cut.blocks:
+                take(*_encode_block(block, args.errors, writer.typecode))
             return
-        pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, (tok,))
+        # "spawn": fresh interpreters, whatever threads this one runs (tqdm's monitor)
+        pool = multiprocessing.get_context("spawn").Pool(workers, _start_worker, (tok,))
         try:
-            waiting: deque = deque()  # (async result, bytes) in corpus order
-            for block in blocks:
-                waiting.append((pool.apply_async(_encode_block, (block.text,)), block.nbytes))
-                while len(waiting) > 2 * workers or (waiting and waiting[0][0].ready()):
-                    result, nbytes = waiting.popleft()
-                    ids = result.get()
-                    writer.write(ids)
-                    tokens += len(ids)
-                    bars.add_bytes(nbytes)
+            waiting: deque = deque()  # results in corpus order; at most 2 blocks per worker
+            for block in cut.blocks:
+                waiting.append(pool.apply_async(_encode_block,
+                                                (block, args.errors, writer.typecode)))
+                if len(waiting) >= 2 * workers:
+                    take(*waiting.popleft().get())
             while waiting:
-                result, nbytes = waiting.popleft()
-                ids = result.get()
-                writer.write(ids)
-                tokens += len(ids)
-                bars.add_bytes(nbytes)
+                take(*waiting.popleft().get())
             pool.close()
-        finally:
+        finally:  # an error or Ctrl-C: end the workers now and wait until they are gone
             pool.terminate()
             pool.join()
 
@@ -241,7 +256,7 @@ def encode(args: argparse.Namespace) -> int:
         raise Interrupted(f"interrupted after {clock.words()}: encoded"
                           f" {megabytes(bars.bytes_done)} of {megabytes(total)} ({tokens:,}"
                           f" tokens); nothing was written ({args.out} is as it was)") from None
-    except ValueError as e:
+    except ValueError as e:  # bytes that are not UTF-8, a pattern that times out
         raise UsageError(str(e)) from None
     finally:
         bars.close()
@@ -249,8 +264,9 @@ def encode(args: argparse.Namespace) -> int:
     per = f"{total / tokens:.2f} bytes per token" if tokens else "no tokens"
     print(f"encoded {megabytes(total)} into {tokens:,} tokens ({per}) in {clock.words()}:"
           f" {total / 1e6 / seconds:,.2f} MB/s, {tokens / seconds:,.0f} tokens/s with"
-          f" {workers} worker{'s' if workers != 1 else ''}, {memory_words()}; wrote {args.out}"
-          f" ({dtype}, numpy.load reads it)", flush=True)
+          f" {workers} worker{'s' if workers != 1 else ''} ({blocks:,} block{'s' if blocks != 1 else ''}),"
+          f" {memory_words()}; wrote {args.out}"
+          f" ({dtype}; numpy.load reads it)", flush=True)
     return 0
 
 

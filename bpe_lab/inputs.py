@@ -98,6 +98,11 @@ def workers_from(value: int | None, *, remote: bool = False) -> tuple[int, str |
     return value, None
 
 
+def check_block_bytes(n: int) -> None:
+    if n < 1:
+        raise UsageError(f"--block-bytes {n} must be 1 or more (the default is 2 MiB)")
+
+
 def check_corpus(paths: list[str]) -> int:
     """The corpus files' total size in bytes, after checking that each is a readable regular
     file and that not all are empty."""

@@ -107,19 +107,18 @@ def staging(out: str) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def save(tok: Tokenizer, fmt: str, out: str) -> list[str]:
-    """Write ``tok`` as ``fmt`` at ``out`` (see the module's docstring); the paths written, the
-    main one first."""
+def save(tok: Tokenizer, fmt: str, out: str) -> str:
+    """Write ``tok`` as ``fmt`` at ``out`` (see the module's docstring); what was written, in
+    words: ``tok.model (with tok.vocab)``, ``tok/ (vocab.json, merges.txt, ...)``."""
     check_out(fmt, out)
     with staging(out) as folder:
         if fmt in FOLDER_FORMATS:
             inner = os.path.join(folder, "out")
             os.mkdir(inner)
             _write_folder(tok, fmt, inner)
-            written = sorted(os.listdir(inner))
+            names = sorted(os.listdir(inner), key=lambda n: (n not in FOLDER_FILES, n))
             _replace_folder(inner, out)
-            return [os.path.join(out, n) for n in [*FOLDER_FILES,
-                                                   *(n for n in written if n not in FOLDER_FILES)]]
+            return f"{out.rstrip(os.sep)}{os.sep} ({', '.join(names)})"
         name = os.path.basename(out)
         if fmt == "minbpe":
             tok.save(os.path.join(folder, name[: -len(".model")]))
@@ -127,7 +126,8 @@ def save(tok: Tokenizer, fmt: str, out: str) -> list[str]:
             tok.save_hf(os.path.join(folder, name))
         else:
             tok.save_tiktoken(os.path.join(folder, name))
-        return _move_files(folder, name, os.path.dirname(os.path.abspath(out)), out)
+        others = _move_files(folder, name, os.path.dirname(os.path.abspath(out)), out)
+        return f"{out} (with {', '.join(others)})" if others else out
 
 
 def _write_folder(tok: Tokenizer, fmt: str, folder: str) -> None:
@@ -153,6 +153,7 @@ def _write_folder(tok: Tokenizer, fmt: str, folder: str) -> None:
 
 
 def _move_files(folder: str, main: str, parent: str, out: str) -> list[str]:
+    """(The paths of the other files written, beside ``out``.)"""
     """Move what the save wrote from ``folder`` into ``parent``: the other files first (the
     .vocab, the sidecar), the main file last, so that a complete main file means a complete
     save. A sidecar of an earlier save that this one does not replace is removed first."""
@@ -164,7 +165,7 @@ def _move_files(folder: str, main: str, parent: str, out: str) -> list[str]:
     for n in others:
         os.replace(os.path.join(folder, n), os.path.join(parent, n))
     os.replace(os.path.join(folder, main), out)
-    return [out, *(os.path.join(os.path.dirname(out), n) for n in others)]
+    return [os.path.join(os.path.dirname(out), n) for n in others]
 
 
 def _replace_folder(new: str, out: str) -> None:
@@ -215,11 +216,17 @@ class IdWriter:
         f.write(_npy_header(dtype, 0))
 
     def write(self, ids: list[int]) -> None:
-        block = array.array(self.typecode, ids)
+        self.write_bytes(array.array(self.typecode, ids).tobytes())
+
+    def write_bytes(self, data: bytes) -> None:
+        """Ids already packed as ``array(self.typecode, ids).tobytes()`` (in a worker)."""
         if sys.byteorder == "big":  # pragma: no cover - .npy says little-endian
+            block = array.array(self.typecode)
+            block.frombytes(data)
             block.byteswap()
-        block.tofile(self.f)
-        self.count += len(ids)
+            data = block.tobytes()
+        self.f.write(data)
+        self.count += len(data) // array.array(self.typecode).itemsize
 
     def finish(self) -> None:
         self.f.flush()

@@ -7,7 +7,9 @@ Bars and messages go to stderr; the summary line goes to stdout, so that
 
 from __future__ import annotations
 
+import os
 import resource
+import shutil
 import sys
 import time
 from typing import TextIO
@@ -22,6 +24,20 @@ def is_terminal(stream: TextIO | None = None) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _width() -> dict:
+    """tqdm's size settings: follow the terminal when it has a size; a terminal that says 0x0
+    (a fresh pseudo-terminal) gets $COLUMNS/$LINES or 80x24, since tqdm draws nothing on a
+    terminal of 0 lines."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+        if size.columns > 0 and size.lines > 0:
+            return {"dynamic_ncols": True}
+    except (OSError, ValueError, AttributeError):
+        pass
+    fallback = shutil.get_terminal_size((80, 24))
+    return {"ncols": fallback.columns or 80, "nrows": fallback.lines or 24}
 
 
 class Bars:
@@ -39,8 +55,8 @@ class Bars:
         self.bytes_done = 0
         if self.show:
             self._bar = tqdm(total=total, desc=what, unit="B", unit_scale=True, unit_divisor=1000,
-                             file=sys.stderr, dynamic_ncols=True, leave=True,
-                             smoothing=0.1, miniters=1, mininterval=0.2)
+                             file=sys.stderr, leave=True, smoothing=0.1, miniters=1,
+                             mininterval=0.2, **_width())
 
     def add_bytes(self, n: int) -> None:
         """``n`` more bytes are done."""
@@ -58,8 +74,8 @@ class Bars:
         self.close()
         self.steps_done = 0
         if self.show:
-            self._bar = tqdm(total=total, desc=what, unit=unit, file=sys.stderr,
-                             dynamic_ncols=True, leave=True, mininterval=0.2)
+            self._bar = tqdm(total=total, desc=what, unit=unit, file=sys.stderr, leave=True,
+                             mininterval=0.2, **_width())
 
     def set_steps(self, done: int) -> None:
         if self._bar is not None and done > self.steps_done:
@@ -85,7 +101,10 @@ def peak_memory() -> tuple[int, int]:
 
 
 def megabytes(n: float) -> str:
-    """``12.3 MB``: a byte count as people read it (10**6 bytes, as tqdm's MB/s)."""
+    """``12.3 MB``: a byte count as people read it (10**6 bytes, as tqdm's MB/s); ``9.2 kB``
+    below a megabyte."""
+    if n < 1e6:
+        return f"{n / 1e3:,.1f} kB"
     return f"{n / 1e6:,.1f} MB"
 
 
@@ -110,6 +129,8 @@ class Clock:
 
     def words(self) -> str:
         s = self.seconds
+        if s < 10:
+            return f"{s:.2f} s"
         if s < 60:
             return f"{s:.1f} s"
         return f"{int(s // 60)} min {s % 60:04.1f} s"

@@ -3,6 +3,8 @@ check`` names a wrong trainer's mistake, the Check page's way."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from cli_support import EOT, run_cli
@@ -19,9 +21,11 @@ def test_encode_gives_the_ids_of_encode_on_the_whole_text(tmp_path, corpus, work
     tok = RegexTokenizer(GPT2_SPLIT_PATTERN)
     tok.train(text, 400, special_tokens=[EOT])
     tok.save(str(tmp_path / "tok"))
-    done = run_cli("encode", "tok.model", *paths, "--workers", workers, "--out", "ids.npy",
-                   cwd=tmp_path)
+    done = run_cli("encode", "tok.model", *paths, "--workers", workers, "--block-bytes", 700,
+                   "--out", "ids.npy", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    blocks = int(re.search(r"\(([\d,]+) blocks\)", done.stdout).group(1).replace(",", ""))
+    assert blocks >= 10  # the corpus was cut, and the blocks' ids came back in order
     ids = np.load(tmp_path / "ids.npy")
     assert ids.dtype == np.uint16 and ids.ndim == 1
     assert ids.tolist() == tok.encode(text, allowed_special="all")
