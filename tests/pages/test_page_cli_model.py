@@ -76,7 +76,8 @@ def test_with_history_why_this_merge_shows_the_corpus_counts(tmp_path, prose_tex
     for k in (1, 7):
         at.slider(key="step").set_value(k).run()
         assert not at.exception
-        frame = at.dataframe(key="step_why").value
+        assert "**Why this merge**" in [m.value for m in at.markdown]
+        (frame,) = [d.value for d in at.dataframe if "first seen" in d.value.columns]  # why
         record = expected.history[k - 1]
         assert list(frame["count"]) == [c.count for c in record.candidates]
         assert (frame["left id"][0], frame["right id"][0]) == record.pair
