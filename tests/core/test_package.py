@@ -10,6 +10,7 @@ see the machine's packages (for ``regex``) but not this checkout.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import re
 import shutil
@@ -50,6 +51,9 @@ EXPECTED = [  # OpenAI's ids for "hello world", as tiktoken gives them
 PARALLEL = " ".join(f"{lang.code}:{len(lang.lines)}" for lang in load_parallel())
 
 
+DEPENDENCIES = ["regex", "tqdm"]  # pyproject's [project] dependencies, as import names
+
+
 def run(*cmd, cwd) -> str:
     done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
                           timeout=240)
@@ -78,10 +82,20 @@ def wheel(source, tmp_path_factory) -> Path:
 
 def fresh_venv(folder: Path) -> Path:
     """A new virtual environment that sees the machine's packages (pip and the pinned setuptools
-    among them: it gets no older copies of its own); its python."""
+    among them: it gets no older copies of its own), and the packages the wheel depends on as
+    this test's interpreter has them (these tests may run in a virtual environment of their
+    own, whose packages the machine's Python does not see); its python."""
     run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", folder,
         cwd=folder.parent)
-    return folder / "bin" / "python"
+    python = folder / "bin" / "python"
+    shared = folder / "dependencies"
+    shared.mkdir()
+    for name in DEPENDENCIES:
+        package = Path(importlib.import_module(name).__file__).parent
+        (shared / name).symlink_to(package)
+    (site,) = folder.glob("lib/python3*/site-packages")
+    (site / "dependencies.pth").write_text(f"{shared}\n")
+    return python
 
 
 def test_the_wheel_holds_the_library_its_vocabularies_and_the_command_only(wheel):
@@ -110,6 +124,8 @@ def test_the_wheels_metadata_says_the_version_and_what_it_needs(wheel):
     assert re.search(r"^Requires-Dist: regex\b", text, re.MULTILINE)
     assert re.search(r"^Requires-Dist: tqdm>=4\.66$", text, re.MULTILINE)  # the progress bars
     assert re.search(r"^Provides-Extra: dask$", text, re.MULTILINE)  # bpe-lab[dask]
+    needs = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert [re.match(r"[\w-]+", n).group() for n in needs] == DEPENDENCIES  # what fresh_venv shares
 
 
 def lowest_python(spec: str) -> str:
