@@ -20,6 +20,8 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
     parse_tiktoken,
     to_minbpe,
 )
+from .oniguruma import from_oniguruma
+from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
 from .sidecar import SIDECAR_SUFFIX, Sidecar, is_sidecar, read_sidecar, sidecar_path, tokenizer_kind
 from .text import shorten
@@ -228,7 +230,15 @@ def _refuse_missing(name: str, what: str, no_pattern: bool, no_specials: bool) -
 
 
 def _agree(tok: Tokenizer, side: Sidecar) -> None:
-    """A sidecar beside a file that holds the same facts must say what the file says."""
+    """A sidecar beside a file that holds the same facts must say what the file says. A
+    tokenizer.json spells the pattern for Oniguruma: the sidecar's spelling comes back when it
+    is the one that file was written from."""
+    if side.format == "hf" and side.pattern and tok.pipeline is None and tok.pattern:
+        try:
+            if from_oniguruma(to_oniguruma(side.pattern)) == tok.pattern:
+                tok.pattern = side.pattern
+        except ValueError:
+            pass  # then the comparison below says what differs
     checks = (("split pattern", tok.pattern, side.pattern),
               ("special tokens", tok.special_tokens, side.special_tokens),
               ("kind of tokenizer", tokenizer_kind(tok), side.kind),

@@ -198,12 +198,21 @@ def to_oniguruma(pattern: str) -> str:
     '(?>\\\\p{N}{1,3})| ?\\\\p{L}++|\\\\s+\\\\Z'
     """
     _refuse_multiline(pattern, "Hugging Face")
+    prefix, suffix = "", ""
     if pattern.startswith("(?fi)"):  # full case folding: Oniguruma's own (?i)
-        pattern = "(?i)" + pattern[5:]
+        prefix, pattern = "(?i)", pattern[5:]
+    elif pattern.startswith("(?i)"):  # simple folding: Oniguruma folds fully, so it is checked
+        prefix, pattern, suffix = "(?i:", pattern[4:], ")"
     pattern = _rewrite(pattern, {"^": "\\A", "$": "\\Z", "\\Z": "\\z", "(?m:^)": "^", "(?m:$)": "$",
                                  "\\w": f"[{_PY_WORD}]", "\\W": f"[^{_PY_WORD}]"},
                        {"\\w": _PY_WORD})
-    return regex.sub(_ATOM + r"(\{\d+(?:,\d*)?\})\+", r"(?>\1\2)", pattern)
+    out = prefix + regex.sub(_ATOM + r"(\{\d+(?:,\d*)?\})\+", r"(?>\1\2)", pattern) + suffix
+    try:  # what Hugging Face will read must read back here (case folding, above all)
+        from_oniguruma(out)
+    except ValueError as e:
+        raise ValueError(f"the split pattern cannot be written for Hugging Face's engine with"
+                         f" the same meaning: {e}") from None
+    return out
 
 
 def to_tiktoken_pattern(pattern: str) -> str:

@@ -25,7 +25,7 @@ from bpe_core.formats import (
     to_tiktoken,
     whole_token_problem,
 )
-from bpe_core.pipeline import to_tiktoken_pattern
+from bpe_core.pipeline import to_oniguruma, to_tiktoken_pattern
 from bpe_core.sidecar import SIDECAR_SUFFIX, make_sidecar
 from bpe_core.text import MAX_TOKEN_ID
 from ui.choices import REGEX_TIMEOUT
@@ -207,13 +207,26 @@ def export_problems(tok: bpe_core.Tokenizer) -> dict[str, str | None]:
     """
     minbpe = pipeline_problem(tok, ".model") or minbpe_problem(tok)
     keyed = duplicate_bytes_problem(tok)
+    hf = keyed or _pattern_problem(tok, to_oniguruma) if (
+        tok.pipeline is None or tok.pipeline.pre_tokenizer is None) else keyed
     tiktoken = pipeline_problem(tok, "tiktoken") or keyed or whole_token_problem(tok)
     gpt2 = pipeline_problem(tok, "vocab.json + merges.txt") or keyed
-    by_key = {"export_model": minbpe, "export_vocab": minbpe, "export_hf": keyed,
+    by_key = {"export_model": minbpe, "export_vocab": minbpe, "export_hf": hf,
               "export_tiktoken": tiktoken, "export_tiktoken_sidecar": tiktoken,
               "export_gpt2_vocab": gpt2, "export_gpt2_merges": gpt2, "export_gpt2_sidecar": gpt2,
               "export_history": None}
     return {e.key: by_key[e.key] for e in EXPORTS}
+
+
+def _pattern_problem(tok: bpe_core.Tokenizer, spell: Callable[[str], str]) -> str | None:
+    """Why ``tok``'s split pattern cannot be spelled for another engine (``spell``), or None."""
+    if not tok.pattern:
+        return None
+    try:
+        spell(tok.pattern)
+    except ValueError as e:
+        return f"This tokenizer cannot be written in this format: {e}."
+    return None
 
 
 def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
@@ -241,7 +254,7 @@ def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
             f"split pattern (empty: no split): {tok.pattern}",
             f"special tokens: {tok.special_tokens}",
         ]
-        if not problems["export_tiktoken"]:
+        if not problems["export_tiktoken"] and not _pattern_problem(tok, to_tiktoken_pattern):
             readme += [
                 "",
                 "tiktoken (its regex engine reads the pattern spelled so):",

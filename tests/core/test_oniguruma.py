@@ -158,3 +158,15 @@ def test_the_presets_patterns_survive_a_trip_through_oniguruma():
 
     for pattern in (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN):
         assert from_oniguruma(to_oniguruma(pattern)) == pattern
+
+
+def test_a_python_pattern_hugging_face_would_fold_otherwise_is_not_written(base):
+    from bpe_core.formats import to_hf_json as write
+
+    tok = RegexTokenizer(r"(?i)[a-z]+|.", merges=base.merges)
+    with pytest.raises(ValueError, match="cannot be written for Hugging Face.*case"):
+        write(tok)
+    safe = RegexTokenizer(r"(?i)'s|'t|'re|\s", merges=base.merges)  # ASCII text only
+    hf = HFTokenizer.from_str(write(safe))
+    for text in ["IT'S it's", "x'T ß ss"]:
+        assert safe.encode(text) == hf.encode(text, add_special_tokens=False).ids

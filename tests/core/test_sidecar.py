@@ -245,3 +245,13 @@ def test_a_gpt2_vocabulary_not_named_vocab_json_names_merges_path(basic, tmp_pat
         read_tokenizer((tmp_path / "my-vocab.json").read_bytes(), "my-vocab.json")
     loaded = load(tmp_path / "my-vocab.json", merges_path=tmp_path / "my-merges.txt", pattern="")
     assert loaded.encode("b a") == [256, 97]
+
+
+def test_a_tokenizer_json_with_history_keeps_the_patterns_own_spelling(tmp_path):
+    tok = RegexTokenizer(r"\w+|\s+")  # spelled out for Oniguruma in the file
+    tok.train("hello world " * 10, 262)
+    path, _ = save(tok, "hf", tmp_path)
+    assert r"\w" not in json.loads(Path(path).read_text(encoding="utf-8"))[
+        "pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+    loaded = load(path)
+    assert loaded.pattern == r"\w+|\s+" and loaded.history == tok.history
