@@ -714,19 +714,16 @@ class Tokenizer:
         if decoder is not None:
             ids = list(ids)
             self.decode_bytes(ids)  # an unknown id is an error, as below
-            return decoder.decode([self._token_string(i) for i in ids])
+            return decoder.decode(self._token_strings(ids))
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
-    def _token_string(self, idx: int) -> str:
-        """How a tokenizer.json spells token ``idx``: an added token's content, else its bytes
-        in GPT-2's byte characters."""
-        for token in self.pipeline.added.values() if self.pipeline is not None else ():
-            if token.id == idx:
-                return token.content
-        for special, special_id in self.special_tokens.items():
-            if special_id == idx:
-                return special
-        return gpt2_string(self.vocab[idx])
+    def _token_strings(self, ids: list[int]) -> list[str]:
+        """How a tokenizer.json spells each token: an added token's content, else its bytes in
+        GPT-2's byte characters."""
+        added = {idx: s for s, idx in self.special_tokens.items()}
+        if self.pipeline is not None:
+            added.update({t.id: t.content for t in self.pipeline.added.values()})
+        return [added[i] if i in added else gpt2_string(self.vocab[i]) for i in ids]
 
     # -- stepping through merges ------------------------------------------------------------
 

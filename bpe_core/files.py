@@ -23,7 +23,15 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
 from .oniguruma import from_oniguruma
 from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
-from .sidecar import SIDECAR_SUFFIX, Sidecar, is_sidecar, read_sidecar, sidecar_path, tokenizer_kind
+from .sidecar import (
+    MAX_SIDECAR_BYTES,
+    SIDECAR_SUFFIX,
+    Sidecar,
+    is_sidecar,
+    read_sidecar,
+    sidecar_path,
+    tokenizer_kind,
+)
 from .text import shorten
 
 MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
@@ -44,12 +52,13 @@ def build(data: TokenizerData, name: str, **extra) -> Tokenizer:
         raise ValueError(f"{name}: {e}") from None
 
 
-def _read(path: str | os.PathLike) -> bytes:
+def _read(path: str | os.PathLike, limit: int = MAX_MODEL_BYTES,
+          what: str = "a tokenizer file") -> bytes:
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
-        if size > MAX_MODEL_BYTES:
-            raise ValueError(f"{name}: {size:,} bytes is too large for a tokenizer file")
+        if size > limit:
+            raise ValueError(f"{name}: {size:,} bytes is too large for {what}")
         with open(name, "rb") as f:
             return f.read()
     except OSError as e:
@@ -309,7 +318,8 @@ def load(
         partner_name = os.fspath(found)
     vocab_file = partner_name if kind == "gpt2-merges" else name
     side_name = sidecar_path(vocab_file)
-    sidecar = _read(side_name) if os.path.exists(side_name) else None
+    sidecar = (_read(side_name, MAX_SIDECAR_BYTES, "a bpe-lab sidecar")
+               if os.path.exists(side_name) else None)
     return read_tokenizer(data, name, pattern=pattern, special_tokens=special_tokens,
                           partner_name=partner_name, sidecar=sidecar, sidecar_name=side_name,
                           **partner)

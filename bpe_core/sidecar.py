@@ -84,9 +84,12 @@ def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
         "special_tokens": dict(tok.special_tokens),
         "vocab_size": tok.vocab_size,
     }
-    if tok.history:
-        document["history"] = history_json(tok.history)
-    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    text = json.dumps(document, ensure_ascii=False, indent=1)
+    if tok.history:  # one merge a line: a long history stays readable and small
+        records = ",\n  ".join(json.dumps(r, ensure_ascii=False, separators=(",", ":"))
+                                for r in history_json(tok.history))
+        text = text[:-2] + f',\n "history": [\n  {records}\n ]\n}}'
+    return (text + "\n").encode("utf-8")
 
 
 class Sidecar(NamedTuple):
