@@ -185,15 +185,18 @@ def read_tokenizer(
     elif kind == "tiktoken":  # the file is checked first: its own faults come first
         parsed = parse_tiktoken(data, pattern=pattern or "", special_tokens=special_tokens or {},
                                 name=name)
-        _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
+        if pattern is None or special_tokens is None:
+            build(parsed, name)  # the file's own faults first
+            _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
         tok = build(parsed, name)
     else:
         (vocab_name, vocab_data), (merges_name, merges_data) = files["vocab"], files["merges"]
         parsed = parse_gpt2_files(_text(vocab_data, vocab_name), _text(merges_data, merges_name),
                                   pattern=pattern or "", special_tokens=special_tokens,
                                   names=(vocab_name, merges_name))
-        _refuse_missing(vocab_name, "GPT-2 style vocab.json + merges.txt files", pattern is None,
-                        False)
+        if pattern is None:
+            build(parsed, vocab_name)  # the file's own faults first
+            _refuse_missing(vocab_name, "GPT-2 style vocab.json + merges.txt files", True, False)
         tok = build(parsed, vocab_name)
     if side is not None:
         _agree(tok, side)
