@@ -216,12 +216,14 @@ def write_with_sidecar(fmt: str, tok: Any, files: dict[str, tuple[str, bytes]],
     """Write ``files`` (role -> (path, bytes)) and their sidecar beside the first one.
 
     ``needed``: the format cannot hold the pattern or special tokens (tiktoken, GPT-2). Else a
-    sidecar is written only for a history, and a stale one is removed.
+    sidecar is written only for a history, and a stale one is removed. The sidecar goes first:
+    a save cut short leaves files that ``load`` refuses (the sidecar describes other bytes),
+    never files that load without what the sidecar would have said.
     """
-    for path, data in files.values():
-        write_atomic(path, data)
     first = sidecar_path(next(iter(files.values()))[0])
     if needed or tok.history:
         write_atomic(first, make_sidecar(tok, fmt, {r: d for r, (_, d) in files.items()}))
     elif os.path.exists(first):
         os.remove(first)
+    for path, data in files.values():
+        write_atomic(path, data)

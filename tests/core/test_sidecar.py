@@ -93,6 +93,7 @@ def test_the_issues_example_keeps_its_ids_through_every_format(basic, tmp_path):
         loaded = load(path)
         assert type(loaded) is BasicTokenizer and loaded.pattern == "", fmt
         assert loaded.encode("b a") == [256, 97], fmt
+        assert encodings(loaded) == encodings(basic) and loaded.history == basic.history, fmt
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -255,3 +256,23 @@ def test_a_tokenizer_json_with_history_keeps_the_patterns_own_spelling(tmp_path)
         "pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
     loaded = load(path)
     assert loaded.pattern == r"\w+|\s+" and loaded.history == tok.history
+
+
+def test_a_save_cut_short_leaves_files_that_load_refuses(regex_with_specials, basic, tmp_path,
+                                                         monkeypatch):
+    import bpe_core.sidecar as sidecar_module
+
+    path, _ = save(basic, "tiktoken", tmp_path)  # an earlier save
+    real = sidecar_module.write_atomic
+
+    def disk_full_after_the_sidecar(target, data):
+        if not str(target).endswith(SIDECAR_SUFFIX):
+            raise OSError("No space left on device")
+        real(target, data)
+
+    monkeypatch.setattr(sidecar_module, "write_atomic", disk_full_after_the_sidecar)
+    with pytest.raises(OSError):
+        save(regex_with_specials, "tiktoken", tmp_path)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="was written for another file"):
+        load(path)  # the old ranks with the new sidecar: refused, not read as the new tokenizer
