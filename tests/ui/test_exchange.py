@@ -434,3 +434,16 @@ def test_small_helpers():
     assert md_escape("[a](b) <i>*x*</i> `c`") == r"\[a\]\(b\) \<i\>\*x\*\<\/i\> \`c\`"
     assert file_stem("") == "bpe-lab"
     assert doctest.testmod(ui.exchange).failed == 0
+
+
+def test_import_summary_says_how_a_tokenizer_json_decodes(tok):
+    document = json.loads(hf_json_bytes(tok))
+    document["decoder"] = None  # Hugging Face then joins the token strings with spaces
+    imported = read_uploads([("tokenizer.json", json.dumps(document).encode())])
+    rows = dict(import_summary(imported))
+    assert "joins the token strings with spaces" in rows["Decoding"]
+    assert "Before BPE" not in rows
+    document["decoder"] = {"type": "WordPiece", "prefix": "##", "cleanup": True}
+    imported = read_uploads([("tokenizer.json", json.dumps(document).encode())])
+    assert "Decoding" not in dict(import_summary(imported))
+    assert any("WordPiece" in note and note.startswith("Left out") for note in imported.notes)
