@@ -33,9 +33,9 @@ def on_a_terminal(args, cwd, timeout: float = 120) -> tuple[int, str]:
     return proc.wait(timeout=30), out.decode("utf-8", "replace")
 
 
-def corpus_file(tmp_path) -> str:
+def corpus_file(tmp_path, lines: int = 40) -> str:
     words = [f"w{n * 7919 % 5_003}" for n in range(5_000)]
-    (tmp_path / "c.txt").write_text((" ".join(words) + "\n") * 40)  # about 1 MB
+    (tmp_path / "c.txt").write_text((" ".join(words) + "\n") * lines)  # 40 lines: about 1 MB
     return "c.txt"
 
 
@@ -63,7 +63,7 @@ def test_train_piped_prints_the_summary_line_only(tmp_path):
 
 
 def test_encode_on_a_terminal_and_piped(tmp_path):
-    name = corpus_file(tmp_path)
+    name = corpus_file(tmp_path, lines=8)
     assert run_cli("train", name, "--vocab-size", "300", "--workers", "1", "--out", "t.model",
                    cwd=tmp_path).returncode == 0
     code, out = on_a_terminal(["encode", "t.model", name, "--workers", "1", "--out", "ids.npy"],
