@@ -108,7 +108,7 @@ def train(args: argparse.Namespace) -> int:
         bars.close()
         if client is not None:
             client.close()
-    stop = f" ({tok.stop_reason})" if tok.stop_reason else ""
+    stop = f"; {tok.stop_reason}" if tok.stop_reason else ""
     print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
           f" {megabytes(total)} in {clock.words()}, {memory_words()}; wrote {written}",
           flush=True)
