@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 
+import numpy as np
 import pytest
 from cli_support import EOT, cli_command, cli_env, run_cli
 
@@ -305,3 +306,21 @@ def test_ctrl_c_while_encoding_writes_no_ids(tmp_path):
     nothing_written(tmp_path, "ids.npy")
     time.sleep(0.5)
     assert session_processes(proc.pid) == []
+
+
+def test_encode_and_check_place_bytes_that_are_not_utf8_too(tmp_path):
+    (tmp_path / "bad.txt").write_bytes(b"fine text\n" * 3 + b"then \xff here\n")
+    tok = RegexTokenizer()
+    tok.train("fine text then here " * 20, 270)
+    tok.save(str(tmp_path / "tok"))
+    refused(run_cli("encode", "tok.model", "bad.txt", "--workers", "1", "--out", "ids.npy",
+                    cwd=tmp_path), "bad.txt", "offset 35", "--errors replace")
+    nothing_written(tmp_path, "ids.npy")
+    (tmp_path / "mine.py").write_text("merges = [(b'f', b'i')]\n")
+    refused(run_cli("check", "mine.py", "--corpus", "bad.txt", cwd=tmp_path), "bad.txt",
+            "byte 35", "--errors replace")
+    done = run_cli("encode", "tok.model", "bad.txt", "--workers", "1", "--errors", "replace",
+                   "--out", "ids.npy", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ids = np.load(tmp_path / "ids.npy").tolist()
+    assert tok.decode(ids) == "fine text\n" * 3 + "then \ufffd here\n"
