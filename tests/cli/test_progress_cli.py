@@ -74,3 +74,16 @@ def test_encode_on_a_terminal_and_piped(tmp_path):
     assert done.returncode == 0 and done.stderr == ""
     (line,) = done.stdout.splitlines()
     assert re.search(r"MB/s, [\d,]+ tokens/s with 1 worker", line), line
+
+
+def test_every_command_has_help_with_an_example(tmp_path):
+    for command, says in [("train", "Train a byte-level BPE tokenizer"),
+                          ("encode", "Encode text files"), ("check", "Check the merges"),
+                          ("info", "Say what a tokenizer file holds")]:
+        done = run_cli(command, "--help", cwd=tmp_path)
+        assert done.returncode == 0 and done.stderr == ""
+        assert says in done.stdout and "example" in done.stdout
+        example = done.stdout[done.stdout.index("example"):]
+        assert f"bpe-lab {command} " in example, command
+    top = run_cli("--help", cwd=tmp_path)
+    assert all(c in top.stdout for c in ("train", "encode", "check", "info"))
