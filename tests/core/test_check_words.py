@@ -242,3 +242,18 @@ def test_a_learner_that_stops_early_is_told_so_not_sent_to_a_pair_that_does_not_
     assert said.kind == "unknown"
     assert said.text.startswith(f"None of the known mistakes makes {MERGES - 5} merges where the"
                                 f" reference makes {MERGES}")
+
+
+def test_one_merge_of_evidence_is_weak_evidence_never_the_cause():
+    # overlaps counted once AND each merge applied to its first occurrence only, on code: the
+    # first-only mistake alone goes one merge further along the learner's than the reference
+    mine = learner_train(CODE, VOCAB, GPT2_SPLIT_PATTERN, count_overlaps=False, merge_all=False)
+    alone = prefix(learner_train(CODE, VOCAB, GPT2_SPLIT_PATTERN, merge_all=False), mine)
+    reference = prefix(learner_train(CODE, VOCAB, GPT2_SPLIT_PATTERN), mine)
+    assert alone == reference + 1
+    report = check_merges(mine, CODE, pattern=GPT2_SPLIT_PATTERN, vocab_size=VOCAB)
+    said = check_verdict(report)
+    assert (said.kind, said.diagnosis.mistake.key) == ("closest", "first_only")
+    assert f"explains your first {alone} of {MERGES} merges" in said.text
+    assert said.text.endswith("That is one merge more than the reference explains: weak"
+                              " evidence.")
