@@ -122,7 +122,7 @@ report = None  # what checking the learner's merges found, when they gave some
 if data is None:
     st.info("Paste or upload your implementation's merges to check them.")
 else:
-    key = ("check", inputs[chosen], name, settings_key)
+    key = ("check", cv.fingerprint(data), cv.fingerprint(vocab_file), name, settings_key)
 
     def run_check():
         try:
