@@ -48,6 +48,7 @@ from .check import (
     read_merges,
     zoo_demo,
 )
+from .corpus import CorpusError, PieceCounts, count_pieces
 from .costs import language_costs, measure_text, train_comparison
 from .encoders import (
     EncoderVariants,
@@ -126,4 +127,7 @@ __all__ = [
     "load_report_texts",
     "score_texts",
     "measure_speed",
+    "count_pieces",
+    "CorpusError",
+    "PieceCounts",
 ]

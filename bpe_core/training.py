@@ -97,7 +97,7 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
-def _check_options(tie_rule: object, min_frequency: object, max_token_bytes: object) -> None:
+def check_train_options(tie_rule: object, min_frequency: object, max_token_bytes: object) -> None:
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
     if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
@@ -137,7 +137,7 @@ def train_bpe(
     >>> [m.token for m in train_bpe([(b"abcd", 1)], 2, tie_rule="bytes").history]
     [b'cd', b'bcd']
     """
-    _check_options(tie_rule, min_frequency, max_token_bytes)
+    check_train_options(tie_rule, min_frequency, max_token_bytes)
     # 1. Lay the distinct chunks out one after another, one node per byte.
     tok: list[int] = []
     weight: list[int] = []

@@ -253,7 +253,7 @@ def _read_json(document: Any, data: str | bytes, label: str) -> LearnerOutput:
 
 def _read_tokenizer_file(data: str | bytes, label: str, kind: str) -> LearnerOutput:
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    tok = read_tokenizer(raw, label)
+    tok = read_tokenizer(raw, label, pattern="", special_tokens={})  # merges only
     check_merge_count(len(tok.merges), label)
     ordered = sorted(tok.merges.items(), key=lambda item: item[1])
     merges = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in ordered]
