@@ -5,17 +5,17 @@ installed ``bpe-lab`` command trains and describes a tokenizer there.
 
 The wheel is built from a copy of the checkout with the setuptools that requirements-dev.txt pins
 (no build isolation: nothing is downloaded), and installed into fresh virtual environments that
-see the machine's packages (for ``regex``) but not this checkout.
+see the running environment's packages (for ``regex``) but not this checkout.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from pathlib import Path
@@ -81,20 +81,19 @@ def wheel(source, tmp_path_factory) -> Path:
 
 
 def fresh_venv(folder: Path) -> Path:
-    """A new virtual environment that sees the machine's packages (pip and the pinned setuptools
-    among them: it gets no older copies of its own), and the packages the wheel depends on as
-    this test's interpreter has them (these tests may run in a virtual environment of their
-    own, whose packages the machine's Python does not see); its python."""
-    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", folder,
-        cwd=folder.parent)
+    """A new virtual environment that sees the packages of the environment running the tests (pip,
+    ``regex`` and the pinned setuptools among them) but not this checkout; its python.
+
+    ``venv --system-site-packages`` would not do: made from inside a virtual environment, it sees
+    the base interpreter's packages instead of the running environment's. A ``.pth`` file in the
+    new environment names the running one's package folders, after its own.
+    """
+    run(sys.executable, "-m", "venv", "--without-pip", folder, cwd=folder.parent)
     python = folder / "bin" / "python"
-    shared = folder / "dependencies"
-    shared.mkdir()
-    for name in DEPENDENCIES:
-        package = Path(importlib.import_module(name).__file__).parent
-        (shared / name).symlink_to(package)
-    (site,) = folder.glob("lib/python3*/site-packages")
-    (site / "dependencies.pth").write_text(f"{shared}\n")
+    inner = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                cwd=folder).strip()
+    outer = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    Path(inner, "running-environment.pth").write_text("".join(f"{p}\n" for p in outer))
     return python
 
 
@@ -125,7 +124,7 @@ def test_the_wheels_metadata_says_the_version_and_what_it_needs(wheel):
     assert re.search(r"^Requires-Dist: tqdm>=4\.66$", text, re.MULTILINE)  # the progress bars
     assert re.search(r"^Provides-Extra: dask$", text, re.MULTILINE)  # bpe-lab[dask]
     needs = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert [re.match(r"[\w-]+", n).group() for n in needs] == DEPENDENCIES  # what fresh_venv shares
+    assert [re.match(r"[\w-]+", n).group() for n in needs] == DEPENDENCIES  # regex and tqdm, nothing more
 
 
 def lowest_python(spec: str) -> str:
