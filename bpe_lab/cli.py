@@ -12,6 +12,7 @@ Exit codes: 0 done (``check``: the merges match), 1 ``check`` found a difference
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 
@@ -168,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
+        return code
     except UsageError as e:
         print(f"bpe-lab {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -178,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # after the work was done (its files are complete) or before it
         print(f"bpe-lab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (bpe-lab info x | head -3): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
 
 
 __all__ = ["PATTERNS", "build_parser", "main"]

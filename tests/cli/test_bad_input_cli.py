@@ -324,3 +324,16 @@ def test_encode_and_check_place_bytes_that_are_not_utf8_too(tmp_path):
     assert done.returncode == 0, done.stderr
     ids = np.load(tmp_path / "ids.npy").tolist()
     assert tok.decode(ids) == "fine text\n" * 3 + "then \ufffd here\n"
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path):
+    """``bpe-lab info tok.model | head -1``: the pipe closes before the command has written."""
+    tok = RegexTokenizer()
+    tok.train("hello world " * 20, 260)
+    tok.save(str(tmp_path / "tok"))
+    proc = subprocess.Popen(cli_command("info", "tok.model"), cwd=tmp_path, env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # as head does once it has its line
+    assert proc.wait(timeout=60) == 1
+    assert proc.stderr.read() == b""
+    proc.stderr.close()
