@@ -5,8 +5,9 @@
     bpe-lab check my_merges.txt --corpus corpus.txt --pattern gpt2 --tie-rule bytes
     bpe-lab info tok.model
 
-Exit codes: 0 done (``check``: the merges match), 1 ``check`` found a difference, 2 bad input
-(the message names the file or option and the fix), 130 interrupted (Ctrl-C; nothing written).
+Exit codes: 0 done (``check``: the merges match), 1 ``check`` found a difference (or the output
+pipe closed), 2 bad input (the message names the file or option and the fix), 130 interrupted
+(Ctrl-C; nothing written).
 """
 
 from __future__ import annotations
