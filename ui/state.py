@@ -449,6 +449,14 @@ def steps_component() -> Any:
     return register()
 
 
+@st.cache_resource
+def type_box() -> Any:
+    """The front page's text box (ui/front.py), registered once per server."""
+    from ui.front import register
+
+    return register()
+
+
 def stepping_data(tok: bpe_core.Tokenizer, text: str) -> dict:
     """What the in-browser stepping view draws from (``ui.steps_component.steps_payload``): the
     window of the text the page shows, and the whole text's token counts."""

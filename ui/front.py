@@ -1,0 +1,127 @@
+"""The front page's "tokens as you type": a text box drawn in the browser that hands its text to
+the server a moment after the last key, and the two token views the server draws from it.
+
+The box is a custom component (``st.components.v2``): typing changes nothing on the server until
+the user pauses for ``DEBOUNCE_MS``; then the component sets its ``text`` state, which reruns only
+the fragment that holds it (pages/overview.py), never the whole page. The box owns its text while
+the user types: a rerun hands back the same ``seed`` and leaves the box alone; a new seed (the
+sidebar's text changed) replaces it. User text goes in through ``.value`` / ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, NamedTuple
+
+from ui.tokens_html import tokens_html
+
+MAX_FRONT_CHARS = 5_000  # the box holds at most this many characters
+DEBOUNCE_MS = 60  # the box sends its text this long after the last key
+
+
+class View(NamedTuple):
+    """One tokenizer's tokens of the typed text, ready to draw."""
+
+    tokens: list  # TokenSpans (or anything tokens_html draws)
+    num_bytes: int
+
+
+def seed_text(sidebar_text: str) -> str:
+    """What the box starts with: the sidebar's text, cut to ``MAX_FRONT_CHARS`` characters at the
+    last line break before the limit when there is one.
+
+    >>> seed_text("short")
+    'short'
+    >>> len(seed_text("ab\\n" * 3000)) <= MAX_FRONT_CHARS
+    True
+    """
+    if len(sidebar_text) <= MAX_FRONT_CHARS:
+        return sidebar_text
+    cut = sidebar_text[:MAX_FRONT_CHARS]
+    line = cut.rfind("\n")
+    return cut[: line + 1] if line > MAX_FRONT_CHARS // 2 else cut
+
+
+def counts_line(view: View) -> str:
+    """The counts above a view, as plain text: tokens, bytes and bytes per token.
+
+    >>> counts_line(View([1] * 3, 10))
+    '3 tokens · 10 bytes · 3.33 bytes per token'
+    >>> counts_line(View([1], 1))
+    '1 token · 1 byte · 1.00 bytes per token'
+    """
+    n = len(view.tokens)
+    per = f"{view.num_bytes / n:.2f} bytes per token" if n else "no tokens"
+    return (f"{n:,} token{'s' if n != 1 else ''} · {view.num_bytes:,} "
+            f"byte{'s' if view.num_bytes != 1 else ''} · {per}")
+
+
+def view_html(view: View, which: str, large: bool = False) -> str:
+    """A view with its counts: every piece of text escaped. ``which`` names the view for the
+    page (and its browser test): ``data-view`` and ``data-tokens`` on the wrapper."""
+    body, _ = tokens_html(view.tokens, large=large, mark_new=False)
+    return (
+        f'<div class="front-view" data-view="{html.escape(which, quote=True)}" '
+        f'data-tokens="{len(view.tokens)}">'
+        f'<div class="front-counts" style="margin:2px 0 6px">{html.escape(counts_line(view))}</div>'
+        f"{body}</div>"
+        "<style>.front-view .bpe-tokens { max-height: 22rem; }</style>"
+    )
+
+
+# -- the component: a text box that sends its text a moment after the last key -------------------
+
+_CSS = """
+.bpe-type textarea { width: 100%; box-sizing: border-box; min-height: 8.5em; resize: vertical;
+  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1rem;
+  line-height: 1.5; padding: 8px 10px; border: 1px solid #c8cad0; border-radius: 8px;
+  color: #111; background: #fff; }
+.bpe-type.large textarea { font-size: 1.6rem; }
+.bpe-type textarea:focus { outline: 2px solid #ff4b4b; outline-offset: 0; }
+.bpe-type label { display: block; font-size: 0.9rem; margin-bottom: 4px; color: #31333f; }
+.bpe-type.large label { font-size: 1.3rem; }
+.bpe-type .left { font-size: 0.8rem; color: #555; text-align: right; }
+"""
+
+_HTML = """
+<div class="bpe-type" data-testid="bpe-type">
+  <label for="bpe-type-box">Type or paste here: the tokens below follow as you type</label>
+  <textarea id="bpe-type-box" aria-label="Type here" spellcheck="false"></textarea>
+  <div class="left" aria-live="off"></div>
+</div>
+"""
+
+_JS = r"""
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  const root = parentElement.querySelector(".bpe-type");
+  if (!data || !root) return;
+  const box = root.querySelector("textarea");
+  const left = root.querySelector(".left");
+  box.maxLength = data.max;
+  root.classList.toggle("large", !!data.large);
+  const counter = () => {
+    left.textContent = `${box.value.length.toLocaleString("en-US")} of ${data.max.toLocaleString("en-US")} characters`;
+  };
+  // the server replaces the text only with a new seed (a fresh mount, or the sidebar's text
+  // changed); otherwise the box owns it while the user types
+  if (root.dataset.seed !== String(data.seed)) {
+    root.dataset.seed = String(data.seed);
+    box.value = data.text;
+  }
+  counter();
+  let timer = null;
+  box.oninput = () => {
+    counter();
+    clearTimeout(timer);
+    timer = setTimeout(() => setStateValue("text", box.value), data.debounce);
+  };
+}
+"""
+
+
+def register() -> Any:
+    """The text box component, registered once per process (inline, nothing fetched)."""
+    import streamlit as st
+
+    return st.components.v2.component("bpe_lab.type", html=_HTML, css=_CSS, js=_JS)
