@@ -68,7 +68,7 @@ def as_you_type(tok) -> None:
     large = projector_mode()
     text = ss["front_text"]
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
-                     "debounce": DEBOUNCE_MS, "large": large},
+                     "debounce": DEBOUNCE_MS},
                key="front_box", on_text_change=_typed)
     gpt = preset(REFERENCE)
     try:

@@ -73,13 +73,13 @@ def view_html(view: View, which: str, large: bool = False) -> str:
 
 _CSS = """
 .bpe-type textarea { width: 100%; box-sizing: border-box; min-height: 8.5em; resize: vertical;
-  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1rem;
-  line-height: 1.5; padding: 8px 10px; border: 1px solid #c8cad0; border-radius: 8px;
+  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: calc(1rem * var(--bpe-scale, 1)); line-height: 1.5; padding: 8px 10px;
+  border: 1px solid #c8cad0; border-radius: 8px;
   color: #111; background: #fff; }
-.bpe-type.large textarea { font-size: 1.6rem; }
 .bpe-type textarea:focus { outline: 2px solid #ff4b4b; outline-offset: 0; }
-.bpe-type label { display: block; font-size: 0.9rem; margin-bottom: 4px; color: #31333f; }
-.bpe-type.large label { font-size: 1.3rem; }
+.bpe-type label { display: block; font-size: calc(0.9rem * var(--bpe-scale, 1));
+  margin-bottom: 4px; color: #31333f; }
 .bpe-type .left { font-size: 0.8rem; color: #555; text-align: right; }
 """
 
@@ -99,7 +99,6 @@ export default function (component) {
   const box = root.querySelector("textarea");
   const left = root.querySelector(".left");
   box.maxLength = data.max;
-  root.classList.toggle("large", !!data.large);
   const counter = () => {
     left.textContent = `${box.value.length.toLocaleString("en-US")} of ${data.max.toLocaleString("en-US")} characters`;
   };
