@@ -25,6 +25,14 @@ from ui.tables import merges_frame
 from ui.tokens_html import bytes_hint, pieces
 
 MAX_IDS_SHOWN = 5000
+WAYS_ON = [
+    ("pages/lesson.py", "Lesson: BPE step by step", "🎓",
+     "How BPE works, in eight live steps on your text, and a quiz."),
+    ("pages/steps.py", "Step through merges", "👣",
+     "Every merge in order: which pair it joined, and why that pair won."),
+    ("pages/check.py", "Check your BPE", "🩺",
+     "Your own implementation's merges against the reference, with the first difference."),
+]
 REFERENCE = "o200k_base"  # GPT-4o, loaded once per server (ui.state.preset)
 
 sidebar()
@@ -90,12 +98,9 @@ def as_you_type(tok) -> None:
     if hint:
         left.info(hint)
     st.subheader("Where next")
-    ways = st.columns(3)
-    ways[0].page_link("pages/lesson.py", label="The Lesson: BPE step by step, on your text",
-                      icon="🎓")
-    ways[1].page_link("pages/steps.py", label="Step through merges: why each pair won", icon="👣")
-    ways[2].page_link("pages/check.py", label="Check your BPE: compare your own implementation",
-                      icon="🩺")
+    for col, (page, label, icon, what) in zip(st.columns(3), WAYS_ON, strict=True):
+        col.page_link(page, label=label, icon=icon)
+        col.caption(what)
     if n == 0:
         return
     st.subheader("Watch your tokenizer merge")

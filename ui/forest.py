@@ -647,8 +647,9 @@ def describe_forest(forest: Forest, distinct: int, step: int) -> str:
                 "(**Collapse chains**).")
     shared = sum(1 for c in copies(forest.nodes).values() if c > 1)
     if shared:
-        out += (f" {shared:,} token ids are drawn more than once (shared sub-trees): hover a "
-                "node to outline every copy; click one to see its tree above.")
+        out += (f" {shared:,} token id{'s are' if shared > 1 else ' is'} drawn more than once "
+                "(shared sub-trees): hover a node to outline every copy; click one to see its "
+                "tree above.")
     return out
 
 
