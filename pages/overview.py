@@ -7,7 +7,7 @@ text a moment after the last key (ui/front.py) and only the fragment reruns.
 
 import streamlit as st
 
-from ui.front import MAX_FRONT_CHARS, DEBOUNCE_MS, View, seed_text, view_html
+from ui.front import DEBOUNCE_MS, MAX_FRONT_CHARS, seed_text, view_html
 from ui.state import (
     current_text,
     preset,
@@ -90,10 +90,17 @@ def as_you_type(tok) -> None:
     mine = steps.tokens_at(n)
     num_bytes = steps.num_bytes
     left, right = st.columns(2)
-    left.markdown(f"**Yours** · {tokenizer_label()}")
-    left.html(view_html(View(mine, num_bytes), "yours", large))
-    right.markdown(f"**GPT-4o** · {REFERENCE}, {gpt.vocab_size:,} tokens")
-    right.html(view_html(View(theirs, num_bytes), "gpt-4o", large))
+    for col, heading, tokens, labels, which in (
+        (left, f"**Yours** · {tokenizer_label()}", mine, ("Tokens", "Bytes per token"),
+         "yours"),
+        (right, f"**GPT-4o** · {REFERENCE}, {gpt.vocab_size:,} tokens", theirs,
+         ("GPT-4o tokens", "GPT-4o bytes per token"), "gpt-4o"),
+    ):
+        col.markdown(heading)
+        count, per = col.columns(2)
+        count.metric(labels[0], f"{len(tokens):,}")
+        per.metric(labels[1], f"{num_bytes / len(tokens):.2f}" if tokens else "–")
+        col.html(view_html(tokens, which, large))
     hint = bytes_hint([t.token for t in mine], text, n)
     if hint:
         left.info(hint)
@@ -103,9 +110,9 @@ def as_you_type(tok) -> None:
         col.caption(what)
     if n == 0:
         return
-    st.subheader("Watch your tokenizer merge")
-    st.caption("The same text after only the first **k** merges: at k = 0 every byte is a token. "
-               "Drag the slider, step, or press Play.")
+    st.subheader(f"Merges ({n:,})")
+    st.caption("Watch your tokenizer merge: the same text after only the first **k** merges (at "
+               "k = 0 every byte is a token). Drag the slider, step, or press Play.")
     view, _, _ = window(steps)
     k = min(max(ss.get("front_step", n), 0), n)
     data = dict(steps_payload(view, steps.token_counts(), num_bytes), step=k)
@@ -121,16 +128,15 @@ with st.expander("What training made: the merges and the sidebar text's token id
         st.error(str(e))
         st.stop()
     n_bytes = len(sidebar_text.encode("utf-8", "replace"))
-    st.caption(f"Tokenizer: {tokenizer_label()} · the sidebar's text")
-    cols = st.columns(3)
-    cols[0].metric("Bytes", f"{n_bytes:,}")
-    cols[1].metric("Tokens", f"{len(ids):,}")
-    cols[2].metric("Bytes per token", f"{n_bytes / len(ids):.2f}" if ids else "–")
+    per = f"{n_bytes / len(ids):.2f} bytes per token" if ids else "no tokens"
+    st.caption(f"Tokenizer: {tokenizer_label()}. The sidebar's text: {n_bytes:,} "
+               f"byte{'s' if n_bytes != 1 else ''}, {len(ids):,} token{'s' if len(ids) != 1 else ''}, "
+               f"{per}.")
     if getattr(tok, "stop_reason", None):
         st.info(f"Training stopped early: {tok.stop_reason}. The text has no more pairs to merge.")
     merges_col, ids_col = st.columns(2)
     with merges_col:
-        st.markdown(f"**Merges ({tok.num_merges:,})**")
+        st.markdown(f"**The table of merges ({tok.num_merges:,})**")
         st.dataframe(merges_frame(tok), hide_index=True, height=420, key="merges_table")
     with ids_col:
         st.markdown("**Token ids**")

@@ -11,19 +11,13 @@ sidebar's text changed) replaces it. User text goes in through ``.value`` / ``te
 from __future__ import annotations
 
 import html
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
 from ui.tokens_html import tokens_html
 
 MAX_FRONT_CHARS = 5_000  # the box holds at most this many characters
-DEBOUNCE_MS = 60  # the box sends its text this long after the last key
-
-
-class View(NamedTuple):
-    """One tokenizer's tokens of the typed text, ready to draw."""
-
-    tokens: list  # TokenSpans (or anything tokens_html draws)
-    num_bytes: int
+DEBOUNCE_MS = 40  # the box sends its text this long after the last key
 
 
 def seed_text(sidebar_text: str) -> str:
@@ -42,29 +36,14 @@ def seed_text(sidebar_text: str) -> str:
     return cut[: line + 1] if line > MAX_FRONT_CHARS // 2 else cut
 
 
-def counts_line(view: View) -> str:
-    """The counts above a view, as plain text: tokens, bytes and bytes per token.
-
-    >>> counts_line(View([1] * 3, 10))
-    '3 tokens · 10 bytes · 3.33 bytes per token'
-    >>> counts_line(View([1], 1))
-    '1 token · 1 byte · 1.00 bytes per token'
-    """
-    n = len(view.tokens)
-    per = f"{view.num_bytes / n:.2f} bytes per token" if n else "no tokens"
-    return (f"{n:,} token{'s' if n != 1 else ''} · {view.num_bytes:,} "
-            f"byte{'s' if view.num_bytes != 1 else ''} · {per}")
-
-
-def view_html(view: View, which: str, large: bool = False) -> str:
-    """A view with its counts: every piece of text escaped. ``which`` names the view for the
-    page (and its browser test): ``data-view`` and ``data-tokens`` on the wrapper."""
-    body, _ = tokens_html(view.tokens, large=large, mark_new=False)
+def view_html(tokens: Sequence, which: str, large: bool = False) -> str:
+    """One tokenizer's tokens of the typed text (TokenSpans, or anything ``tokens_html`` draws),
+    every piece of text escaped. ``which`` names the view for the page (and its browser test):
+    ``data-view`` and ``data-tokens`` (how many tokens) on the wrapper."""
+    body, _ = tokens_html(tokens, large=large, mark_new=False)
     return (
         f'<div class="front-view" data-view="{html.escape(which, quote=True)}" '
-        f'data-tokens="{len(view.tokens)}">'
-        f'<div class="front-counts" style="margin:2px 0 6px">{html.escape(counts_line(view))}</div>'
-        f"{body}</div>"
+        f'data-tokens="{len(tokens)}">{body}</div>'
         "<style>.front-view .bpe-tokens { max-height: 22rem; }</style>"
     )
 

@@ -24,8 +24,8 @@ def shown_tokens(at, which: str) -> int:
     return int(re.search(r'data-tokens="(\d+)"', view(at, which)).group(1))
 
 
-def counts_line(at, which: str) -> str:
-    return re.search(r'class="front-counts"[^>]*>([^<]*)<', view(at, which)).group(1)
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
 
 
 @pytest.fixture
@@ -43,8 +43,10 @@ def test_the_front_page_shows_the_sidebar_text_under_both_tokenizers(at):
     assert shown_tokens(at, "yours") == mine
     assert shown_tokens(at, "gpt-4o") == theirs
     n_bytes = len(text.encode())
-    assert counts_line(at, "gpt-4o") == (
-        f"{theirs:,} tokens · {n_bytes:,} bytes · {n_bytes / theirs:.2f} bytes per token")
+    assert metrics(at)["Tokens"] == f"{mine:,}"
+    assert metrics(at)["GPT-4o tokens"] == f"{theirs:,}"
+    assert metrics(at)["Bytes per token"] == f"{n_bytes / mine:.2f}"
+    assert metrics(at)["GPT-4o bytes per token"] == f"{n_bytes / theirs:.2f}"
     # the ways on
     links = {p.proto.page for p in at.get("page_link")}  # pages by their url path
     assert {"lesson", "steps", "check"} <= links
@@ -59,14 +61,16 @@ def test_typed_text_is_tokenized_by_both_and_escaped(at):
     assert shown_tokens(at, "yours") == len(at.session_state["tok"].encode("hello world <b>hi</b>"))
     for which in ("yours", "gpt-4o"):
         assert "<b>" not in view(at, which) and "&lt;" in view(at, which)
-    assert counts_line(at, "gpt-4o").startswith(f"{len(ref)} tokens · 21 bytes")
-    assert counts_line(at, "yours").endswith("bytes per token")
+    assert metrics(at)["GPT-4o tokens"] == str(len(ref))
+    assert metrics(at)["GPT-4o bytes per token"] == f"{21 / len(ref):.2f}"
 
 
-def test_one_token_is_one_token_not_one_tokens(at):
-    at.session_state["front_text"] = "hello"
-    at.run()
-    assert counts_line(at, "gpt-4o") == "1 token · 5 bytes · 5.00 bytes per token"
+def test_the_sidebar_text_counts_say_one_token_not_one_tokens(at):
+    at.text_area(key="text").set_value("hello").run()
+    at.selectbox(key="kind").set_value("Pretrained: GPT-4o (o200k_base)").run()
+    assert metrics(at)["Tokens"] == "1" and metrics(at)["GPT-4o bytes per token"] == "5.00"
+    assert any("The sidebar's text: 5 bytes, 1 token, 5.00 bytes per token." in c.value
+               for c in at.caption)
 
 
 def test_a_new_sidebar_text_starts_the_box_again(at):
