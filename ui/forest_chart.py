@@ -194,7 +194,7 @@ def tree_chart(
         )
     chart = alt.layer(*layers).properties(height=round(chart_height(nodes, levels) * scale))
     if title:
-        chart = chart.properties(title=alt.Title(title, fontSize=13 * scale))
+        chart = chart.properties(title=alt.Title(title, fontSize=13 * scale) if large else title)
     if svg:
         chart = chart.properties(usermeta={"embedOptions": {"renderer": "svg"}})
     # zoom and pan, named so that the spec is the same on every run

@@ -50,7 +50,7 @@ def view_html(tokens: Sequence, which: str, large: bool = False) -> str:
 
 # -- the component: a text box that sends its text a moment after the last key -------------------
 
-_CSS = """
+_BOX_CSS = """
 .bpe-type textarea { width: 100%; box-sizing: border-box; min-height: 8.5em; resize: vertical;
   font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: calc(1rem * var(--bpe-scale, 1)); line-height: 1.5; padding: 8px 10px;
@@ -62,7 +62,7 @@ _CSS = """
 .bpe-type .left { font-size: 0.8rem; color: #555; text-align: right; }
 """
 
-_HTML = """
+_BOX_HTML = """
 <div class="bpe-type" data-testid="bpe-type">
   <label for="bpe-type-box">Type or paste here: the tokens below follow as you type</label>
   <textarea id="bpe-type-box" aria-label="Type here" spellcheck="false"></textarea>
@@ -70,7 +70,7 @@ _HTML = """
 </div>
 """
 
-_JS = r"""
+_BOX_JS = r"""
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".bpe-type");
@@ -98,8 +98,8 @@ export default function (component) {
 """
 
 
-def register() -> Any:
+def register_box() -> Any:
     """The text box component, registered once per process (inline, nothing fetched)."""
     import streamlit as st
 
-    return st.components.v2.component("bpe_lab.type", html=_HTML, css=_CSS, js=_JS)
+    return st.components.v2.component("bpe_lab.type", html=_BOX_HTML, css=_BOX_CSS, js=_BOX_JS)

@@ -466,9 +466,9 @@ def steps_component() -> Any:
 @st.cache_resource
 def type_box() -> Any:
     """The front page's text box (ui/front.py), registered once per server."""
-    from ui.front import register
+    from ui.front import register_box
 
-    return register()
+    return register_box()
 
 
 def stepping_data(tok: bpe_core.Tokenizer, text: str) -> dict:
