@@ -58,7 +58,9 @@ MAX_UPLOAD_MB = 10
 
 # Projector mode: larger token text and numbers, for the back row of a classroom. The custom
 # components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
-# reach; a CSS custom property inherits into them, and their own CSS scales by it.
+# reach; a CSS custom property inherits into them, and their own CSS scales by it. (st.dataframe
+# draws on a canvas that CSS cannot enlarge without breaking the layout: the Lesson swaps its
+# tables for HTML tables in projector mode.)
 PROJECTOR_SCALE = 1.6
 PROJECTOR_CSS = f"""<style>
 .stApp {{ --bpe-scale: {PROJECTOR_SCALE}; }}
@@ -70,7 +72,6 @@ PROJECTOR_CSS = f"""<style>
 .stMainBlockContainer [data-testid="stCode"] pre {{ font-size: 1.3rem; }}
 .stMainBlockContainer [data-testid="stTable"] td,
 .stMainBlockContainer [data-testid="stTable"] th {{ font-size: 1.25rem; }}
-.stMainBlockContainer [data-testid="stDataFrame"] {{ zoom: 1.35; }}
 .stMainBlockContainer .stButton button p, .stMainBlockContainer .stPageLink p {{
   font-size: 1.25rem; }}
 </style>"""
