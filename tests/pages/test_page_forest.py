@@ -120,7 +120,7 @@ def test_the_forest_grows_with_the_step(classic):
         _, nodes, _ = chart(classic, "forest_chart")
         assert list(nodes["id"][nodes["depth"] == 0]) == roots, k
         assert nodes["step"].max() <= k
-        assert f"After {k} merges" in captions(classic)
+        assert f"After {k} merge{'s' if k != 1 else ''} " in captions(classic)
     # every tree appears once and its leaves spell its root
     assert list(nodes["uses"].dropna()) == [2, 1, 1, 1]
 
