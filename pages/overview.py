@@ -7,7 +7,7 @@ text a moment after the last key (ui/front.py) and only the fragment reruns.
 
 import streamlit as st
 
-from ui.front import DEBOUNCE_MS, MAX_FRONT_CHARS, seed_text, view_html
+from ui.front import DEBOUNCE_MS, MAX_FRONT_CHARS, PATIENCE_MS, seed_text, view_html
 from ui.state import (
     current_text,
     preset,
@@ -76,7 +76,7 @@ def as_you_type(tok) -> None:
     large = projector_mode()
     text = ss["front_text"]
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
-                     "debounce": DEBOUNCE_MS},
+                     "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS},
                key="front_box", on_text_change=_typed)
     gpt = preset(REFERENCE)
     try:

@@ -3,7 +3,9 @@ the server a moment after the last key, and the two token views the server draws
 
 The box is a custom component (``st.components.v2``): typing changes nothing on the server until
 the user pauses for ``DEBOUNCE_MS``; then the component sets its ``text`` state, which reruns only
-the fragment that holds it (pages/overview.py), never the whole page. The box owns its text while
+the fragment that holds it (pages/overview.py), never the whole page. One run at a time: what is
+typed while the server draws a text is sent when that answer comes (the answer carries the text
+it drew), so runs never queue behind a quick typist. The box owns its text while
 the user types: a rerun hands back the same ``seed`` and leaves the box alone; a new seed (the
 sidebar's text changed) replaces it. User text goes in through ``.value`` / ``textContent`` only.
 """
@@ -17,7 +19,8 @@ from typing import Any
 from ui.tokens_html import tokens_html
 
 MAX_FRONT_CHARS = 5_000  # the box holds at most this many characters
-DEBOUNCE_MS = 40  # the box sends its text this long after the last key
+DEBOUNCE_MS = 30  # the box sends its text this long after the last key
+PATIENCE_MS = 3_000  # ... or, while a sent text is not drawn yet, when it is (at most this long)
 
 
 def seed_text(sidebar_text: str) -> str:
@@ -81,19 +84,40 @@ export default function (component) {
   const counter = () => {
     left.textContent = `${box.value.length.toLocaleString("en-US")} of ${data.max.toLocaleString("en-US")} characters`;
   };
+  // what this box sent and when, kept between the server's answers (each answer calls this
+  // function again, with the text the server drew as data.text)
+  const s = root.bpeType || (root.bpeType = { sent: null, at: 0, timer: null });
   // the server replaces the text only with a new seed (a fresh mount, or the sidebar's text
   // changed); otherwise the box owns it while the user types
   if (root.dataset.seed !== String(data.seed)) {
     root.dataset.seed = String(data.seed);
     box.value = data.text;
+    s.sent = null;
   }
+  if (s.sent === data.text) s.sent = null;  // the answer to what was sent has come
   counter();
-  let timer = null;
+  // One run at a time: a text typed while the server draws the last one waits for that answer
+  // and then goes at once, so a quick typist never queues runs behind one another (after
+  // data.patience ms without an answer it goes anyway).
+  const send = () => {
+    clearTimeout(s.timer);
+    s.timer = null;
+    if (box.value === data.text && s.sent === null) return;  // nothing new
+    const waited = performance.now() - s.at;
+    if (s.sent !== null && waited < data.patience) {
+      s.timer = setTimeout(send, data.patience - waited);
+      return;
+    }
+    s.sent = box.value;
+    s.at = performance.now();
+    setStateValue("text", box.value);
+  };
   box.oninput = () => {
     counter();
-    clearTimeout(timer);
-    timer = setTimeout(() => setStateValue("text", box.value), data.debounce);
+    clearTimeout(s.timer);
+    s.timer = setTimeout(send, s.sent === null ? data.debounce : 0);
   };
+  if (s.sent === null && box.value !== data.text) send();  // typed while the answer was on its way
 }
 """
 
