@@ -229,16 +229,18 @@ def test_bytes_page_decodes_pasted_ids(app):
     expect(app.main.get_by_test_id("stCode").last).to_have_text("Tokens, “quoted” — ok")
 
 
-# Text the page cuts with an ellipsis: an element drawn with text-overflow: ellipsis (as Streamlit
-# draws metric values, labels, page links, tabs and select values) whose text is wider than its
-# box. Open shadow roots (the custom components) are searched too.
+# Text the page cuts: an element drawn with text-overflow: ellipsis (as Streamlit draws metric
+# values, labels, page links, tabs and select values) whose text is wider than its box, and code
+# that runs past the right edge of its block (st.code without wrap_lines scrolls sideways). Open
+# shadow roots (the custom components) are searched too.
 CUT_LABELS_JS = """() => {
   const cut = [];
   const visit = (root) => {
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) visit(el.shadowRoot);
       if (!el.clientWidth || !el.textContent.trim()) continue;
-      if (getComputedStyle(el).textOverflow !== 'ellipsis') continue;
+      const code = el.tagName === 'PRE' && el.closest('[data-testid=stCode]');
+      if (!code && getComputedStyle(el).textOverflow !== 'ellipsis') continue;
       if (el.scrollWidth > el.clientWidth + 1)
         cut.push(`${el.closest('[data-testid]')?.dataset.testid}: ${el.textContent.trim().slice(0, 60)}`);
     }
