@@ -56,8 +56,8 @@ def _stepped() -> None:
 st.title("Start here")
 st.write(
     "A tokenizer cuts text into **tokens**, the pieces a language model reads. Type below and "
-    "watch the tokenizer trained on the sidebar's text cut it, beside GPT-4o's. Each colour is "
-    "one token; hover one for its id and bytes."
+    "watch the sidebar's tokenizer cut your text, beside GPT-4o's. Each colour is one token; "
+    "hover one for its id and bytes."
 )
 
 tok = require_tokenizer()
