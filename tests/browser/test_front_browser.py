@@ -116,7 +116,7 @@ def test_typing_updates_both_token_views_without_a_page_run(front):
         text += word
         mine, theirs = len(tok.encode(text)), len(gpt4o.encode(text))
         page.evaluate(WATCH_JS, [mine, theirs, text[-12:]])
-        box.press("End")
+        box.press("Control+End")
         box.press_sequentially(word, delay=80)  # a quick typist: 80 ms between keys
         keys += len(word)
         page.wait_for_function("() => window.__bpeType.done !== null")
