@@ -79,7 +79,7 @@ left, right = st.columns([1, 3])
 left.download_button("Download the text", text.encode("utf-8", "replace"),
                      file_name="bpe-lab-text.txt", mime="text/plain", key="check_download")
 right.code(cv.settings_call("bpe-lab-text.txt", int(vocab_size), specials, pattern_label,
-                            rule_label), language="python")
+                            rule_label), language="python", wrap_lines=True)
 st.caption(f"{len(text):,} characters, {len(text.encode('utf-8', 'replace')):,} bytes: "
            f"{int(vocab_size) - least:,} merges to make.")
 
