@@ -70,7 +70,8 @@ class PieceCounts(NamedTuple):
     bytes_read: int  # bytes of the corpus (UTF-8 bytes of the strings of an iterator)
     blocks: int  # how many blocks it was cut into
     max_in_flight: int  # the most blocks read or being counted at one time
-    workers: int  # processes that counted (1: this one; with Dask: the cluster's count, or 0)
+    workers: int  # processes that counted (1: this one; with Dask: the cluster's threads, or 0)
+    distinct: int  # distinct pieces (the table's length, kept when the table is freed)
 
 
 def drain(table: dict) -> Iterator[tuple]:
@@ -482,7 +483,7 @@ def count_pieces(
     runner.run(blocks, (pattern, specials, errors, timeout), consume)
     if done == 0:
         raise CorpusError(f"the corpus is empty: {what} gave no text")
-    return PieceCounts(counts, done, n_blocks, runner.max_in_flight, workers)
+    return PieceCounts(counts, done, n_blocks, runner.max_in_flight, workers, len(counts))
 
 
 class FileBlocks(NamedTuple):

@@ -5,13 +5,15 @@
     bpe-lab check my_merges.txt --corpus corpus.txt --pattern gpt2 --tie-rule bytes
     bpe-lab info tok.model
 
-Exit codes: 0 done (``check``: the merges match), 1 ``check`` found a difference, 2 bad input
-(the message names the file or option and the fix), 130 interrupted (Ctrl-C; nothing written).
+Exit codes: 0 done (``check``: the merges match), 1 ``check`` found a difference (or the output
+pipe closed), 2 bad input (the message names the file or option and the fix), 130 interrupted
+(Ctrl-C; nothing written).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 
@@ -59,6 +61,29 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
+def _add_training_settings(p: argparse.ArgumentParser, specials_default: str = "") -> None:
+    """--pattern, --special-token and --tie-rule: what train and check train with."""
+    p.add_argument("--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
+                   help=PATTERN_HELP)
+    p.add_argument("--special-token", action="append", metavar="TOK",
+                   help=SPECIAL_HELP + specials_default)
+    p.add_argument("--tie-rule", choices=TIE_RULES, default="seen", help=TIE_HELP)
+
+
+def _add_reading(p: argparse.ArgumentParser, verb: str | None) -> None:
+    """--errors, and (for work in blocks over workers: ``verb``) --workers and --block-bytes."""
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="bytes that are not UTF-8: strict stops and says where (default);"
+                        " replace reads them as U+FFFD")
+    if verb is None:
+        return
+    p.add_argument("--workers", type=_int, metavar="N",
+                   help=f"{verb} processes (default: one per core; more than the cores is"
+                        " lowered to the cores, with a warning)")
+    p.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
+                   help="about how many bytes a worker takes at a time (default: 2 MiB)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bpe-lab",
@@ -78,28 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
     t.add_argument("--vocab-size", type=_int, required=True, metavar="N",
                    help="tokens in all: 256 bytes + merges + special tokens")
-    t.add_argument("--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
-                   help=PATTERN_HELP)
-    t.add_argument("--special-token", action="append", metavar="TOK", help=SPECIAL_HELP)
-    t.add_argument("--tie-rule", choices=TIE_RULES, default="seen", help=TIE_HELP)
-    t.add_argument("--workers", type=_int, metavar="N",
-                   help="counting processes (default: one per core; more than the cores is"
-                        " lowered to the cores, with a warning)")
+    _add_training_settings(t)
+    _add_reading(t, "counting")
     t.add_argument("--format", choices=FORMATS, default="minbpe", help="file format (default:"
                    " minbpe)")
     t.add_argument("--out", required=True, metavar="PATH", help="where to write (see below)")
     t.add_argument("--history", action="store_true",
                    help="keep each merge's corpus count and its 5 runner-up pairs (the app's"
                         " 'why this merge'), in bpe_core's sidecar")
-    t.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="bytes that are not UTF-8: strict stops and says where (default);"
-                        " replace reads them as U+FFFD")
     t.add_argument("--min-frequency", type=_int, metavar="N",
                    help="stop when the most frequent pair occurs fewer than N times")
     t.add_argument("--max-token-bytes", type=_int, metavar="N",
                    help="never make a token longer than N bytes")
-    t.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
-                   help="about how many bytes each worker counts at a time (default: 2 MiB)")
     t.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
                         " the files must be readable there at the same paths")
@@ -117,13 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
     e.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
     e.add_argument("--out", required=True, metavar="IDS", help="the .npy file to write")
-    e.add_argument("--workers", type=_int, metavar="N",
-                   help="encoding processes (default: one per core)")
-    e.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="bytes that are not UTF-8: strict stops and says where; replace reads"
-                        " them as U+FFFD")
-    e.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
-                   help="about how many bytes each worker encodes at a time (default: 2 MiB)")
+    _add_reading(e, "encoding")
     e.set_defaults(run=commands.encode)
 
     c = sub.add_parser(
@@ -143,13 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the text you trained on (at most 200,000 characters)")
     c.add_argument("--vocab-size", type=_int, metavar="N",
                    help="default: 256 + your merges + the special tokens")
-    c.add_argument("--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
-                   help=PATTERN_HELP)
-    c.add_argument("--special-token", action="append", metavar="TOK",
-                   help=SPECIAL_HELP + " (default: the special tokens in your file)")
-    c.add_argument("--tie-rule", choices=TIE_RULES, default="seen", help=TIE_HELP)
-    c.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="bytes in the corpus that are not UTF-8")
+    _add_training_settings(c, " (default: the special tokens in your file)")
+    _add_reading(c, None)
     c.set_defaults(run=commands.run_check)
 
     i = sub.add_parser(
@@ -166,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
+        return code
     except UsageError as e:
         print(f"bpe-lab {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -176,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # after the work was done (its files are complete) or before it
         print(f"bpe-lab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (bpe-lab info x | head -3): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
 
 
 __all__ = ["PATTERNS", "build_parser", "main"]

@@ -108,7 +108,7 @@ def train(args: argparse.Namespace) -> int:
         bars.close()
         if client is not None:
             client.close()
-    stop = f" ({tok.stop_reason})" if tok.stop_reason else ""
+    stop = f"; {tok.stop_reason}" if tok.stop_reason else ""
     print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
           f" {megabytes(total)} in {clock.words()}, {memory_words()}; wrote {written}",
           flush=True)
@@ -344,16 +344,6 @@ def run_check(args: argparse.Namespace) -> int:
                                     special_tokens=specials, tie_rule=args.tie_rule)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    print(report.comparison.summary)
-    if report.explanation is not None:
-        print(report.explanation.summary)
-    if report.diagnoses:
-        best = report.diagnoses[0]
-        print(f"Most likely: {best.summary}")
-        print(f"Symptom: {best.mistake.symptom}")
-        print(f"Fix: {best.mistake.fix}")
-        for other in report.diagnoses[1:3]:
-            print(f"Also possible: {other.summary}")
-    elif not report.comparison.matches:
-        print("None of the known mistakes gives your merges.")
+    for line in check.report_lines(report, mine, args.mine):  # the Check page's sentences
+        print(line)
     return 0 if report.comparison.matches else 1

@@ -26,6 +26,7 @@ from __future__ import annotations
 import array
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -96,6 +97,21 @@ def _not_ours(folder: str) -> list[str]:
 
 
 @contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Ctrl-C is ignored for the few renames that put a complete output in place, so that an
+    interrupted run has either written everything or nothing (the main thread only)."""
+    try:
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals go to the main thread anyway
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@contextmanager
 def staging(out: str) -> Iterator[str]:
     """A new temporary folder beside ``out`` (same file system, so renames are atomic), removed
     afterwards with whatever is left in it, also after an error or Ctrl-C."""
@@ -117,7 +133,8 @@ def save(tok: Tokenizer, fmt: str, out: str) -> str:
             os.mkdir(inner)
             _write_folder(tok, fmt, inner)
             names = sorted(os.listdir(inner), key=lambda n: (n not in FOLDER_FILES, n))
-            _replace_folder(inner, out)
+            with uninterrupted():
+                _replace_folder(inner, out)
             return f"{out.rstrip(os.sep)}{os.sep} ({', '.join(names)})"
         name = os.path.basename(out)
         if fmt == "minbpe":
@@ -126,7 +143,8 @@ def save(tok: Tokenizer, fmt: str, out: str) -> str:
             tok.save_hf(os.path.join(folder, name))
         else:
             tok.save_tiktoken(os.path.join(folder, name))
-        others = _move_files(folder, name, os.path.dirname(os.path.abspath(out)), out)
+        with uninterrupted():
+            others = _move_files(folder, name, os.path.dirname(os.path.abspath(out)), out)
         return f"{out} (with {', '.join(others)})" if others else out
 
 
@@ -250,7 +268,8 @@ def write_ids(out: str, dtype: str, fill: Callable[[IdWriter], None]) -> None:
             writer = IdWriter(f, dtype)
             fill(writer)
             writer.finish()
-        os.replace(temp, out)
+        with uninterrupted():
+            os.replace(temp, out)
 
 
 def read_ids(path: str) -> tuple[str, list[int]]:

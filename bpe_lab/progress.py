@@ -64,11 +64,11 @@ class Bars:
 
     def set_bytes(self, done: int, total: int | None = None) -> None:
         """``done`` bytes in all are read: the corpus reader's ``on_bytes(done, total)``."""
+        before, self.bytes_done = self.bytes_done, done  # counted first: Ctrl-C may come in tqdm
         if self._bar is not None:
             if total is not None and total != self._bar.total:
                 self._bar.total = total
-            self._bar.update(done - self.bytes_done)
-        self.bytes_done = done
+            self._bar.update(done - before)
 
     def start_steps(self, total: int, what: str = "merging", unit: str = " merges") -> None:
         self.close()
@@ -78,9 +78,9 @@ class Bars:
                              mininterval=0.2, **_width())
 
     def set_steps(self, done: int) -> None:
-        if self._bar is not None and done > self.steps_done:
-            self._bar.update(done - self.steps_done)
-        self.steps_done = max(done, self.steps_done)
+        before, self.steps_done = self.steps_done, max(done, self.steps_done)
+        if self._bar is not None and self.steps_done > before:
+            self._bar.update(self.steps_done - before)
 
     def close(self) -> None:
         if self._bar is not None:

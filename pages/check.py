@@ -79,7 +79,7 @@ left, right = st.columns([1, 3])
 left.download_button("Download the text", text.encode("utf-8", "replace"),
                      file_name="bpe-lab-text.txt", mime="text/plain", key="check_download")
 right.code(cv.settings_call("bpe-lab-text.txt", int(vocab_size), specials, pattern_label,
-                            rule_label), language="python")
+                            rule_label), language="python", wrap_lines=True)
 st.caption(f"{len(text):,} characters, {len(text.encode('utf-8', 'replace')):,} bytes: "
            f"{int(vocab_size) - least:,} merges to make.")
 
@@ -92,13 +92,12 @@ pasted = st.text_area(
                 "   or a minbpe .model   or lines of a merges.txt",
     help="Python literals are read as data, never run. CS336: paste `vocab = {...}` and "
          "`merges = [...]`, or just the merges.")
-up_left, up_right = st.columns(2)
-upload = up_left.file_uploader(
+upload = st.file_uploader(
     "…or upload your merges file", key="check_file",
     type=["model", "txt", "json", "py", "tiktoken", "vocab", "bpe"],
     help="A minbpe .model, CS336's merges.txt, a tokenizer.json, a .tiktoken file, or a .py/.txt "
          "of Python literals. A new upload replaces the previous one.")
-vocab_upload = up_right.file_uploader(
+vocab_upload = st.file_uploader(
     "its vocab.json (with a merges.txt only)", key="check_vocab_json", type=["json"])
 vocab_file = vocab_upload.getvalue() if vocab_upload is not None else None
 inputs = {
@@ -123,7 +122,7 @@ report = None  # what checking the learner's merges found, when they gave some
 if data is None:
     st.info("Paste or upload your implementation's merges to check them.")
 else:
-    key = ("check", inputs[chosen], name, settings_key)
+    key = ("check", cv.fingerprint(data), cv.fingerprint(vocab_file), name, settings_key)
 
     def run_check():
         try:

@@ -47,6 +47,7 @@ SESSION_KEYS: dict[str, str] = {
     "imported": "(tokenizer, file name) from the Export & import page",
     "step": "the merge step the Step through and Merge forest pages show (in the link)",
     "_link_read": "the link's query was read (once per session)",
+    "_link_step": "the step the session's link named (the Merge forest opens there)",
     "_first_training_tried": "the first visit trained by itself once",
     "_keep_": "prefix: the sidebar's values mirrored across pages (KEPT below)",
     "_derived": "the one cache of what the session derives from (tokenizer, text)",
@@ -73,8 +74,14 @@ SESSION_KEYS: dict[str, str] = {
     "room_quiz_start": "button", "room_quiz_reveal": "button", "room_quiz_next": "button",
     "room_quiz_stop": "button", "room_quiz_guess": "radio: a student's pair",
     "room_quiz_send": "button", "room_answers_chart": "chart: the class's answers",
-    # -- Train & merges --
+    # -- Start here (pages/overview.py) --
     "merges_table": "dataframe: the merges",
+    "front_box": "component: the text box whose tokens show as you type (its state: text)",
+    "front_text": "the text typed in the front page's box",
+    "_front_seed": "a number that changes when the box must start again from the sidebar's text",
+    "_front_seed_of": "the sidebar text the box last started from",
+    "front_steps": "component: the merge slider on the typed text (its state: step)",
+    "front_step": "the step the front page's merge slider was left at",
     # -- Tokens --
     "tokens_view": "radio: tokens or chunks",
     "tokens_colour": "radio: colour mode",

@@ -391,10 +391,17 @@ def check_verdict(report: CheckReport, spell: Callable[[bytes], str] = repr) -> 
             text += (f" {as_many:,} other known {'mistake explains' if as_many == 1 else 'mistakes explain'}"
                      " as many.")
         return CheckVerdict("closest", "Closest known mistake", text, best)
+    if comparison.first_difference is None:  # one list is the other's beginning
+        mine, theirs = comparison.lengths
+        return CheckVerdict("unknown", "No known mistake",
+                            f"None of the known mistakes makes {mine:,} merges where the"
+                            f" reference makes {theirs:,}: check how many merges your loop"
+                            " makes and when it stops.", None)
     return CheckVerdict("unknown", "No known mistake",
-                   f"None of the known mistakes explains more of your merges than the reference"
-                   f" does (the first {comparison.common:,}): compare the two pairs at merge"
-                   f" {comparison.common + 1:,} with your counts at that step.", None)
+                        f"None of the known mistakes explains more of your merges than the"
+                        f" reference does (the first {comparison.common:,}): compare the two"
+                        f" pairs at merge {comparison.first_difference:,} with your counts at"
+                        " that step.", None)
 
 
 def learner_words(learner: LearnerOutput, source: str = "") -> str:

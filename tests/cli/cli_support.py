@@ -1,6 +1,6 @@
-"""Helpers for tests/cli: running the ``bpe-lab`` command line as a user does: in a subprocess (``python -m bpe_lab``,
-the same ``main`` as the installed script; tests/core/test_package.py runs the installed one),
-with this checkout on its path, in a temporary folder."""
+"""Helpers for tests/cli: running the ``bpe-lab`` command line as a user does, in a subprocess
+(``python -m bpe_lab``, the same ``main`` as the installed script; tests/core/test_package.py runs
+the installed one), with this checkout on its path, in a temporary folder."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 
+import numpy as np
 import pytest
 from cli_support import EOT, cli_command, cli_env, run_cli
 
@@ -305,3 +306,34 @@ def test_ctrl_c_while_encoding_writes_no_ids(tmp_path):
     nothing_written(tmp_path, "ids.npy")
     time.sleep(0.5)
     assert session_processes(proc.pid) == []
+
+
+def test_encode_and_check_place_bytes_that_are_not_utf8_too(tmp_path):
+    (tmp_path / "bad.txt").write_bytes(b"fine text\n" * 3 + b"then \xff here\n")
+    tok = RegexTokenizer()
+    tok.train("fine text then here " * 20, 270)
+    tok.save(str(tmp_path / "tok"))
+    refused(run_cli("encode", "tok.model", "bad.txt", "--workers", "1", "--out", "ids.npy",
+                    cwd=tmp_path), "bad.txt", "offset 35", "--errors replace")
+    nothing_written(tmp_path, "ids.npy")
+    (tmp_path / "mine.py").write_text("merges = [(b'f', b'i')]\n")
+    refused(run_cli("check", "mine.py", "--corpus", "bad.txt", cwd=tmp_path), "bad.txt",
+            "byte 35", "--errors replace")
+    done = run_cli("encode", "tok.model", "bad.txt", "--workers", "1", "--errors", "replace",
+                   "--out", "ids.npy", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ids = np.load(tmp_path / "ids.npy").tolist()
+    assert tok.decode(ids) == "fine text\n" * 3 + "then \ufffd here\n"
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path):
+    """``bpe-lab info tok.model | head -1``: the pipe closes before the command has written."""
+    tok = RegexTokenizer()
+    tok.train("hello world " * 20, 260)
+    tok.save(str(tmp_path / "tok"))
+    proc = subprocess.Popen(cli_command("info", "tok.model"), cwd=tmp_path, env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # as head does once it has its line
+    assert proc.wait(timeout=60) == 1
+    assert proc.stderr.read() == b""
+    proc.stderr.close()

@@ -33,9 +33,9 @@ def on_a_terminal(args, cwd, timeout: float = 120) -> tuple[int, str]:
     return proc.wait(timeout=30), out.decode("utf-8", "replace")
 
 
-def corpus_file(tmp_path) -> str:
+def corpus_file(tmp_path, lines: int = 40) -> str:
     words = [f"w{n * 7919 % 5_003}" for n in range(5_000)]
-    (tmp_path / "c.txt").write_text((" ".join(words) + "\n") * 40)  # about 1 MB
+    (tmp_path / "c.txt").write_text((" ".join(words) + "\n") * lines)  # 40 lines: about 1 MB
     return "c.txt"
 
 
@@ -63,7 +63,7 @@ def test_train_piped_prints_the_summary_line_only(tmp_path):
 
 
 def test_encode_on_a_terminal_and_piped(tmp_path):
-    name = corpus_file(tmp_path)
+    name = corpus_file(tmp_path, lines=8)
     assert run_cli("train", name, "--vocab-size", "300", "--workers", "1", "--out", "t.model",
                    cwd=tmp_path).returncode == 0
     code, out = on_a_terminal(["encode", "t.model", name, "--workers", "1", "--out", "ids.npy"],
@@ -74,3 +74,16 @@ def test_encode_on_a_terminal_and_piped(tmp_path):
     assert done.returncode == 0 and done.stderr == ""
     (line,) = done.stdout.splitlines()
     assert re.search(r"MB/s, [\d,]+ tokens/s with 1 worker", line), line
+
+
+def test_every_command_has_help_with_an_example(tmp_path):
+    for command, says in [("train", "Train a byte-level BPE tokenizer"),
+                          ("encode", "Encode text files"), ("check", "Check the merges"),
+                          ("info", "Say what a tokenizer file holds")]:
+        done = run_cli(command, "--help", cwd=tmp_path)
+        assert done.returncode == 0 and done.stderr == ""
+        assert says in done.stdout and "example" in done.stdout
+        example = done.stdout[done.stdout.index("example"):]
+        assert f"bpe-lab {command} " in example, command
+    top = run_cli("--help", cwd=tmp_path)
+    assert all(c in top.stdout for c in ("train", "encode", "check", "info"))

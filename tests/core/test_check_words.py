@@ -232,3 +232,28 @@ def test_a_file_that_names_another_pattern_than_the_task_s_says_so(tmp_path):
     same = report_lines(check_merges(out, PROSE, pattern=GPT2_SPLIT_PATTERN,
                                      vocab_size=256 + 20), out)
     assert not any("Your file's split pattern" in line for line in same)
+
+
+def test_a_learner_that_stops_early_is_told_so_not_sent_to_a_pair_that_does_not_differ():
+    mine = learner_train(PROSE, VOCAB - 5, GPT4)  # five merges fewer than asked
+    report = check_merges(mine, PROSE, pattern=GPT4, vocab_size=VOCAB)
+    assert report.comparison.first_difference is None and report.diagnoses == []
+    said = check_verdict(report)
+    assert said.kind == "unknown"
+    assert said.text.startswith(f"None of the known mistakes makes {MERGES - 5} merges where the"
+                                f" reference makes {MERGES}")
+
+
+def test_one_merge_of_evidence_is_weak_evidence_never_the_cause():
+    # overlaps counted once AND each merge applied to its first occurrence only, on code: the
+    # first-only mistake alone goes one merge further along the learner's than the reference
+    mine = learner_train(CODE, VOCAB, GPT2_SPLIT_PATTERN, count_overlaps=False, merge_all=False)
+    alone = prefix(learner_train(CODE, VOCAB, GPT2_SPLIT_PATTERN, merge_all=False), mine)
+    reference = prefix(learner_train(CODE, VOCAB, GPT2_SPLIT_PATTERN), mine)
+    assert alone == reference + 1
+    report = check_merges(mine, CODE, pattern=GPT2_SPLIT_PATTERN, vocab_size=VOCAB)
+    said = check_verdict(report)
+    assert (said.kind, said.diagnosis.mistake.key) == ("closest", "first_only")
+    assert f"explains your first {alone} of {MERGES} merges" in said.text
+    assert said.text.endswith("That is one merge more than the reference explains: weak"
+                              " evidence.")

@@ -86,7 +86,7 @@ def test_importing_a_model_makes_it_the_tokenizer_on_every_page(at):
     assert not at.exception
     assert at.selectbox(key="kind").value == "Imported file"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Tokenizer"] == r"imported from abc\.model"
+    assert r"**Yours** · imported from abc\.model" in [m.value for m in at.markdown]
     assert metrics["Tokens"] == str(len(tok.encode("aaabdaaabac")))
     assert "Merges (6)" in [s.value for s in at.subheader]
     # and the export page now offers it for download
@@ -187,8 +187,8 @@ def test_an_imported_file_name_is_shown_as_written_not_as_markdown():
         [("__init__.model", to_minbpe(tok)[0].encode(), "application/octet-stream")]
     ).run()
     at.switch_page("pages/overview.py").run()
-    label = next(m for m in at.metric if m.label == "Tokenizer").value
-    assert label == r"imported from \_\_init\_\_\.model"  # Markdown shows: __init__.model
+    label = next(m.value for m in at.markdown if m.value.startswith("**Yours**"))
+    assert label == r"**Yours** · imported from \_\_init\_\_\.model"  # Markdown: __init__.model
 
 
 def test_a_tokenizer_json_that_normalizes_works_on_every_page(at):
