@@ -12,7 +12,8 @@ What changes (each measured against ``tokenizers`` 0.23: tests/core/test_oniguru
     ^  $                 start / end of any line               (?m:^)  (?m:$)
     \\Z  \\z               end (before a final newline) / end    $  \\Z (no multiline flag here)
     \\h  \\H               hex digit / not one                   [0-9a-fA-F]  [^0-9a-fA-F]
-    \\w  \\W  \\b  \\B       Oniguruma's word characters           an explicit class (WORD)
+    \\w  \\W  \\b  \\B       Oniguruma's word characters (six      an explicit class (WORD;
+                         more outside a class than inside)     WORD_IN_CLASS in a class)
     \\p{Word} \\p{XDigit}  the same as \\w / as \\h                the same class
     [[:digit:]] …        Unicode classes (digit = \\p{Nd} …)    the Unicode class (POSIX)
     [a-z&&[^aeiou]]      class intersection; [a[b]] is a union  lookaheads and alternatives
@@ -42,8 +43,10 @@ from typing import NamedTuple
 import regex
 
 # Oniguruma's \w, measured on every code point: Alphabetic, marks, decimal digits, connector
-# punctuation, and six Latin-1 numbers (² ³ ¹ ¼ ½ ¾); no zero-width joiners (regex's \w has them).
-WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\u00b2\u00b3\u00b9\u00bc-\u00be"
+# punctuation; no zero-width joiners (regex's \w has them). Outside a class it also matches six
+# Latin-1 numbers (² ³ ¹ ¼ ½ ¾); inside one (``[\w]``, ``[\p{Word}]``) it does not.
+WORD_IN_CLASS = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
+WORD = WORD_IN_CLASS + r"\u00b2\u00b3\u00b9\u00bc-\u00be"
 HEX = "0-9a-fA-F"
 # POSIX brackets whose Unicode meaning in Oniguruma is not regex's (the others are the same)
 POSIX = {
@@ -51,11 +54,12 @@ POSIX = {
     "alpha": r"\p{Alphabetic}",
     "digit": r"\p{Nd}",
     "punct": r"\p{P}\p{S}",
-    "word": r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}",
+    "word": WORD_IN_CLASS,
     "xdigit": HEX,
 }
 SAME_POSIX = ("ascii", "blank", "cntrl", "graph", "lower", "print", "space", "upper")
 PROPERTIES = {"word": WORD, "xdigit": HEX}  # \p{...} names that mean other things in regex
+PROPERTIES_IN_CLASS = {"word": WORD_IN_CLASS, "xdigit": HEX}
 SIMPLE_ESCAPES = {"t": r"\t", "n": r"\n", "r": r"\r", "f": r"\f", "v": r"\v", "a": r"\a",
                   "e": r"\x1b"}
 SAME_ESCAPES = "sSdD"  # the same classes in both engines
@@ -81,7 +85,7 @@ def from_oniguruma(pattern: str) -> str:
     >>> from_oniguruma(r"^\\s+$|\\p{N}{1,3}+")
     '(?m:^)\\\\s+(?m:$)|(?:\\\\p{N}{1,3})+'
     >>> from_oniguruma(r"\\h+|[\\w&&[^\\d]]")
-    '[0-9a-fA-F]+|(?:(?=[\\\\p{Alphabetic}\\\\p{M}\\\\p{Nd}\\\\p{Pc}\\\\u00b2\\\\u00b3\\\\u00b9\\\\u00bc-\\\\u00be])[^\\\\d])'
+    '[0-9a-fA-F]+|(?:(?=[\\\\p{Alphabetic}\\\\p{M}\\\\p{Nd}\\\\p{Pc}])[^\\\\d])'
     """
     return _Translator(pattern).translate()
 
@@ -363,7 +367,7 @@ class _Translator:
             raise self.fail(f"code point {value:#x}", "is not a character")
         return chr(value)
 
-    def _property(self, negated: bool) -> tuple[str, bool, bool]:
+    def _property(self, negated: bool, in_class: bool = False) -> tuple[str, bool, bool]:
         """After ``\\p`` or ``\\P``: ``(class body, negated, kept)``; the body is ``\\p{name}``
         as written (``kept``) when regex reads the name as Oniguruma does (``\\p{^L}`` is
         ``\\P{L}``)."""
@@ -373,8 +377,9 @@ class _Translator:
         self.i += len(m[0])
         negated ^= bool(m[1])
         key = m[2].replace("_", "").replace(" ", "").replace("-", "").lower()
-        if key in PROPERTIES:
-            return PROPERTIES[key], negated, False
+        table = PROPERTIES_IN_CLASS if in_class else PROPERTIES
+        if key in table:
+            return table[key], negated, False
         return rf"\p{{{m[2]}}}", negated, True
 
     # -- character classes -----------------------------------------------------------------
@@ -452,14 +457,14 @@ class _Translator:
         code = self._code_point(esc)
         if code is not None:
             return code
-        sets = {"h": ("simple", HEX), "H": ("complex", f"[^{HEX}]"), "w": ("simple", WORD),
-                "W": ("complex", f"[^{WORD}]")}
+        sets = {"h": ("simple", HEX), "H": ("complex", f"[^{HEX}]"),
+                "w": ("simple", WORD_IN_CLASS), "W": ("complex", f"[^{WORD_IN_CLASS}]")}
         if esc in sets:
             return sets[esc]
         if esc in SAME_ESCAPES:
             return ("simple", "\\" + esc)
         if esc in "pP":
-            body, negated, kept = self._property(esc == "P")
+            body, negated, kept = self._property(esc == "P", in_class=True)
             if not negated:
                 return ("simple", body)
             if kept:
