@@ -33,7 +33,7 @@ change (``ß`` matches ``ss`` in Oniguruma; ``regex`` cannot fold fully inside a
 
 What stays: Unicode properties (``\\p{L}``, scripts, ``\\p{Alpha}``…) mean the same in both
 engines, except that ``regex`` knows a newer Unicode: characters assigned since Oniguruma's tables
-(about 17,000 in 2026) are letters here and unassigned there.
+(about 17,000 in 2026) are letters here and unassigned there, and U+0295 is Lo here, Ll there.
 """
 
 from __future__ import annotations

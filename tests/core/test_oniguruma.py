@@ -187,10 +187,13 @@ def matched_by_hugging_face(pattern: str) -> set[str]:
 @pytest.mark.parametrize("pattern", [r"\w", r"\W", r"[\w]", r"[\W]", r"[^\w]", r"\p{Word}",
                                      r"[\p{Word}x]", r"[[:word:]]", r"[[:alnum:]]",
                                      r"[[:punct:]]", r"[[:digit:]]", r"\p{XDigit}", r"\h",
-                                     r"[\w&&[^\d]]", r"[[:^alpha:]]"])
+                                     r"[\w&&[^\d]]", r"[[:^alpha:]]",
+                                     *(f"[[:{name}:]]" for name in ("alpha", "ascii", "blank",
+                                       "cntrl", "graph", "lower", "print", "space", "upper",
+                                       "xdigit")), r"\s", r"\d", r"\p{Punct}", r"\p{Alnum}"])
 def test_a_class_matches_the_same_characters_on_the_whole_bmp(pattern):
     """Every character assigned in Oniguruma's Unicode tables (the regex package knows a newer
-    Unicode: characters assigned since are left out of the comparison)."""
-    unassigned = matched_by_hugging_face(r"\p{Cn}")
+    Unicode: characters assigned or re-categorized since are left out of the comparison)."""
+    newer = matched_by_hugging_face(r"\p{Cn}") | {"\u0295"}  # ʕ: Ll there, Lo since Unicode 16
     ours = set(regex.findall(from_oniguruma(pattern), BMP))
-    assert ours - unassigned == matched_by_hugging_face(pattern) - unassigned
+    assert ours - newer == matched_by_hugging_face(pattern) - newer
