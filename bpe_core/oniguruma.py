@@ -23,13 +23,17 @@ What changes (each measured against ``tokenizers`` 0.23: tests/core/test_oniguru
     (?i)  in a group     applies to the end of the group,      (?i:…) around the rest
                          across |, with full case folding      (refused where folding differs)
     (?i)  leading        the whole pattern, full case folding  (?fi)
+    i, I, İ, ı under (?i)  i and I fold together, İ and ı      decided case-sensitively
+                         only match themselves                 ((?-i:[iI]) and lookaheads)
     x{2}+  x{2}?         (?:x{2})+  (?:x{2})? (not possessive) the same groups
     \\k<name>             a named backreference                 (?P=name)
 
 Refused, with the construct named: option letters other than ``i`` and ``m`` (``(?x)``,
 ``(?W)``…), absent operators ``(?~…)``, conditionals, callouts, subexpression calls ``\\g<…>``,
-``\\y``/``\\Y``, control escapes, and case-insensitive groups whose matches full case folding would
-change (``ß`` matches ``ss`` in Oniguruma; ``regex`` cannot fold fully inside a group).
+``\\y``/``\\Y``, control escapes, case-insensitive groups whose matches full case folding would
+change (``ß`` matches ``ss`` in Oniguruma; ``regex`` cannot fold fully inside a group), and
+properties or POSIX brackets under ``(?i)`` (Oniguruma ignores case for ``\\p{Lu}``; ``regex``
+does not).
 
 What stays: Unicode properties (``\\p{L}``, scripts, ``\\p{Alpha}``…) mean the same in both
 engines, except that ``regex`` knows a newer Unicode: characters assigned since Oniguruma's tables
@@ -212,9 +216,9 @@ class _Translator:
         if ch == "(":
             return self.group(ignore_case, dotall)
         if ch == "[":
-            return self.char_class()
+            return self.char_class(ignore_case)
         if ch == "\\":
-            return self.escape()
+            return self.escape(ignore_case)
         self.i += 1
         if ch == ".":
             return _Leaf(r"[\s\S]" if dotall else ".", None)
@@ -226,6 +230,8 @@ class _Translator:
             raise self.fail(repr(ch), "repeats nothing")
         if ch in "{}":  # not a repeat here: a plain brace
             return _Leaf("\\" + ch, frozenset())
+        if ignore_case and ch in "iI":  # regex folds İ and ı with i; Oniguruma does not
+            return _Leaf("(?-i:[iI])", frozenset({"i"}))
         return _literal_leaf(ch)
 
     def group(self, ignore_case: bool, dotall: bool) -> _Leaf:
@@ -301,7 +307,7 @@ class _Translator:
 
     # -- escapes ---------------------------------------------------------------------------
 
-    def escape(self) -> _Leaf:
+    def escape(self, ignore_case: bool = False) -> _Leaf:
         start = self.i
         self.i += 1
         ch = self.peek()
@@ -313,6 +319,10 @@ class _Translator:
         if code is not None:
             return _literal_leaf(code)
         if ch in "pP":
+            if ignore_case:
+                self.i = start
+                raise self.fail(f"'\\{ch}{{…}}' under (?i)", "folds case otherwise in"
+                                " Oniguruma (which ignores case for properties)")
             body, negated, kept = self._property(ch == "P")
             if kept:
                 return _Leaf(("\\P" + body[2:]) if negated else body, None)
@@ -384,7 +394,7 @@ class _Translator:
 
     # -- character classes -----------------------------------------------------------------
 
-    def char_class(self) -> _Leaf:
+    def char_class(self, ignore_case: bool = False) -> _Leaf:
         """A bracket class: unions, ranges, POSIX brackets, nested classes and ``&&``."""
         start = self.i
         self.i += 1
@@ -409,6 +419,8 @@ class _Translator:
                 continue
             if self.starts("[:"):
                 m = regex.match(r"\[:(\^?)([a-z]+):\]", self.p[self.i:])
+                if m and ignore_case:
+                    raise self.fail(f"{m[0]} under (?i)", "folds case otherwise in Oniguruma")
                 if m:
                     self.i += len(m[0])
                     operands[-1].append(_posix(m[2], bool(m[1]), self))
@@ -418,14 +430,14 @@ class _Translator:
                 operands[-1].append(("complex", self.char_class().text))
                 letters = None
                 continue
-            low = self._class_char()
+            low = self._class_char(ignore_case)
             if isinstance(low, tuple):  # \w, \h, \p{..}: a set, not a character
                 operands[-1].append(low)
                 letters = None
                 continue
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
                 self.i += 1
-                high = self._class_char()
+                high = self._class_char(ignore_case)
                 if isinstance(high, tuple):
                     raise self.fail(f"range {low!r}-…", "ends in a set, not a character")
                 if ord(high) < ord(low):
@@ -442,9 +454,11 @@ class _Translator:
             elif low.isalpha():
                 letters = None
         text = _class_regex(negated, operands)
+        if ignore_case:
+            text = _dotted_i(text, negated, _class_regex(False, operands))
         return _Leaf(text, frozenset(letters) if letters is not None and not negated else None)
 
-    def _class_char(self) -> str | tuple[str, str]:
+    def _class_char(self, ignore_case: bool = False) -> str | tuple[str, str]:
         """One character of a class, or a ``(kind, text)`` member for a set escape."""
         ch = self.peek()
         self.i += 1
@@ -464,6 +478,10 @@ class _Translator:
         if esc in SAME_ESCAPES:
             return ("simple", "\\" + esc)
         if esc in "pP":
+            if ignore_case:
+                self.i -= 2
+                raise self.fail(f"'\\{esc}{{…}}' under (?i)", "folds case otherwise in"
+                                " Oniguruma (which ignores case for properties)")
             body, negated, kept = self._property(esc == "P", in_class=True)
             if not negated:
                 return ("simple", body)
@@ -518,6 +536,23 @@ def _posix(name: str, negated: bool, reader: _Translator) -> tuple[str, str]:
     if not negated:
         return ("simple", body)
     return ("complex", f"[^{body}]")
+
+
+def _dotted_i(text: str, negated: bool, positive: str) -> str:
+    """A class under (?i), made to treat i, I, İ (U+0130) and ı (U+0131) as Oniguruma does:
+    regex folds the four together, Oniguruma folds i with I only and matches İ and ı only where
+    the class holds them. So the four are decided case-sensitively, the rest by the class."""
+    four = "iI\u0130\u0131"
+    if not any(regex.fullmatch("(?i)" + positive, c) for c in four):
+        return text
+    held = "iI" if regex.fullmatch(positive, "i") or regex.fullmatch(positive, "I") else ""
+    held += "".join(c for c in "\u0130\u0131" if regex.fullmatch(positive, c))
+    members = "".join(c for c in four if (c in held) != negated)
+    rest = f"(?!(?-i:[iI\\u0130\\u0131])){text}"
+    if not members:
+        return f"(?:{rest})"
+    escaped = members.replace("\u0130", "\\u0130").replace("\u0131", "\\u0131")
+    return f"(?:(?-i:[{escaped}])|{rest})"
 
 
 def _wrap(leaf: _Leaf) -> str:

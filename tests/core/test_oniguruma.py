@@ -80,6 +80,8 @@ REFUSED = {
     r"(?i:s+)": "case-insensitive group",
     r"x(?i)st|.": "case-insensitive group",
     r"(?i:[ß])": "case-insensitive group",
+    r"(?i)\p{Lu}+|.": r"'\\p\{…\}' under \(\?i\)",  # Oniguruma ignores case for properties
+    r"(?i)[[:upper:]]+|.": r"\[:upper:\] under \(\?i\)",
 }
 
 
@@ -190,7 +192,11 @@ def matched_by_hugging_face(pattern: str) -> set[str]:
                                      r"[\w&&[^\d]]", r"[[:^alpha:]]",
                                      *(f"[[:{name}:]]" for name in ("alpha", "ascii", "blank",
                                        "cntrl", "graph", "lower", "print", "space", "upper",
-                                       "xdigit")), r"\s", r"\d", r"\p{Punct}", r"\p{Alnum}"])
+                                       "xdigit")), r"\s", r"\d", r"\p{Punct}", r"\p{Alnum}",
+                                     # case-insensitive: regex folds i, I, İ and ı together
+                                     r"(?i)[a-z]", r"(?i)[^a-z]", r"(?i)[A-Z]", r"(?i)[^İa]",
+                                     r"(?i)[ıx]", r"(?i)i", r"(?i)[k-m]", r"(?i)\w", r"(?i).",
+                                     r"(?i)ß", r"(?i)σ", r"x|(?i:[si])"])
 def test_a_class_matches_the_same_characters_on_the_whole_bmp(pattern):
     """Every character assigned in Oniguruma's Unicode tables (the regex package knows a newer
     Unicode: characters assigned or re-categorized since are left out of the comparison)."""
