@@ -241,7 +241,7 @@ def _load_compact(name: str, directory: Path) -> RegexTokenizer:
 
 _LOADED: dict[tuple[str, str], RegexTokenizer] = {}  # (name, folder) -> the checked tokenizer
 _ENCODINGS: dict[str, ReadOnlyTokenizer] = {}  # name -> what get_encoding hands out
-_LOCK = threading.Lock()  # one load per preset, also when several threads (sessions) ask at once
+_LOCK = threading.RLock()  # one load per preset, also when several threads (sessions) ask at once
 
 
 def _load_once(name: str, folder: Path) -> RegexTokenizer:
