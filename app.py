@@ -29,6 +29,7 @@ if __name__ == "__main__":
             ("pages/compare.py", "Compare with GPT", "⚖️"),
             ("pages/exchange.py", "Export & import", "💾"),
             ("pages/bytes.py", "Bytes & decoding", "🔢"),
+            ("pages/chat.py", "Chat tokens", "💬"),
         ],
         "Who pays for tokens": [
             ("pages/languages.py", "Language tax", "🌍"),
