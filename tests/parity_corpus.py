@@ -283,3 +283,19 @@ def pretrained(name: str):
     from bpe_core import load_pretrained
 
     return load_pretrained(name)
+
+
+@functools.cache
+def tiktoken_harmony():
+    """tiktoken's own o200k_harmony (gpt-oss's chat encoding), built by tiktoken_ext's own
+    constructor, which reads the published o200k file from disk here instead of the network."""
+    import tiktoken
+    import tiktoken_ext.openai_public as public
+
+    path = str(openai_files_dir() / "o200k_base.tiktoken")
+    original = public.load_tiktoken_bpe
+    public.load_tiktoken_bpe = lambda url, expected_hash=None: original(path, expected_hash)
+    try:
+        return tiktoken.Encoding(**public.o200k_harmony())
+    finally:
+        public.load_tiktoken_bpe = original

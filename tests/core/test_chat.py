@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from parity_corpus import openai_files_dir
+from parity_corpus import openai_files_dir, tiktoken_harmony
 
 from bpe_core import RegexTokenizer
 from bpe_core.chat import Message, own_format, wrap
@@ -26,19 +26,7 @@ CONVERSATIONS = [
 
 @pytest.fixture(scope="module")
 def harmony_reference():
-    """tiktoken's own o200k_harmony, built by its own constructor, reading the published o200k
-    file from disk instead of the network."""
-    import tiktoken
-    import tiktoken.load
-    import tiktoken_ext.openai_public as public
-
-    path = str(openai_files_dir() / "o200k_base.tiktoken")
-    original = public.load_tiktoken_bpe
-    public.load_tiktoken_bpe = lambda url, expected_hash=None: original(path, expected_hash)
-    try:
-        return tiktoken.Encoding(**public.o200k_harmony())
-    finally:
-        public.load_tiktoken_bpe = original
+    return tiktoken_harmony()
 
 
 @pytest.fixture(scope="module")
