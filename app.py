@@ -47,6 +47,8 @@ if __name__ == "__main__":
 else:
     from streamlit.starlette import App
 
+    from bpe_core.pretrained import preload
     from ui.rooms_http import ROUTES
 
+    preload()  # the GPT presets, read while the server waits for its first visitor
     app = App(__file__, routes=ROUTES)

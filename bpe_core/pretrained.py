@@ -377,6 +377,32 @@ def published_files(name: str, directory: str | os.PathLike | None = None) -> di
     return out
 
 
+def preload(names: tuple[str, ...] = tuple(PRESETS)) -> threading.Thread:
+    """Read and check the presets' files in a background thread (a server calls it at start, so
+    that a first visit finds them loaded; a caller that asks sooner waits for that one load)."""
+    def load_all() -> None:
+        for name in names:
+            _load_once(name, ASSETS)
+
+    thread = threading.Thread(target=load_all, name="bpe_core preload", daemon=True)
+    thread.start()
+    return thread
+
+
+def unchanged_preset(tok: object) -> str | None:
+    """The preset ``tok`` is, unchanged (same merges, bytes and split pattern as the shipped
+    files give; special tokens may have been added), or None. Loads that preset if needed."""
+    name = getattr(tok, "name", None)
+    if name not in PRESETS or not isinstance(tok, RegexTokenizer):
+        return None
+    preset = _load_once(name, ASSETS)
+    if tok is preset or (tok.pattern == preset.pattern
+                         and tok.byte_token_ids == preset.byte_token_ids
+                         and tok.pipeline is None and tok.merges == preset.merges):
+        return name
+    return None
+
+
 def build_assets(source: str | os.PathLike, target: str | os.PathLike = ASSETS) -> None:
     """Write the shipped files from OpenAI's (in ``source``): GPT-2's gzipped, the ``.tiktoken``
     vocabularies in the compact form, each checked to give back the published file."""

@@ -4,7 +4,13 @@ message's cost beyond its text."""
 import streamlit as st
 
 from bpe_core.chat import chat_encoding, openai_rule, own_format, what_it_needs, wrap
-from ui.chat import FORMAT_CHOICES, YOURS, chat_html, conversation_editor, counts_frame
+from ui.chat import (
+    CHAT_YOURS,
+    FORMAT_CHOICES,
+    chat_counts_frame,
+    chat_html,
+    conversation_editor,
+)
 from ui.escape import md_escape
 from ui.state import active_tokenizer, sidebar, tokenizer_label
 
@@ -47,19 +53,19 @@ cols = st.columns(3)
 cols[0].metric("Tokens in all", f"{chat.total:,}")
 cols[1].metric("Of the messages' text", f"{text_tokens:,}")
 cols[2].metric("Of the wrapper", f"{chat.total - text_tokens:,}")
-if fmt == "chatml" and choice != YOURS:
+if fmt == "chatml" and choice != CHAT_YOURS:
     st.caption(
         f"OpenAI's published rule for gpt-3.5-turbo and gpt-4 (openai-cookbook, \"How to count "
         f"tokens with tiktoken\": 3 per message, the tokens of its role, text and name, 1 more "
         f"per name, 3 to prime the reply) gives {openai_rule(messages):,} tokens."
     )
-elif fmt == "harmony" and choice != YOURS:
+elif fmt == "harmony" and choice != CHAT_YOURS:
     st.caption(md_escape("gpt-oss's harmony format (tiktoken's o200k_harmony): <|start|>role"
                          "<|message|>text<|end|> per message; an answer goes to the final"
                          " channel; the prompt ends with <|start|>assistant."))
 for note in chat.notes:
     st.caption(md_escape(note))
 
-st.dataframe(counts_frame(chat), hide_index=True, key="chat_counts")
+st.dataframe(chat_counts_frame(chat), hide_index=True, key="chat_counts")
 show_ids = st.toggle("Show ids instead of text", value=False, key="chat_ids")
 st.html(chat_html(chat, tok.vocab, ids=show_ids))

@@ -23,8 +23,8 @@ DEFAULT_CONVERSATION = [
 ]
 MAX_MESSAGES = 8
 MAX_MESSAGE_CHARS = 20_000  # per message: the view draws every token
-YOURS = "Your tokenizer"
-FORMAT_CHOICES = {**{title: fmt for fmt, title in FORMATS.items()}, YOURS: "own"}
+CHAT_YOURS = "Your tokenizer"
+FORMAT_CHOICES = {**{title: fmt for fmt, title in FORMATS.items()}, CHAT_YOURS: "own"}
 
 CHAT_CSS = """<style>
 .bpe-chat .msg { border-left: 4px solid #888; padding: 0.2rem 0.6rem; margin: 0.6rem 0; }
@@ -74,7 +74,7 @@ def chat_html(chat: ChatTokens, vocab: dict[int, bytes], *, ids: bool = False) -
     return CHAT_CSS + f'<div class="bpe-chat">{"".join(blocks)}</div>'
 
 
-def counts_frame(chat: ChatTokens) -> pd.DataFrame:
+def chat_counts_frame(chat: ChatTokens) -> pd.DataFrame:
     """Per message: text tokens, the wrapper's tokens, the total; then the priming and the sum."""
     rows = [{"message": f"{i + 1}. {m.role}", "text tokens": m.content,
              "wrapper tokens": m.overhead, "total": m.total}

@@ -88,7 +88,8 @@ def test_the_wheel_holds_the_library_and_its_vocabularies_only(wheel):
     top = {name.split("/")[0] for name in names}
     assert top == {"bpe_core", f"bpe_lab-{bpe_core.__version__}.dist-info"}
     shipped = {Path(n).name for n in names if Path(n).parent == Path("bpe_core/data")}
-    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.bpe.gz", "o200k_base.bpe.gz"}
+    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.bpe.gz", "o200k_base.bpe.gz",
+                       "health.json.gz"}
     assert wheel.stat().st_size < 2_500_000  # the presets in their compact form (about 1.9 MB)
     languages = {Path(n).name for n in names if n.startswith("bpe_core/data/languages/")}
     assert languages == {p.name for p in LANGUAGES_DIR.iterdir()}  # texts, languages.tsv, README
