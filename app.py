@@ -47,8 +47,8 @@ if __name__ == "__main__":
 else:
     from streamlit.starlette import App
 
-    from bpe_core.pretrained import preload
     from ui.rooms_http import ROUTES
+    from ui.warm import warm_up
 
-    preload()  # the GPT presets, read while the server waits for its first visitor
+    warm_up()  # the GPT presets and the pages' modules, loaded while the server waits
     app = App(__file__, routes=ROUTES)

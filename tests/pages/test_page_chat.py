@@ -83,3 +83,15 @@ def test_a_trained_tokenizer_with_chatml_tokens_wraps_with_its_ids():
     assert any("chatml" in c.value for c in app.caption)
     total, text, wrapper = metrics(app)
     assert total == text + wrapper and wrapper > 0
+
+
+def test_hostile_message_and_name_stay_inert():
+    from test_hostile import HTML, assert_ok
+
+    app = open_page("pages/chat.py")
+    app.text_area(key="chat_text_1").input(HTML).run()
+    app.text_input(key="chat_name_1").input("<img src=x onerror=alert(1)>"[:64]).run()
+    assert_ok(app, "chat harmony")
+    assert any("no name" in c.value for c in app.caption)  # harmony leaves the name out, and says so
+    app.radio(key="chat_format").set_value(CHATML).run()
+    assert_ok(app, "chat chatml")
