@@ -22,7 +22,7 @@ DEFAULT_CONVERSATION = [
     Message("assistant", "It cuts text into tokens, the pieces a model reads, and gives each an id."),
 ]
 MAX_MESSAGES = 8
-MAX_MESSAGE_CHARS = 20_000  # per message: the view draws every token
+MAX_MESSAGE_CHARS = 5_000  # per message: the view draws every token (fewer than MAX_SPANS)
 CHAT_YOURS = "Your tokenizer"
 FORMAT_CHOICES = {**{title: fmt for fmt, title in FORMATS.items()}, CHAT_YOURS: "own"}
 

@@ -167,3 +167,15 @@ def test_harmony_loads_first_in_a_fresh_process():
          ".encode('<|call|>', allowed_special='all'))"],
         cwd=root, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[200012]", done.stderr
+
+
+def test_harmony_special_tokens_are_tiktokens(harmony_reference):
+    """Every special token of tiktoken's o200k_harmony, with its id; tiktoken's one alias
+    (<|reserved_200018|>, a second name for <|endofprompt|>'s id) is left out, as documented."""
+    from bpe_core import get_encoding
+
+    ours = get_encoding("o200k_harmony").special_tokens
+    theirs = harmony_reference.special_tokens_set - {"<|reserved_200018|>"}
+    assert set(ours) == theirs
+    assert all(ours[s] == harmony_reference.encode_single_token(s) for s in theirs)
+    assert harmony_reference.encode_single_token("<|reserved_200018|>") == ours["<|endofprompt|>"]
