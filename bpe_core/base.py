@@ -386,8 +386,9 @@ class Tokenizer:
         """An independent copy: training or changing one never changes the other.
 
         Cheap (no vocabulary is rebuilt): each dict and list is copied, their items are
-        immutable (bytes, ints, tuples). ``load_pretrained`` hands out copies of one cached
-        tokenizer per process this way.
+        immutable (bytes, ints, tuples); the compiled pattern and a tokenizer.json's
+        ``pipeline``, which nothing changes once built, are shared. ``load_pretrained`` hands
+        out copies of one cached tokenizer per process this way.
         """
         other = object.__new__(type(self))
         for key, value in vars(self).items():

@@ -389,3 +389,16 @@ def test_a_copy_of_the_shared_encoding_can_change():
     mine.register_special_tokens({"<|mine|>": 300000})
     assert mine.encode("<|mine|>", allowed_special="all") == [300000]
     assert "<|mine|>" not in get_encoding("o200k_base").special_tokens
+
+
+def test_copy_of_any_tokenizer_is_independent():
+    from bpe_core import BasicTokenizer
+
+    tok = BasicTokenizer()
+    tok.train("aaabdaaabac", 259)
+    twin = tok.copy()
+    assert type(twin) is BasicTokenizer and twin.encode("aaab") == tok.encode("aaab") == [258]
+    twin.train("xyxyxy", 257)
+    twin.register_special_tokens({"<|x|>": 500})
+    assert tok.encode("aaab") == [258] and tok.special_tokens == {}
+    assert tok.vocab[256] == b"aa" and twin.vocab[256] == b"xy"
