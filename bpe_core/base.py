@@ -49,6 +49,7 @@ MAX_VOCAB_SIZE = 1_000_000
 MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
+DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of")  # built on first use (see token_ids)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -368,8 +369,8 @@ class Tokenizer:
         vocab = dict(zip(byte_ids, map(bytes, zip(range(256)))))
         for (p0, p1), idx in self.merges.items():
             vocab[idx] = vocab[p0] + vocab[p1]
-        # bytes -> id of every ordinary token (encode_single_token, ignore_merges)
-        self.token_ids: dict[bytes, int] = dict(zip(vocab.values(), vocab))
+        for name in DERIVED_LOOKUPS:  # token_ids, parents, step_of: built again when asked
+            self.__dict__.pop(name, None)
         if self.pipeline is not None:  # added tokens that are not special, e.g. "<tool>"
             for added in self.pipeline.added.values():
                 if not added.special:
@@ -377,10 +378,37 @@ class Tokenizer:
         for special, idx in self.special_tokens.items():
             vocab[idx] = special.encode("utf-8")
         self.vocab: dict[int, bytes] = vocab
-        self.parents: dict[int, tuple[int, int]] = dict(zip(self.merges.values(), self.merges))
-        # the merge step that created each token: 1 for the first merge; 0 for bytes and specials
-        self.step_of: dict[int, int] = dict(zip(self.merges.values(), range(1, len(vocab) + 1)))
         self._cache = {}
+
+    # Lookups derived from the merges, built on first use (a GPT vocabulary loads without them):
+
+    @property
+    def token_ids(self) -> dict[bytes, int]:
+        """bytes -> id of every ordinary token (encode_single_token, ignore_merges)."""
+        found = self.__dict__.get("_token_ids")
+        if found is None:
+            ordinary = [*self.byte_token_ids, *self.merges.values()]
+            found = self.__dict__["_token_ids"] = dict(zip(map(self.vocab.__getitem__, ordinary),
+                                                           ordinary))
+        return found
+
+    @property
+    def parents(self) -> dict[int, tuple[int, int]]:
+        """id -> the two ids it was merged from."""
+        found = self.__dict__.get("_parents")
+        if found is None:
+            found = self.__dict__["_parents"] = dict(zip(self.merges.values(), self.merges))
+        return found
+
+    @property
+    def step_of(self) -> dict[int, int]:
+        """The merge step that created each token: 1 for the first merge (bytes and special
+        tokens are not in it: 0)."""
+        found = self.__dict__.get("_step_of")
+        if found is None:
+            found = self.__dict__["_step_of"] = dict(zip(self.merges.values(),
+                                                         range(1, len(self.merges) + 1)))
+        return found
 
     def copy(self) -> Tokenizer:
         """An independent copy: training or changing one never changes the other.
@@ -790,6 +818,8 @@ class Tokenizer:
                               merges={pair: 256 + i for i, pair in enumerate(merges)})
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
+        for name in DERIVED_LOOKUPS:
+            self.__dict__.pop(name, None)
         self.__dict__.update(fresh.__dict__)
 
     def save_hf(self, path: str) -> None:

@@ -330,9 +330,10 @@ def get_encoding(encoding_name: str) -> ReadOnlyTokenizer:
             raise ValueError(f"unknown encoding {shorten(encoding_name)}{gone};"
                              f" bpe_core has {known}")
         tok = _load_once(encoding_name, ASSETS).copy()
+        tok.token_ids, tok.parents, tok.step_of  # noqa: B018 - built now, shared read-only
         shared = object.__new__(ReadOnlyTokenizer)
         for key, value in vars(tok).items():
-            if isinstance(value, dict) and not key.startswith("_"):
+            if isinstance(value, dict) and key != "_cache":
                 value = MappingProxyType(value)
             elif isinstance(value, list):
                 value = tuple(value)
