@@ -14,12 +14,12 @@ if __name__ == "__main__":
 
     SECTIONS = {
         "Learn": [
+            ("pages/overview.py", "Start here", "🏁"),
             ("pages/lesson.py", "Lesson: BPE step by step", "🎓"),
             ("pages/classroom.py", "Classroom", "🧑‍🏫"),
             ("pages/check.py", "Check your BPE", "🩺"),
         ],
         "Train and look": [
-            ("pages/overview.py", "Train & merges", "🏋️"),
             ("pages/tokens.py", "Tokens", "🎨"),
             ("pages/steps.py", "Step through merges", "👣"),
             ("pages/forest.py", "Merge forest", "🌳"),

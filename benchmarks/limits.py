@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/limits.py`: this checkout's 
     sys.path.insert(0, str(ROOT))
 
 PAGES = [  # (label, page script): the order a curious user clicks through them
-    ("Train & merges", "pages/overview.py"),
+    ("Start here", "pages/overview.py"),
     ("Tokens", "pages/tokens.py"),
     ("Step through", "pages/steps.py"),
     ("Merge forest", "pages/forest.py"),

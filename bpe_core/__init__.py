@@ -11,7 +11,7 @@ Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), `
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
 seeds' exact merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a
 tokenizer.json does before BPE), ``formats.py`` (the file formats as plain data), ``files.py``
-(loading) and ``check.py`` (a learner's own merges checked against the reference, with the
+(loading) and ``check/`` (a learner's own merges checked against the reference, with the
 likely mistake). Then who pays for tokens: ``languages.py`` (a parallel text in 33 languages and
 scripts), ``costs.py`` (the language tax), ``numbers.py`` (what numbers cost; digit split rules),
 ``health.py`` (tokens that are half a character, unreachable, never used or only stepping
@@ -48,6 +48,7 @@ from .check import (
     read_merges,
     zoo_demo,
 )
+from .corpus import CorpusError, PieceCounts, count_pieces
 from .costs import language_costs, measure_text, train_comparison
 from .encoders import (
     EncoderVariants,
@@ -133,6 +134,9 @@ __all__ = [
     "load_report_texts",
     "score_texts",
     "measure_speed",
+    "count_pieces",
+    "CorpusError",
+    "PieceCounts",
     "get_encoding",
     "encoding_for_model",
     "encoding_name_for_model",

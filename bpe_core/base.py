@@ -20,8 +20,15 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-import regex
-
+from .corpus import (
+    DEFAULT_BLOCK_BYTES,
+    BytesCallback,
+    CorpusError,
+    CorpusSources,
+    PieceCounts,
+    count_pieces,
+    drain,
+)
 from .encoders import dropout_merges
 from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
     SHORT_CHUNK,
@@ -31,6 +38,13 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     trace_merges,
 )
 from .pipeline import AddedToken, find_added
+from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_specials: read from here too
+    MAX_REPEAT,
+    compile_pattern,
+    cut_at_specials,
+    split_by_pattern,
+    training_specials,
+)
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
     clean_text,
@@ -39,14 +53,13 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
     replace_control_characters,
     shorten,
 )
-from .training import MergeRecord, ProgressCallback, train_bpe
+from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline
     from .steps import StepThrough, TokenSpan
 
 MAX_VOCAB_SIZE = 1_000_000
-MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
 DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of")  # built on first use (see token_ids)
@@ -105,33 +118,6 @@ def _check_text(text: object, what: str = "text") -> str:
         ) else ""
         raise ValueError(f"{what} must be a str, not {type(text).__name__}{hint}")
     return text
-
-
-def training_specials(special_tokens: object) -> list[str]:
-    """``train``'s special tokens as a list of distinct, non-empty strings (in the given order)."""
-    if special_tokens is None:
-        return []
-    if isinstance(special_tokens, str | bytes) or not isinstance(special_tokens, Iterable):
-        raise ValueError(
-            "special_tokens must be a list of strings such as ['<|endoftext|>'],"
-            f" not {shorten(special_tokens)}"
-        )
-    specials = list(special_tokens)
-    for s in specials:
-        if not isinstance(s, str) or not s:
-            raise ValueError(f"a special token must be a non-empty str, not {shorten(s)}")
-    if len(set(specials)) != len(specials):
-        twice = next(s for s in specials if specials.count(s) > 1)
-        raise ValueError(f"special token {shorten(twice)} is given twice")
-    return specials
-
-
-def cut_at_specials(text: str, specials: list[str]) -> list[str]:
-    """The text between the special tokens (the longest special wins where two overlap)."""
-    if not specials:
-        return [text]
-    pattern = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
-    return [part for part in regex.split(pattern, text) if part]
 
 
 class UnknownTokenError(ValueError, KeyError):
@@ -194,21 +180,7 @@ class Tokenizer:
     @pattern.setter
     def pattern(self, pattern: str) -> None:
         pattern = _check_text(pattern, "the split pattern")
-        if pattern:
-            repeats = regex.findall(r"(?<!\\)\{\s*(\d{1,12})\s*(?:,\s*(\d{0,12})\s*)?\}", pattern)
-            counts = [int(n) for low_high in repeats for n in low_high if n]
-            if counts and max(counts) > MAX_REPEAT:
-                raise ValueError(
-                    f"the split pattern repeats something {max(counts):,} times; use at most"
-                    f" {MAX_REPEAT:,} in {{n}} or {{m,n}} (or + and *), since the regex engine"
-                    " builds every repeat in memory"
-                )
-            try:
-                compiled = regex.compile(pattern)
-            except (regex.error, OverflowError, RecursionError) as e:
-                raise ValueError(f"invalid split pattern: {e}") from e
-        else:
-            compiled = None
+        compiled = compile_pattern(pattern)
         self._pattern = pattern
         self.compiled_pattern = compiled
         self._cache: dict[str, list[int]] = {}
@@ -238,24 +210,12 @@ class Tokenizer:
         try:
             if self.pipeline is not None and self.pipeline.pre_tokenizer is not None:
                 return self.pipeline.pre_tokenize(text, remaining)
-            chunks = self.compiled_pattern.findall(text, timeout=remaining())
-            if sum(map(len, chunks)) == len(text):
-                return chunks
-            out, end = [], 0
-            for m in self.compiled_pattern.finditer(text, timeout=remaining()):
-                if m.start() > end:
-                    out.append(text[end : m.start()])
-                if m.end() > m.start():
-                    out.append(m.group())
-                end = m.end()
+            return split_by_pattern(self.compiled_pattern, text, remaining)
         except TimeoutError as e:
             raise ValueError(
                 f"the split pattern took longer than {self.timeout} s on this text;"
                 " simplify the pattern (nested repeats such as (a+)+ backtrack badly)"
             ) from e
-        if end < len(text):
-            out.append(text[end:])
-        return out
 
     def chunks(
         self, text: str, allowed_special: object = "none_raise", disallowed_special: object = "all"
@@ -322,6 +282,81 @@ class Tokenizer:
         (b'ab', {'<|x|>': 257})
         """
         text = clean_text(_check_text(text))
+        specials, num_merges = self._training_plan(vocab_size, special_tokens)
+        parts = cut_at_specials(text, specials)
+        if self.pipeline is None:
+            pieces = [piece for part in parts for piece in self.split(part)]
+        else:  # normalized and pre-tokenized as encode does; its added tokens are not learned
+            pieces = [
+                chunk for part in parts for chunk, idx in self.chunks(part, "none") if idx is None
+            ]
+        chunk_counts = Counter(pieces)
+        self._learn(
+            ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items()), num_merges,
+            specials if special_tokens is not None else None, progress=progress, verbose=verbose,
+            candidates=candidates, tie_rule=tie_rule, min_frequency=min_frequency,
+            max_token_bytes=max_token_bytes,
+        )
+
+    def train_corpus(
+        self,
+        sources: CorpusSources,
+        vocab_size: int,
+        *,
+        workers: int | None = None,
+        errors: str = "strict",
+        block_bytes: int = DEFAULT_BLOCK_BYTES,
+        client: object = None,
+        on_bytes: BytesCallback | None = None,
+        verbose: bool = False,
+        progress: ProgressCallback | None = None,
+        candidates: int = 0,
+        tie_rule: str = "seen",
+        special_tokens: Iterable[str] | None = None,
+        min_frequency: int = 0,
+        max_token_bytes: int | None = None,
+    ) -> PieceCounts:
+        """``train`` on a corpus read from disk: files (a path or a list of paths) or an iterator
+        of str. The merges are exactly ``train``'s on the concatenated text (see corpus.py).
+
+        The pieces are counted in ``workers`` processes (default: every core; 1: in this
+        process) or on a Dask cluster (``client``, a ``dask.distributed.Client``); the merge loop
+        runs here. ``on_bytes(done, total)`` reports the reading (total None for an iterator),
+        ``progress`` the merges, as in ``train``; ``errors="replace"`` reads bytes that are not
+        UTF-8 as U+FFFD instead of stopping. Every other option is ``train``'s. Returns what
+        the reading measured (``counts`` left empty: the table is freed once laid out). Bad input
+        raises ``CorpusError`` (a ValueError) naming the file and the fix.
+
+        >>> from bpe_core import BasicTokenizer
+        >>> tok = BasicTokenizer()
+        >>> _ = tok.train_corpus(iter(["ab<|x|>a", "b<|x|>ba"]), 258, special_tokens=["<|x|>"])
+        >>> tok.vocab[256], tok.special_tokens
+        (b'ab', {'<|x|>': 257})
+        """
+        if self.pipeline is not None:
+            raise CorpusError(
+                "train_corpus trains the bpe_core kinds (BasicTokenizer, RegexTokenizer); this"
+                " tokenizer follows a tokenizer.json pipeline (normalizer, pre-tokenizer, added"
+                " tokens) that is not cut into blocks safely. Train a RegexTokenizer with its"
+                " split pattern instead, or use train(text) on text that fits in memory"
+            )
+        specials, num_merges = self._training_plan(vocab_size, special_tokens)
+        check_train_options(tie_rule, min_frequency, max_token_bytes)
+        counted = count_pieces(
+            sources, pattern=self.pattern, special_tokens=specials, workers=workers,
+            errors=errors, block_bytes=block_bytes, on_bytes=on_bytes, client=client,
+            timeout=self.timeout,
+        )
+        self._learn(
+            drain(counted.counts), num_merges,
+            specials if special_tokens is not None else None, progress=progress, verbose=verbose,
+            candidates=candidates, tie_rule=tie_rule, min_frequency=min_frequency,
+            max_token_bytes=max_token_bytes,
+        )
+        return counted
+
+    def _training_plan(self, vocab_size: object, special_tokens: object) -> tuple[list[str], int]:
+        """The special tokens to train with and the number of merges, or ValueError."""
         vocab_size = _check_vocab_size(vocab_size)
         specials = training_specials(special_tokens)
         num_merges = vocab_size - 256 - len(specials)
@@ -339,24 +374,23 @@ class Tokenizer:
                 f" (256..{vocab_size - 1}); register special tokens after training, or give"
                 f" them ids of {vocab_size} or more"
             )
-        parts = cut_at_specials(text, specials)
-        if self.pipeline is None:
-            pieces = [piece for part in parts for piece in self.split(part)]
-        else:  # normalized and pre-tokenized as encode does; its added tokens are not learned
-            pieces = [
-                chunk for part in parts for chunk, idx in self.chunks(part, "none") if idx is None
-            ]
-        chunk_counts = Counter(pieces)
-        chunks = ((chunk.encode("utf-8"), n) for chunk, n in chunk_counts.items())
-        result = train_bpe(
-            chunks, num_merges, progress=progress, verbose=verbose, candidates=candidates,
-            tie_rule=tie_rule, min_frequency=min_frequency, max_token_bytes=max_token_bytes,
-        )
+        return specials, num_merges
+
+    def _learn(
+        self,
+        chunks: Iterable[tuple[bytes, int]],
+        num_merges: int,
+        specials: list[str] | None,
+        **options,
+    ) -> None:
+        """Run the trainer on ``(chunk bytes, occurrences)`` in first-seen order and keep what
+        it learned; ``specials`` (None: keep the current ones) get the ids after the merges."""
+        result = train_bpe(chunks, num_merges, **options)
         self.byte_ids = None
         self.merges = result.merges
         self.history = result.history
         self.stop_reason = result.stop_reason
-        if special_tokens is not None:
+        if specials is not None:
             first = 256 + len(self.merges)
             self.special_tokens = {s: first + i for i, s in enumerate(specials)}
         self._rebuild()
@@ -780,15 +814,19 @@ class Tokenizer:
     # -- files ---------------------------------------------------------------------------------
 
     def save(self, file_prefix: str) -> None:
-        """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable)."""
+        """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable).
+
+        A tokenizer with a training ``history`` also gets ``file_prefix.model.bpe-lab.json``
+        (sidecar.py), so that ``bpe_core.load`` gives the history back.
+        """
         from .formats import to_minbpe
+        from .sidecar import write_atomic, write_with_sidecar
 
         model_text, vocab_text = to_minbpe(self)
         prefix = os.fspath(file_prefix)
-        with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
-            f.write(model_text)
-        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-            f.write(vocab_text)
+        write_atomic(prefix + ".vocab", vocab_text.encode("utf-8"))
+        write_with_sidecar("minbpe", self, {"file": (prefix + ".model", model_text.encode("utf-8"))},
+                           needed=False)
 
     def load(self, model_file: str) -> None:
         """Read a minbpe ``.model`` file into this tokenizer, as minbpe does::
@@ -797,17 +835,20 @@ class Tokenizer:
             tok.load("toy.model")
 
         All or nothing: a bad file is a ValueError and the tokenizer stays as it was.
+        The training history comes back from the sidecar ``save`` writes beside the file.
         ``bpe_core.load(path)`` reads every format and returns a new tokenizer.
         """
         from .formats import parse_minbpe
+        from .sidecar import read_sidecar, sidecar_path
 
         name = os.fspath(model_file)
         try:
-            with open(name, encoding="utf-8") as f:
-                text = f.read(64 * 1024 * 1024 + 1)
+            with open(name, "rb") as f:
+                data = f.read(64 * 1024 * 1024 + 1)
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ValueError(f"cannot read {name} as a .model file: {e}") from e
-        if len(text) > 64 * 1024 * 1024:
+        if len(data) > 64 * 1024 * 1024:
             raise ValueError(f"{name} is too large for a .model file")
         pattern, special_tokens, merges = parse_minbpe(text, name)
         if pattern and not self.splits:
@@ -818,35 +859,52 @@ class Tokenizer:
                               merges={pair: 256 + i for i, pair in enumerate(merges)})
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
-        for name in DERIVED_LOOKUPS:
-            self.__dict__.pop(name, None)
+        side_name = sidecar_path(name)
+        if os.path.exists(side_name):
+            with open(side_name, "rb") as f:
+                side = read_sidecar(f.read(), side_name)
+            if side.format != "minbpe":
+                raise ValueError(f"{side_name} describes a {side.format} file, not a .model file")
+            side.check_files({"file": (name, data)})
+            fresh.history = side.records(fresh)
+        for lookup in DERIVED_LOOKUPS:  # this tokenizer's, built from its old merges
+            self.__dict__.pop(lookup, None)
         self.__dict__.update(fresh.__dict__)
 
     def save_hf(self, path: str) -> None:
-        """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it)."""
-        from .formats import to_hf_json
+        """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it).
 
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(to_hf_json(self))
+        A tokenizer with a training ``history`` also gets ``path + ".bpe-lab.json"`` (sidecar.py).
+        """
+        from .formats import to_hf_json
+        from .sidecar import write_with_sidecar
+
+        write_with_sidecar("hf", self, {"file": (os.fspath(path), to_hf_json(self).encode("utf-8"))},
+                           needed=False)
 
     def save_tiktoken(self, path: str) -> None:
-        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them). The file has no
-        pattern and no special tokens: ``formats.tiktoken_encoding(self)`` gives all of
-        ``tiktoken.Encoding``'s arguments, the pattern spelled for tiktoken's regex engine."""
+        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them) and, beside them,
+        ``path + ".bpe-lab.json"`` with the split pattern, the special tokens and the history,
+        which the ranks cannot hold (``bpe_core.load`` reads it). ``formats.tiktoken_encoding(self)``
+        gives all of ``tiktoken.Encoding``'s arguments, the pattern spelled for tiktoken's engine."""
         from .formats import to_tiktoken
+        from .sidecar import write_with_sidecar
 
-        with open(path, "wb") as f:
-            f.write(to_tiktoken(self))
+        write_with_sidecar("tiktoken", self, {"file": (os.fspath(path), to_tiktoken(self))},
+                           needed=True)
 
     def save_gpt2(self, vocab_path: str, merges_path: str) -> None:
-        """Write GPT-2 style ``vocab.json`` and ``merges.txt``."""
+        """Write GPT-2 style ``vocab.json`` and ``merges.txt`` and, beside the vocab.json,
+        ``vocab_path + ".bpe-lab.json"`` with the split pattern, the special tokens and the
+        history, which the pair cannot hold (``bpe_core.load`` reads it)."""
         from .formats import to_gpt2_files
+        from .sidecar import write_with_sidecar
 
         vocab_text, merges_text = to_gpt2_files(self)
-        with open(vocab_path, "w", encoding="utf-8") as f:
-            f.write(vocab_text)
-        with open(merges_path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(merges_text)
+        write_with_sidecar("gpt2", self, {"vocab": (os.fspath(vocab_path), vocab_text.encode("utf-8")),
+                                          "merges": (os.fspath(merges_path),
+                                                     merges_text.encode("utf-8"))},
+                           needed=True)
 
     def __repr__(self) -> str:
         kind = type(self).__name__

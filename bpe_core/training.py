@@ -14,7 +14,7 @@ So among the most frequent pairs the winner is the one whose first occurrence co
 We lay the distinct chunks out in the order they first appear in the text, one node per byte,
 so the node number of a pair's first occurrence orders pairs exactly as the stream does.
 
-Data (all plain lists and dicts, indexed by node number):
+Data (lists, dicts and arrays, indexed by node number):
 
     tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
     nxt[i]     next live node in the same chunk, or -1 at the end of the chunk
@@ -23,6 +23,11 @@ Data (all plain lists and dicts, indexed by node number):
     counts     (a, b) -> how many times the pair occurs in the text (every copy of a chunk counts)
     where      (a, b) -> node numbers where the pair started, ascending (some may be stale)
     heap       entries (-count, first node, pair)
+
+Node numbers live in ``array("i")`` (4 bytes each) rather than lists of Python ints (8 bytes of
+pointer and 28 of int object each): a corpus of millions of distinct chunks has tens of millions
+of nodes and places, and the arrays make them about five times smaller, and the loop faster too
+(less memory to walk). ``tok`` and ``weight`` stay lists: their values are few shared objects.
 
 Other tie rules (``tie_rule``). The seeds' rule is "seen". Courses use others: Stanford's CS336
 breaks ties toward the lexicographically greater pair of token bytes ("bytes"); "ids" takes the
@@ -40,6 +45,7 @@ with its current count and first place and look again ("lazy" deletion).
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -97,7 +103,7 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
-def _check_options(tie_rule: object, min_frequency: object, max_token_bytes: object) -> None:
+def check_train_options(tie_rule: object, min_frequency: object, max_token_bytes: object) -> None:
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
     if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
@@ -137,7 +143,7 @@ def train_bpe(
     >>> [m.token for m in train_bpe([(b"abcd", 1)], 2, tie_rule="bytes").history]
     [b'cd', b'bcd']
     """
-    _check_options(tie_rule, min_frequency, max_token_bytes)
+    check_train_options(tie_rule, min_frequency, max_token_bytes)
     # 1. Lay the distinct chunks out one after another, one node per byte.
     tok: list[int] = []
     weight: list[int] = []
@@ -148,18 +154,19 @@ def train_bpe(
             tok.extend(chunk)
             weight.extend([occurrences] * len(chunk))
     n = len(tok)
-    nxt = list(range(1, n + 1))
-    prv = list(range(-1, n - 1))
+    nxt = array("i", range(1, n + 1))
+    prv = array("i", range(-1, n - 1))
     for s in starts:  # cut the links between neighbouring chunks
         prv[s] = -1
         if s:
             nxt[s - 1] = -1
     if n:
         nxt[n - 1] = -1
+    del starts
 
     # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
     counts: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], list[int]] = {}
+    where: dict[tuple[int, int], array] = {}
     for i in range(n - 1):
         if nxt[i] != -1:
             pair = (tok[i], tok[i + 1])
@@ -168,7 +175,7 @@ def train_bpe(
                 where[pair].append(i)
             else:
                 counts[pair] = weight[i]
-                where[pair] = [i]
+                where[pair] = array("i", (i,))
 
     def first_place(pair: tuple[int, int]) -> int:
         """The first node where ``pair`` still occurs; forget the stale places before it."""
@@ -260,7 +267,7 @@ def train_bpe(
                     where[left].append(p)
                 else:
                     counts[left] = w
-                    where[left] = [p]
+                    where[left] = array("i", (p,))
                     new_pairs.add(left)
             if q != -1:  # (b, y) becomes (new, y)
                 y = tok[q]
@@ -271,7 +278,7 @@ def train_bpe(
                     where[right].append(i)
                 else:
                     counts[right] = w
-                    where[right] = [i]
+                    where[right] = array("i", (i,))
                     new_pairs.add(right)
             tok[i] = new_id
             tok[j] = -1

@@ -3,12 +3,12 @@
 import streamlit as st
 
 from ui.bytes_view import (
-    MAX_CHARS_HTML,
     MAX_CHARS_TABLE,
     MAX_IDS_INPUT_CHARS,
     bytes_frame,
     chars_frame,
     chars_html,
+    chars_summary,
     decode_ids,
     decoded_html,
     decodings,
@@ -47,17 +47,22 @@ with chars_tab:
         start = st.number_input("Start at character", min_value=0, max_value=len(text) - 1,
                                 value=0, step=100, key="bytes_start")
         start = min(int(start), len(text) - 1)
-        st.html(chars_html(text, start))
+        window = text[start : start + MAX_CHARS_TABLE]
+        st.caption(chars_summary(window) + " Runs of plain ASCII are summed up in one card; "
+                   "every other character has its own card with its bytes.")
+        body, covered = chars_html(text, start)
+        st.html(body)
         frame = chars_frame(text, start)
-        st.dataframe(frame, hide_index=True, key="bytes_chars")
+        with st.expander(f"Every character, one row each ({len(frame):,})"):
+            st.dataframe(frame, hide_index=True, key="bytes_chars")
         rest = len(text) - start
-        if rest > MAX_CHARS_TABLE:
-            st.caption(f"Cards for {min(rest, MAX_CHARS_HTML):,} and table rows for "
-                       f"{MAX_CHARS_TABLE:,} of the {rest:,} characters from {start:,} on; "
-                       "move the start to see more.")
-        elif rest > MAX_CHARS_HTML:
-            st.caption(f"Cards for the first {MAX_CHARS_HTML:,} characters; the table has all "
-                       f"{rest:,}.")
+        if covered < len(window):
+            st.caption(f"Cards for characters {start:,} to {start + covered:,}, the table for "
+                       f"{len(window):,} of the {rest:,} characters from {start:,} on; move the "
+                       "start to see more.")
+        elif rest > len(window):
+            st.caption(f"Cards and table rows for {len(window):,} of the {rest:,} characters "
+                       f"from {start:,} on; move the start to see more.")
 
 with stray_tab:
     st.markdown(

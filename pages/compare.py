@@ -68,7 +68,9 @@ owners = tuple(tokenizers.values())  # what the analyses below depend on, with t
 
 summary = summary_frame(encodings, text)
 table_col, chart_col = st.columns([3, 2])
-table_col.dataframe(summary, hide_index=True, key="compare_summary")
+table_col.dataframe(summary, hide_index=True, key="compare_summary", column_config={
+    "bytes/token": st.column_config.NumberColumn(format="%.2f"),  # 4.60 beside 4.61, not 4.6
+    "characters/token": st.column_config.NumberColumn(format="%.2f")})
 chart_col.altair_chart(tokens_chart(summary), width="stretch", key="compare_chart")
 
 st.subheader("How each one cuts the text")

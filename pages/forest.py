@@ -17,7 +17,9 @@ from ui.forest_chart import (
     word_trace_frame,
 )
 from ui.state import (
+    LINK_STEP,
     current_text,
+    projector_mode,
     require_tokenizer,
     sidebar,
     step_through,
@@ -181,7 +183,7 @@ with tree_col:
     tree = fo.token_tree(tok, chosen_id, runs=chains, levels=levels_drawn)
     nodes = node_frame(tok, tree.nodes)
     st.altair_chart(
-        tree_chart(nodes, edge_frame(tok, tree.nodes), svg=True,
+        tree_chart(nodes, edge_frame(tok, tree.nodes), svg=True, large=projector_mode(),
                    title=f"{fo.token_text(vocab[chosen_id], 40)} (id {chosen_id})"),
         key="forest_tree_chart", on_select=lambda: on_chart("forest_tree_chart"),
         selection_mode="pick",
@@ -195,8 +197,15 @@ num = tok.num_merges
 # One step for the session: the step-through page's slider ("step") and this one follow each
 # other, so the forest at k is the text at k over there.
 if ss.get("_forest_step_for") != id(tok):  # another tokenizer: start from the whole forest
+    first_visit = "_forest_step_for" not in ss
     ss["_forest_step_for"] = id(tok)
     ss["forest_step"] = num
+    if first_visit:  # all merges, or the step of the link the session came from; the step
+        # page's own starting step is not a reason to start there, a move made there later is
+        link_step = ss.get(LINK_STEP)
+        if isinstance(link_step, int):
+            ss["forest_step"] = link_step
+        ss["_forest_outside_step"] = ss.get("step")
 outside = ss.get("step")
 if isinstance(outside, int) and outside != ss.get("_forest_outside_step"):
     ss["_forest_outside_step"] = outside
@@ -234,7 +243,7 @@ if forest.nodes:
     fnodes = node_frame(tok, forest.nodes, levels=levels, uses=uses)
     st.altair_chart(
         tree_chart(fnodes, edge_frame(tok, forest.nodes, levels=levels), levels=levels,
-                   sublabels=False),
+                   sublabels=False, large=projector_mode()),
         key="forest_chart", on_select=lambda: on_chart("forest_chart"), selection_mode="pick",
     )
     st.caption(fo.describe_forest(forest, len(at_k), k))

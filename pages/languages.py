@@ -98,8 +98,10 @@ chart_col.altair_chart(lt.tax_chart(frame), width="stretch", key="languages_char
 shown = table_col.selectbox("Table for", chosen, key="languages_table_for")
 table_col.markdown(f"**{tokenizer_label() if shown == YOURS else shown}**: tokens for the story")
 table_col.dataframe(lt.costs_frame(costs[shown]), hide_index=True, key="languages_table",
-                    height=640, column_config={"× English": st.column_config.NumberColumn(
-                        format="%.2f")})  # 1.00 beside 1.06, not 1
+                    height=640, column_config={  # 1.00 beside 1.06, not 1
+                        "language": st.column_config.TextColumn(width="medium"),
+                        "× English": st.column_config.NumberColumn(format="%.2f"),
+                        "bytes/token": st.column_config.NumberColumn(format="%.2f")})
 table_col.caption("× English: tokens over English's tokens. Tokens per word: — where the "
                   "script writes no spaces between words.")
 for label, rows in costs.items():
@@ -139,6 +141,9 @@ elif ss.get("languages_trained") == settings:
     left.altair_chart(lt.tax_chart(lt.comparison_chart_frame(result), series="training"),
                       width="stretch", key="languages_comparison_chart")
     right.dataframe(lt.comparison_frame(result), hide_index=True, key="languages_comparison",
-                    height=640)
+                    height=640, column_config={
+                        "language": st.column_config.TextColumn(width="medium"),
+                        lt.ENGLISH_ONLY: st.column_config.NumberColumn(format="%.2f"),
+                        lt.ALL_LANGUAGES: st.column_config.NumberColumn(format="%.2f")})
     right.caption("Tokens relative to English under the tokenizer trained on English only and "
                   "under the one trained on every language; then their tokens.")

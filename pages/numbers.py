@@ -143,7 +143,8 @@ else:
                 "numbers. Pick the sample *Tricky: numbers, contractions, whitespace* or paste "
                 "a text with many numbers.")
     st.dataframe(nu.digit_presets_frame(compared, DIGIT_RULES), hide_index=True,
-                 key="numbers_presets")
+                 key="numbers_presets",
+                 column_config={"bytes/token": st.column_config.NumberColumn(format="%.2f")})
     st.caption(f"Vocabulary size {vocab_size:,}. Tokens for 0–999: every number 0 to 999 written "
                "plainly, summed; on the text: the sidebar's text. The example numbers' tokens "
                "follow.")

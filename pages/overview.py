@@ -1,44 +1,146 @@
-"""Overview: what training made (summary, merges, ids) for the text in the sidebar."""
+"""Start here: type, and see the tokens of your tokenizer and GPT-4o side by side as you type; the
+merges one at a time on the same text; the ways on; what training made (merges, ids) below.
+
+Everything that follows the typed text lives in one fragment (``as_you_type``): the box sends its
+text a moment after the last key (ui/front.py) and only the fragment reruns.
+"""
 
 import streamlit as st
 
-from ui.state import current_text, require_tokenizer, sidebar, step_through, tokenizer_label
+from ui.front import DEBOUNCE_MS, MAX_FRONT_CHARS, PATIENCE_MS, seed_text, view_html
+from ui.state import (
+    current_text,
+    preset,
+    projector_mode,
+    require_tokenizer,
+    sidebar,
+    step_through,
+    steps_component,
+    tokenizer_label,
+    type_box,
+)
+from ui.steps_component import steps_payload
+from ui.steps_view import window
 from ui.tables import merges_frame
+from ui.tokens_html import bytes_hint, pieces
 
 MAX_IDS_SHOWN = 5000
+WAYS_ON = [
+    ("pages/lesson.py", "Lesson: BPE step by step", "🎓",
+     "How BPE works, in eight live steps on your text, and a quiz."),
+    ("pages/steps.py", "Step through merges", "👣",
+     "Every merge in order: which pair it joined, and why that pair won."),
+    ("pages/check.py", "Check your BPE", "🩺",
+     "Your own implementation's merges against the reference, with the first difference."),
+]
+REFERENCE = "o200k_base"  # GPT-4o, loaded once per server (ui.state.preset)
 
 sidebar()
+ss = st.session_state
 
-st.title("bpe-lab")
+
+def _typed() -> None:
+    state = ss.get("front_box") or {}
+    text = state.get("text") if hasattr(state, "get") else getattr(state, "text", None)
+    if isinstance(text, str):
+        ss["front_text"] = text[:MAX_FRONT_CHARS]
+
+
+def _stepped() -> None:
+    state = ss.get("front_steps") or {}
+    k = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
+    if isinstance(k, int):
+        ss["front_step"] = k
+
+
+st.title("Start here")
 st.write(
-    "Byte-level BPE, step by step: paste text in the sidebar, train, and see which merges the "
-    "tokenizer learned and what ids it gives your text."
+    "A tokenizer cuts text into **tokens**, the pieces a language model reads. Type below and "
+    "watch the sidebar's tokenizer cut your text, beside GPT-4o's. Each colour is one token; "
+    "hover one for its id and bytes."
 )
 
 tok = require_tokenizer()
-text = current_text()
+sidebar_text = current_text()
+# the box starts from the sidebar's text, and starts again when that text changes
+seed = seed_text(sidebar_text)
+if ss.get("_front_seed_of") != seed:
+    ss["_front_seed_of"] = seed
+    ss["_front_seed"] = ss.get("_front_seed", 0) + 1
+    ss["front_text"] = seed
+ss.setdefault("front_text", seed)
 
-try:  # the session keeps the encoding (shared with the Tokens page): a rerun does not redo it
-    ids = step_through(tok, text).final  # == tok.encode(text, allowed_special="all")
-except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
-    st.error(str(e))
-    st.stop()
-n_bytes = len(text.encode("utf-8", "replace"))
-cols = st.columns(4)
-cols[0].metric("Tokenizer", tokenizer_label())
-cols[1].metric("Bytes", f"{n_bytes:,}")
-cols[2].metric("Tokens", f"{len(ids):,}")
-cols[3].metric("Bytes per token", f"{n_bytes / len(ids):.2f}" if ids else "–")
-if getattr(tok, "stop_reason", None):
-    st.info(f"Training stopped early: {tok.stop_reason}. The text has no more pairs to merge.")
 
-merges_col, ids_col = st.columns(2)
-with merges_col:
-    st.subheader(f"Merges ({tok.num_merges:,})")
-    st.dataframe(merges_frame(tok), hide_index=True, height=420, key="merges_table")
-with ids_col:
-    st.subheader("Token ids")
-    shown = ids[:MAX_IDS_SHOWN]
-    st.code(", ".join(map(str, shown)), language=None, wrap_lines=True, height=420)
-    if len(ids) > len(shown):
-        st.caption(f"Showing the first {len(shown):,} of {len(ids):,} ids.")
+def as_you_type(tok) -> None:
+    """The box, both token views and the merge slider: reruns alone when the box sends text."""
+    large = projector_mode()
+    text = ss["front_text"]
+    type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
+                     "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS},
+               key="front_box", on_text_change=_typed)
+    gpt = preset(REFERENCE)
+    try:
+        steps = tok.step_through(text, allowed_special="all")
+        theirs = pieces(gpt.encode(text, allowed_special="all"), gpt.vocab,
+                        specials=set(gpt.special_tokens.values()))
+    except ValueError as e:  # a custom split pattern can time out on a text it was not made for
+        st.error(str(e))
+        return
+    n = tok.num_merges
+    mine = steps.tokens_at(n)
+    num_bytes = steps.num_bytes
+    left, right = st.columns(2)
+    for col, heading, tokens, labels, which in (
+        (left, f"**Yours** · {tokenizer_label()}", mine, ("Tokens", "Bytes per token"),
+         "yours"),
+        (right, f"**GPT-4o** · {REFERENCE}, {gpt.vocab_size:,} tokens", theirs,
+         ("GPT-4o tokens", "GPT-4o bytes per token"), "gpt-4o"),
+    ):
+        col.markdown(heading)
+        count, per = col.columns(2)
+        count.metric(labels[0], f"{len(tokens):,}")
+        per.metric(labels[1], f"{num_bytes / len(tokens):.2f}" if tokens else "–")
+        col.html(view_html(tokens, which, large))
+    hint = bytes_hint([t.token for t in mine], text, n)
+    if hint:
+        left.info(hint)
+    st.subheader("Where next")
+    for col, (page, label, icon, what) in zip(st.columns(3), WAYS_ON, strict=True):
+        col.page_link(page, label=label, icon=icon)
+        col.caption(what)
+    if n == 0:
+        return
+    st.subheader(f"Merges ({n:,})")
+    st.caption("Watch your tokenizer merge: the same text after only the first **k** merges (at "
+               "k = 0 every byte is a token). Drag the slider, step, or press Play.")
+    view, _, _ = window(steps)
+    k = min(max(ss.get("front_step", n), 0), n)
+    data = dict(steps_payload(view, steps.token_counts(), num_bytes), step=k)
+    steps_component()(data=data, key="front_steps", on_step_change=_stepped)
+
+
+st.fragment(as_you_type)(tok)
+
+with st.expander("What training made: the merges and the sidebar text's token ids"):
+    try:  # the session keeps the encoding (shared with the Tokens page): a rerun does not redo it
+        ids = step_through(tok, sidebar_text).final  # == tok.encode(text, allowed_special="all")
+    except ValueError as e:  # a custom split pattern can time out on a text it was not made for
+        st.error(str(e))
+        st.stop()
+    n_bytes = len(sidebar_text.encode("utf-8", "replace"))
+    per = f"{n_bytes / len(ids):.2f} bytes per token" if ids else "no tokens"
+    st.caption(f"Tokenizer: {tokenizer_label()}. The sidebar's text: {n_bytes:,} "
+               f"byte{'s' if n_bytes != 1 else ''}, {len(ids):,} token{'s' if len(ids) != 1 else ''}, "
+               f"{per}.")
+    if getattr(tok, "stop_reason", None):
+        st.info(f"Training stopped early: {tok.stop_reason}. The text has no more pairs to merge.")
+    merges_col, ids_col = st.columns(2)
+    with merges_col:
+        st.markdown(f"**The table of merges ({tok.num_merges:,})**")
+        st.dataframe(merges_frame(tok), hide_index=True, height=420, key="merges_table")
+    with ids_col:
+        st.markdown("**Token ids**")
+        shown = ids[:MAX_IDS_SHOWN]
+        st.code(", ".join(map(str, shown)), language=None, wrap_lines=True, height=420)
+        if len(ids) > len(shown):
+            st.caption(f"Showing the first {len(shown):,} of {len(ids):,} ids.")

@@ -85,7 +85,8 @@ if again or "speeds" not in box:
     except ValueError as e:
         st.error(md_escape(str(e)))
         st.stop()
-st.dataframe(rc.speed_frame(box["speeds"]), hide_index=True, key="report_speed")
+st.dataframe(rc.speed_frame(box["speeds"]), hide_index=True, key="report_speed",
+             column_config={"MB/s": two_decimals})
 num_bytes = box["speeds"][rc.YOURS].num_bytes
 st.caption(f"MB/s of `encode_ordinary` on all the texts above ({num_bytes:,} bytes), the fastest "
            f"of {SPEED_PASSES} passes. Each pass starts with an empty chunk cache, as on text the "

@@ -28,7 +28,7 @@ from ui.state import (
     trained_text,
     vocabulary_fact,
 )
-from ui.tokens_html import tokens_html
+from ui.tokens_html import bytes_hint, summarise, tokens_html
 
 sidebar()
 ss = st.session_state
@@ -79,6 +79,13 @@ if ss.get("step_heldout") not in samples():
     ss["step_heldout"] = sv.default_heldout(samples(), [training or text])
 
 st.caption(f"Tokenizer: {tokenizer_label()} · {n:,} merges")
+try:  # the summary the Tokens page keeps too: the text's tokens after all merges
+    final = derived("tokens summary", tok, text, lambda: summarise(step_through(tok, text)))
+except ValueError:  # a custom split pattern can time out: the step view below says so
+    final = None
+hint = final and bytes_hint([t.token for t in final.shown], text, n)
+if hint:
+    st.info(hint)
 if n == 0:
     st.info("This tokenizer has no merges: raise the vocabulary size above 256 and train.")
     st.stop()

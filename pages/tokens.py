@@ -13,6 +13,7 @@ from ui.state import (
 )
 from ui.tokens_html import (
     COLOUR_MODES,
+    bytes_hint,
     cap_note,
     chunks_html,
     chunks_of,
@@ -59,6 +60,9 @@ counts = token_counts(text, tokens.total)
 for col, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     col.metric(label, value)
 st.caption(f"Tokenizer: {tokenizer_label()}")
+hint = bytes_hint([t.token for t in tokens.shown], text, tok.num_merges)
+if hint:
+    st.info(hint)
 
 if not is_chunks:
     st.caption("Hover a token for its id, text and bytes (hex).")

@@ -151,7 +151,8 @@ st.caption("The same vocabulary, three encoders. BPE applies the merges in the o
            "shortest split of each chunk. BPE is neither of the other two.")
 counts = {va.ENCODER_NAMES[m]: len(ids) for m, ids in whole.by_method.items()}
 st.dataframe(va.encoders_frame(counts, len(text.encode("utf-8", "replace"))), hide_index=True,
-             key="variants_encoders")
+             key="variants_encoders",
+             column_config={"bytes/token": st.column_config.NumberColumn(format="%.2f")})
 for method, ids in shown.by_method.items():
     body, _ = tokens_html(pieces(ids, tok.vocab, specials=specials), large=projector_mode())
     st.caption(f"{va.ENCODER_NAMES[method]}: {len(ids)} tokens")

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import html
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 
 import pandas as pd
 import regex
 
-from ui.tokens_html import CSS, token_label, token_text
+from ui.tokens_html import CSS, show_whitespace, token_label, token_text
 
 MAX_CHARS_TABLE = 2_000
-MAX_CHARS_HTML = 500
 MAX_HEX_BYTES = 10_000
 MAX_DECODE_IDS = 100_000
 MAX_IDS_INPUT_CHARS = 1_000_000
@@ -145,6 +145,8 @@ BYTES_CSS = """
 .bpe-chars .b { font-size: 0.85rem; display: block; }
 .bpe-chars .m { color: #b3361b; font-weight: 700; background: #fbe3d6; border-radius: 2px; }
 .bpe-chars .lone { color: #6b1d1d; background: #fbe3e3; }
+.bpe-chars .run { text-align: left; max-width: 100%; background: #f2f6fb; }
+.bpe-chars .quote { font-size: 0.9rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 </style>
 """
 
@@ -155,11 +157,52 @@ def bits_html(b: int) -> str:
     return f'<span class="b"><span class="m">{marker}</span>{payload}</span>'
 
 
-def chars_html(text: str, start: int = 0, limit: int = MAX_CHARS_HTML) -> str:
-    """Every character as a card: the character, its code point, and its bytes' bits with the
-    marker bits highlighted. Characters are escaped; lone surrogates get a card saying so."""
+MAX_CARDS = 500  # cards drawn at most (a run of plain ASCII is one card)
+RUN_PREVIEW = 48  # characters of a run of plain ASCII quoted on its card
+PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\t", "\n", "\r"}
+
+
+def is_plain(ch: str) -> bool:
+    """Plain ASCII: printable ASCII, tab or a line break, one byte ``0xxxxxxx`` each; every other
+    character (several bytes, a control character, a lone surrogate) is worth a card.
+
+    >>> [is_plain(c) for c in "a \\n\\x00é"]
+    [True, True, True, False, False]
+    """
+    return ch in PLAIN
+
+
+def chars_html(text: str, start: int = 0, limit: int = MAX_CHARS_TABLE,
+               max_cards: int = MAX_CARDS) -> tuple[str, int]:
+    """The characters ``start .. start + limit`` of ``text`` as cards: each run of plain ASCII
+    (one byte each) as one card that counts and quotes it, every other character as a card with
+    its code point and its bytes' bits, the marker bits highlighted. Everything is escaped.
+
+    Returns ``(html, characters covered)``: the cards stop after ``max_cards``.
+
+    >>> body, covered = chars_html("Hi there, €!")
+    >>> covered, body.count('class="ch"'), body.count('class="ch run"')
+    (12, 1, 2)
+    """
     cards = []
-    for ch in text[start : start + limit]:
+    window = text[start : start + limit]
+    i = 0
+    while i < len(window) and len(cards) < max_cards:
+        ch = window[i]
+        if is_plain(ch):
+            j = i
+            while j < len(window) and window[j] in PLAIN:
+                j += 1
+            run = window[i:j]
+            preview = show_whitespace(run[:RUN_PREVIEW]) + ("…" if len(run) > RUN_PREVIEW else "")
+            n = len(run)
+            cards.append(
+                f'<div class="ch run"><div class="cp">{n:,} plain ASCII character'
+                f'{"s" if n != 1 else ""}, 1 byte each: <span class="m">0</span>xxxxxxx</div>'
+                f'<div class="quote">{html.escape(preview)}</div></div>'
+            )
+            i = j
+            continue
         cp = ord(ch)
         glyph = html.escape(shown_char(ch))
         if 0xD800 <= cp <= 0xDFFF:
@@ -170,7 +213,41 @@ def chars_html(text: str, start: int = 0, limit: int = MAX_CHARS_HTML) -> str:
             f'<div class="ch"><div class="glyph">{glyph}</div>'
             f'<div class="cp">U+{cp:04X}</div>{body}</div>'
         )
-    return BYTES_CSS + f'<div class="bpe-chars">{"".join(cards)}</div>'
+        i += 1
+    return BYTES_CSS + f'<div class="bpe-chars">{"".join(cards)}</div>', i
+
+
+def chars_summary(text: str) -> str:
+    """How many characters of ``text`` take 1, 2, 3 and 4 bytes, and how many are control
+    characters or lone surrogates, in words.
+
+    >>> chars_summary("ab€\\x00")
+    '4 characters: 3 of 1 byte (2 plain ASCII, 1 control character), 1 of 3 bytes.'
+    """
+    sizes = Counter()
+    plain = control = lone = 0
+    for ch in text:
+        cp = ord(ch)
+        if 0xD800 <= cp <= 0xDFFF:
+            lone += 1
+            continue
+        sizes[1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4] += 1
+        plain += ch in PLAIN
+        control += unicodedata.category(ch) == "Cc" and ch not in PLAIN
+    parts = []
+    for size in (1, 2, 3, 4):
+        if sizes[size]:
+            part = f"{sizes[size]:,} of {size} byte{'s' if size > 1 else ''}"
+            if size == 1:
+                inner = [f"{plain:,} plain ASCII"]
+                if control:
+                    inner.append(f"{control:,} control character{'s' if control != 1 else ''}")
+                part += f" ({', '.join(inner)})"
+            parts.append(part)
+    if lone:
+        parts.append(f"{lone:,} lone surrogate{'s' if lone != 1 else ''} (not encodable)")
+    n = len(text)
+    return f"{n:,} character{'s' if n != 1 else ''}: {', '.join(parts)}."
 
 
 # -- stray bytes ----------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def tokens_chart(summary: pd.DataFrame) -> alt.Chart:
     """A horizontal bar per tokenizer: how many tokens the text needs."""
     order = list(summary["tokenizer"])
     base = alt.Chart(summary[["tokenizer", "tokens", "bytes/token"]]).encode(
-        y=alt.Y("tokenizer:N", sort=order, title=None),
+        y=alt.Y("tokenizer:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)),  # no "…"
         x=alt.X("tokens:Q", title="tokens for this text"),
     )
     bars = base.mark_bar(color="#4a88c2").encode(

@@ -629,15 +629,23 @@ def describe_tree(tok: Any, token_id: int, forest: Forest) -> str:
 def describe_forest(forest: Forest, distinct: int, step: int) -> str:
     """What the forest chart shows, and what it leaves out and how to see it."""
     drawn = len(forest.roots)
-    out = (f"After {step:,} merges the text has {distinct:,} different tokens; the trees of the "
-           f"{drawn:,} most used are drawn ({len(forest.nodes):,} nodes).")
+    merges = f"{step:,} merge{'s' if step != 1 else ''}"
+    if distinct == 1:
+        out = f"After {merges} the text has one token; its tree is drawn"
+    else:
+        trees = "the tree of the most used is" if drawn == 1 else \
+            f"the trees of the {drawn:,} most used are"
+        out = f"After {merges} the text has {distinct:,} different tokens; {trees} drawn"
+    out += f" ({len(forest.nodes):,} node{'s' if len(forest.nodes) != 1 else ''})."
     asked = drawn + len(forest.left_out)
     if forest.left_out:
         out += (f" The next {len(forest.left_out):,} trees ({forest.left_out_nodes:,} nodes) are "
                 f"left out: a chart gets at most {MAX_CHART_NODES:,} nodes. Ask for fewer "
                 "**Trees** or fewer merges, or pick a token above to see its tree alone.")
     elif asked < distinct:
-        out += f" {distinct - asked:,} less used tokens are not asked for: raise **Trees**."
+        rest = distinct - asked
+        out += (f" {rest:,} less used token{'s are' if rest != 1 else ' is'} not asked for: "
+                "raise **Trees**.")
     if forest.cut_depth is not None:
         out += f" The first tree is drawn down to depth {forest.cut_depth} only."
     chains = sum(1 for n in forest.nodes if n.run)
@@ -647,8 +655,9 @@ def describe_forest(forest: Forest, distinct: int, step: int) -> str:
                 "(**Collapse chains**).")
     shared = sum(1 for c in copies(forest.nodes).values() if c > 1)
     if shared:
-        out += (f" {shared:,} token ids are drawn more than once (shared sub-trees): hover a "
-                "node to outline every copy; click one to see its tree above.")
+        out += (f" {shared:,} token id{'s are' if shared > 1 else ' is'} drawn more than once "
+                "(shared sub-trees): hover a node to outline every copy; click one to see its "
+                "tree above.")
     return out
 
 

@@ -130,13 +130,16 @@ def tree_chart(
     title: str = "",
     sublabels: bool = True,
     svg: bool = False,
+    large: bool = False,
 ) -> alt.LayerChart:
     """The layered chart of a tree or a forest: edges, nodes, labels; tooltips, zoom and pan.
 
     Parameters: ``pick`` (click a node: its id) for the page to read, ``same`` (hover: every
     node with that id is outlined). ``sublabels`` adds "id · step · ×count" under each node.
     ``svg`` asks for SVG rendering (text stays in the page, which browser tests can read).
+    ``large`` (projector mode) draws nodes, labels and the legend 1.6 times their size.
     """
+    scale = 1.6 if large else 1.0
     pick = alt.selection_point(name="pick", fields=["id"], on="click")
     same = alt.selection_point(name="same", fields=["id"], on="pointerover", clear="pointerout")
     x = alt.X("x:Q", axis=None, scale=alt.Scale(zero=False, nice=False, padding=24))
@@ -159,14 +162,15 @@ def tree_chart(
     ]
     node_layer = (
         alt.Chart(nodes)
-        .mark_circle(size=240, opacity=1)
+        .mark_circle(size=240 * scale * scale, opacity=1)
         .encode(
             x=x,
             y=y,
             color=alt.Color(
                 "kind:N",
                 scale=alt.Scale(domain=kinds, range=[KIND_COLOURS[k] for k in kinds]),
-                legend=alt.Legend(title=None, orient="bottom"),
+                legend=alt.Legend(title=None, orient="bottom", labelFontSize=11 * scale,
+                                  symbolSize=100 * scale * scale),
             ),
             stroke=alt.when(same, empty=False).then(alt.value("#111111"))
             .otherwise(alt.value("#ffffff")),
@@ -179,18 +183,18 @@ def tree_chart(
         edge_layer,
         node_layer,
         alt.Chart(nodes)
-        .mark_text(dy=-15, fontSize=12 if sublabels else 10)
+        .mark_text(dy=-15 * scale, fontSize=(12 if sublabels else 10) * scale)
         .encode(x=x, y=y, text="label:N"),
     ]
     if sublabels:
         layers.append(
             alt.Chart(nodes)
-            .mark_text(dy=17, fontSize=10, color="#555555")
+            .mark_text(dy=17 * scale, fontSize=10 * scale, color="#555555")
             .encode(x=x, y=y, text="sub:N")
         )
-    chart = alt.layer(*layers).properties(height=chart_height(nodes, levels))
+    chart = alt.layer(*layers).properties(height=round(chart_height(nodes, levels) * scale))
     if title:
-        chart = chart.properties(title=title)
+        chart = chart.properties(title=alt.Title(title, fontSize=13 * scale) if large else title)
     if svg:
         chart = chart.properties(usermeta={"embedOptions": {"renderer": "svg"}})
     # zoom and pan, named so that the spec is the same on every run

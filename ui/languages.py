@@ -189,7 +189,7 @@ def tax_chart(frame: pd.DataFrame, series: str = "tokenizer") -> alt.LayerChart:
                        legend=alt.Legend(orient="top", labelLimit=400),
                        scale=alt.Scale(domain=names, range=SERIES_COLOURS[:len(names)] or None))
     bars = alt.Chart(frame).mark_bar().encode(
-        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
+        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)),
         yOffset=alt.YOffset(f"{series}:N", sort=names),
         x=alt.X("× English:Q", title="tokens relative to English (1 = as many as English)"),
         color=colour,

@@ -705,7 +705,7 @@ FULL_PAGE = (
     ("pages/bytes.py", "Bytes & decoding", "🔢"),
     ("pages/steps.py", "Step through merges", "👣"),
     ("pages/steps.py", "Step through merges", "👣"),
-    ("pages/overview.py", "Train & merges", "🏋️"),
+    ("pages/overview.py", "Start here: tokens as you type, and the table of merges", "🏁"),
     ("pages/bytes.py", "Bytes & decoding", "🔢"),
     ("pages/tokens.py", "Tokens", "🎨"),
     ("pages/tokens.py", "Tokens (choose the chunks view)", "🎨"),

@@ -67,7 +67,7 @@ def card_chart(scores: Mapping[str, list[CategoryScore]]) -> alt.Chart:
     categories = list(dict.fromkeys(frame["category"]))
     colour = alt.Color("tokenizer:N", title=None, sort=names,
                        scale=alt.Scale(domain=names, range=SERIES_COLOURS[: len(names)]),
-                       legend=alt.Legend(orient="bottom"))
+                       legend=alt.Legend(orient="bottom", labelLimit=0))
     return (
         alt.Chart(frame)
         .mark_bar()

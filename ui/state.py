@@ -56,13 +56,26 @@ from ui.session_keys import keep as _keep
 
 MAX_UPLOAD_MB = 10
 
-# Projector mode: larger token text and numbers, for the back row of a classroom.
-PROJECTOR_CSS = """<style>
-.stMainBlockContainer p, .stMainBlockContainer li { font-size: 1.25rem; }
-[data-testid="stMetricValue"], .stMainBlockContainer [data-testid="stMetricValue"] p {
-  font-size: 3rem; }
-.stMainBlockContainer [data-testid="stMetricLabel"] p { font-size: 1.3rem; }
+# Projector mode: larger token text and numbers, for the back row of a classroom. The custom
+# components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
+# reach; a CSS custom property inherits into them, and their own CSS scales by it. (st.dataframe
+# draws on a canvas that CSS cannot enlarge without breaking the layout: the Lesson swaps its
+# tables for HTML tables in projector mode.)
+PROJECTOR_SCALE = 1.6
+PROJECTOR_CSS = f"""<style>
+.stApp {{ --bpe-scale: {PROJECTOR_SCALE}; }}
+.stMainBlockContainer p, .stMainBlockContainer li {{ font-size: 1.25rem; }}
+[data-testid="stMetricValue"], .stMainBlockContainer [data-testid="stMetricValue"] p {{
+  font-size: 3rem; }}
+.stMainBlockContainer [data-testid="stMetricLabel"] p {{ font-size: 1.3rem; }}
+.stMainBlockContainer [data-testid="stCode"] code,
+.stMainBlockContainer [data-testid="stCode"] pre {{ font-size: 1.3rem; }}
+.stMainBlockContainer [data-testid="stTable"] td,
+.stMainBlockContainer [data-testid="stTable"] th {{ font-size: 1.25rem; }}
+.stMainBlockContainer .stButton button p, .stMainBlockContainer .stPageLink p {{
+  font-size: 1.25rem; }}
 </style>"""
+LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
 
@@ -100,6 +113,8 @@ def _init() -> None:
         values, notes = settings_from_query({k: st.query_params[k] for k in st.query_params})
         if "sample" in values:
             ss["text"] = samples()[values["sample"]]
+        if "step" in values:  # pages that start where the link says (the Merge forest)
+            ss[LINK_STEP] = values["step"]
         ss.update(values)
         if notes:
             ss["notice"] = "Parts of the link were ignored: " + "; ".join(notes) + "."
@@ -447,6 +462,14 @@ def steps_component() -> Any:
     from ui.steps_component import register
 
     return register()
+
+
+@st.cache_resource
+def type_box() -> Any:
+    """The front page's text box (ui/front.py), registered once per server."""
+    from ui.front import register_box
+
+    return register_box()
 
 
 def stepping_data(tok: bpe_core.Tokenizer, text: str) -> dict:

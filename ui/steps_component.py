@@ -61,10 +61,15 @@ def steps_payload(view: Any, counts: Any, num_bytes: int) -> dict[str, Any]:
 # -- the component: drawn in the browser, user text only ever as textContent ----------------------
 
 _CSS = """
-.bpe-steps { font-family: ui-monospace, monospace; }
+.bpe-steps { font-family: ui-monospace, monospace; --scale: var(--bpe-scale, 1); }
 .bpe-steps .controls { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
+.bpe-steps .controls, .bpe-steps button, .bpe-steps select, .bpe-steps .status {
+  font-size: calc(1rem * var(--scale)); }
+.bpe-steps button, .bpe-steps select { padding: calc(2px * var(--scale)) calc(8px * var(--scale)); }
+.bpe-steps input[type=range] { height: calc(16px * var(--scale)); }
 .bpe-steps input[type=range] { flex: 1 1 240px; }
 .bpe-steps .tokens { white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.9;
+  font-size: calc(1rem * var(--scale));
   max-height: 60vh; overflow-y: auto; color: #111; }
 .bpe-steps .tokens span { border-radius: 3px; padding: 1px 0; margin-right: 1px; }
 .bpe-steps .tokens span.new { outline: 2px solid #d62728; }

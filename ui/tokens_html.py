@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
@@ -501,3 +502,44 @@ def chunks_html(
     size_class = " large" if large else ""
     body = f'<div class="bpe-tokens{size_class}">{"".join(spans)}</div>'
     return CSS + body, len(chunks) - len(spans)
+
+
+# -- a hint when most tokens are single bytes -----------------------------------------------------
+
+BYTES_HINT_SHARE = 0.5  # the hint shows when more than this share of the tokens are single bytes
+BYTES_HINT_MIN = 20  # ... of at least this many tokens
+BYTES_HINT_FEW_MERGES = 5_000  # up to this many merges, "only N merges" is the reason given
+
+
+def bytes_hint(tokens: Sequence[bytes], text: str, num_merges: int) -> str | None:
+    """Why most tokens are single bytes, in Markdown (None when they are not): few merges, and
+    each character outside ASCII is several UTF-8 bytes that only merges join into one token.
+
+    >>> print(bytes_hint([bytes([b]) for b in "你好世界".encode() * 3], "你好世界" * 3, 44))
+    36 of 36 tokens here are single bytes, most of them pieces of characters: this tokenizer has only 44 merges. Each character outside ASCII is 2 to 4 bytes in UTF-8 (你 is 3: e4 bd a0) and becomes one token only once merges have joined its bytes: train with a larger vocabulary, or on text like this one.
+    >>> bytes_hint([b"hello", b" world"] * 20, "hello world" * 20, 300) is None
+    True
+    >>> print(bytes_hint([b"h", b"i"] * 20, "hi" * 20, 50_000))
+    40 of 40 tokens here are single bytes: this tokenizer's 50,000 merges were learned on text unlike this one, and few of them join the pairs this text uses. Train on text like this one.
+    """
+    n = len(tokens)
+    single = sum(len(t) == 1 for t in tokens)
+    if n < BYTES_HINT_MIN or single <= BYTES_HINT_SHARE * n:
+        return None
+    pieces = sum(len(t) == 1 and t[0] >= 0x80 for t in tokens)
+    wide = [c for c in text if ord(c) >= 0x80 and not unicodedata.category(c).startswith("C")]
+    merges = f"{num_merges:,} merge{'s' if num_merges != 1 else ''}"
+    few = num_merges <= BYTES_HINT_FEW_MERGES
+    why = (f"this tokenizer has only {merges}" if few else
+           f"this tokenizer's {merges} were learned on text unlike this one")
+    advice = "train with a larger vocabulary, or on text like this one" if few else \
+        "train on text like this one"
+    if pieces * 2 >= single and wide:
+        common = Counter(wide).most_common(1)[0][0]
+        data = common.encode("utf-8")
+        return (f"{single:,} of {n:,} tokens here are single bytes, most of them pieces of "
+                f"characters: {why}. Each character outside ASCII is 2 to 4 bytes in UTF-8 "
+                f"({common} is {len(data)}: {data.hex(' ')}) and becomes one token only once "
+                f"merges have joined its bytes: {advice}.")
+    return (f"{single:,} of {n:,} tokens here are single bytes: {why}, and few of them join "
+            f"the pairs this text uses. {advice[0].upper()}{advice[1:]}.")

@@ -16,7 +16,7 @@ import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-PAGES = ["Lesson: BPE step by step", "Train & merges", "Tokens", "Step through merges",
+PAGES = ["Lesson: BPE step by step", "Start here", "Tokens", "Step through merges",
          "Merge forest", "Compare with GPT", "Export & import", "Bytes & decoding",
          "Variants of BPE", "Check your BPE", "Language tax", "Numbers", "Vocabulary health",
          "Report card", "Chat tokens"]

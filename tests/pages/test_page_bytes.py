@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 from support import open_page
 
+from ui.bytes_view import MAX_CHARS_TABLE
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
@@ -64,7 +66,7 @@ def test_hostile_text_stays_escaped(at):
     at.text_area(key="text").set_value("<script>alert(1)</script>").run()
     assert not at.exception
     (cards,) = [h.value for h in at.html if 'class="bpe-chars"' in h.value]
-    assert "<script" not in cards and '<div class="glyph">&lt;</div>' in cards
+    assert "<script" not in cards and "&lt;script&gt;alert(1)&lt;/script&gt;" in cards
     at.button(key="bytes_fill").click().run()  # the text's ids, decoded again
     assert not at.exception
     decoded = [h.value for h in at.html if 'class="bpe-tokens"' in h.value]
@@ -113,3 +115,32 @@ def test_decode_box_without_a_tokenizer(at):
     at.selectbox(key="kind").set_value("Imported file").run()
     assert not at.exception
     assert any("to decode ids" in i.value for i in at.info)
+
+
+def chars_card_html(app) -> str:
+    return next(h.value for h in app.html if 'class="bpe-chars"' in h.value)
+
+
+def test_english_prose_is_one_summary_card_not_a_wall(at):
+    text = at.text_area(key="text").value
+    assert all(" " <= c <= "~" or c in "\t\n\r" for c in text)  # the sample is plain ASCII
+    n = min(len(text), MAX_CHARS_TABLE)  # the window the page shows
+    body = chars_card_html(at)
+    assert body.count('class="ch run"') == 1 and body.count('class="ch"') == 0
+    assert f"{n:,} plain ASCII characters" in body
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{n:,} characters: {n:,} of 1 byte ({n:,} plain ASCII)" in captions
+
+
+def test_cards_only_for_characters_of_several_bytes_or_controls(at):
+    at.text_area(key="text").set_value("Tokens 👋 and 你好 meet\tagain: naïve café.\n").run()
+    assert not at.exception
+    body = chars_card_html(at)
+    # cards: 👋 你 好 ï é; runs: "Tokens ", " and ", " meet\tagain: na", "ve caf", ".\n"
+    assert body.count('class="ch"') == 5
+    assert body.count('class="ch run"') == 5
+    for cp in ("U+1F44B", "U+4F60", "U+597D", "U+00EF", "U+00E9"):
+        assert f'<div class="cp">{cp}</div>' in body
+    captions = " ".join(c.value for c in at.caption)
+    assert "40 characters: 35 of 1 byte (35 plain ASCII), 2 of 2 bytes, 2 of 3 bytes, " \
+           "1 of 4 bytes." in captions

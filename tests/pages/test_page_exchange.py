@@ -17,6 +17,7 @@ from ui.exchange import (
     gpt2_vocab_bytes,
     minbpe_model_bytes,
     tiktoken_bytes,
+    tiktoken_sidecar_bytes,
 )
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -85,7 +86,7 @@ def test_importing_a_model_makes_it_the_tokenizer_on_every_page(at):
     assert not at.exception
     assert at.selectbox(key="kind").value == "Imported file"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Tokenizer"] == r"imported from abc\.model"
+    assert r"**Yours** · imported from abc\.model" in [m.value for m in at.markdown]
     assert metrics["Tokens"] == str(len(tok.encode("aaabdaaabac")))
     assert "Merges (6)" in [s.value for s in at.subheader]
     # and the export page now offers it for download
@@ -146,6 +147,25 @@ def test_tiktoken_upload_takes_the_special_tokens_written_on_the_page(at):
     assert imported.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
 
 
+def test_tiktoken_without_its_sidecar_says_what_is_missing_and_reads_it_with_the_sidecar(at):
+    tok = basic_tokenizer()
+    before = at.session_state["tok"]
+    upload(at, ("abc.tiktoken", tiktoken_bytes(tok)))
+    assert not at.exception
+    message = at.error[0].value.replace("\\", "")
+    assert "do not hold the split pattern or the special tokens" in message
+    assert "abc.tiktoken.bpe-lab.json" in message and "choose its split pattern" in message
+    assert at.session_state["tok"] is before
+    upload(at, ("abc.tiktoken", tiktoken_bytes(tok)),
+           ("abc.tiktoken.bpe-lab.json", tiktoken_sidecar_bytes(tok)))
+    assert not at.exception and not at.error
+    imported = at.session_state["imported"][0]
+    assert type(imported) is BasicTokenizer and imported.special_tokens == {"<|end|>": 300}
+    assert imported.history == tok.history and len(tok.history) == 6
+    text = "aaab<|end|>daaabac"
+    assert imported.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+
+
 def test_badly_written_special_tokens_show_an_error(at):
     at.text_input(key="import_specials").input("<|end|>").run()
     upload(at, ("abc.tiktoken", tiktoken_bytes(basic_tokenizer())))
@@ -167,8 +187,8 @@ def test_an_imported_file_name_is_shown_as_written_not_as_markdown():
         [("__init__.model", to_minbpe(tok)[0].encode(), "application/octet-stream")]
     ).run()
     at.switch_page("pages/overview.py").run()
-    label = next(m for m in at.metric if m.label == "Tokenizer").value
-    assert label == r"imported from \_\_init\_\_\.model"  # Markdown shows: __init__.model
+    label = next(m.value for m in at.markdown if m.value.startswith("**Yours**"))
+    assert label == r"**Yours** · imported from \_\_init\_\_\.model"  # Markdown: __init__.model
 
 
 def test_a_tokenizer_json_that_normalizes_works_on_every_page(at):

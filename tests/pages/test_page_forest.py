@@ -120,7 +120,7 @@ def test_the_forest_grows_with_the_step(classic):
         _, nodes, _ = chart(classic, "forest_chart")
         assert list(nodes["id"][nodes["depth"] == 0]) == roots, k
         assert nodes["step"].max() <= k
-        assert f"After {k} merges" in captions(classic)
+        assert f"After {k} merge{'s' if k != 1 else ''} " in captions(classic)
     # every tree appears once and its leaves spell its root
     assert list(nodes["uses"].dropna()) == [2, 1, 1, 1]
 
@@ -285,3 +285,23 @@ def test_a_link_opens_a_long_chain_drawn_compactly(at):
     assert not at.exception
     assert "Token 50000 is not in this vocabulary" in at.warning[0].value
     assert int(chart(at, "forest_tree_chart")[1]["id"][0]) == clause
+
+
+def test_the_forest_opens_at_all_merges_even_after_the_step_page():
+    """The step page starts at merge 1; the forest does not follow that start, only a move."""
+    at = open_page("pages/steps.py")
+    assert at.session_state["step"] == 1
+    at.switch_page("pages/forest.py").run()
+    assert not at.exception
+    n = at.session_state["tok"].num_merges
+    assert n == 256
+    assert at.slider(key="forest_step").value == n
+    _, nodes, _ = chart(at, "forest_chart")
+    assert nodes["step"].max() > 1  # the trees hold merges made after step 1
+
+
+def test_the_forest_opens_at_the_links_step():
+    at = open_page("pages/forest.py", query={"sample": "english", "step": "7"})
+    assert at.slider(key="forest_step").value == 7
+    _, nodes, _ = chart(at, "forest_chart")
+    assert nodes["step"].max() <= 7

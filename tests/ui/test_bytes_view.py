@@ -6,7 +6,7 @@ from bpe_core import BasicTokenizer, load_pretrained
 from ui.bytes_view import (
     CHAR_COLUMNS,
     LONE_SURROGATE,
-    MAX_CHARS_HTML,
+    MAX_CARDS,
     byte_bits,
     byte_kind,
     byte_parts,
@@ -14,6 +14,7 @@ from ui.bytes_view import (
     char_row,
     chars_frame,
     chars_html,
+    chars_summary,
     decode_ids,
     decoded_html,
     decodings,
@@ -88,7 +89,7 @@ def test_lone_surrogates_are_shown_not_crashed_on():
     assert row["bytes"] == 0 and row["UTF-8 hex"] == ""
     frame = chars_frame("a\ud800b")
     assert list(frame["note"]) == ["", LONE_SURROGATE, ""]
-    assert LONE_SURROGATE in chars_html("a\ud800b")
+    assert LONE_SURROGATE in chars_html("a\ud800b")[0]
 
 
 def test_chars_frame_window():
@@ -102,12 +103,42 @@ def test_chars_frame_window():
 
 
 def test_chars_html_highlights_markers_and_escapes():
-    body = chars_html("€<script>alert(1)</script>")
+    body, covered = chars_html("€<script>alert(1)</script>")
+    assert covered == 26
     assert '<span class="m">1110</span>0010' in body
     assert '<span class="m">10</span>000010' in body
-    assert "<script" not in body and "&lt;script&gt;" not in body  # one card per character
-    assert '<div class="glyph">&lt;</div>' in body
-    assert chars_html("x" * 5000).count('class="ch"') == MAX_CHARS_HTML
+    assert "<script" not in body
+    # the ASCII after the euro sign is one run card that quotes it, escaped
+    assert body.count('class="ch run"') == 1 and body.count('class="ch"') == 1
+    assert "25 plain ASCII characters" in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_chars_html_cards_only_where_bytes_are_interesting():
+    text = "Hello, world!\nCafé ☕ ok\x07"
+    body, covered = chars_html(text)
+    assert covered == len(text)
+    # runs: "Hello, world!\nCaf", " ", " ok"; cards: é, ☕, the bell (a control character)
+    assert body.count('class="ch run"') == 3
+    assert body.count('class="ch"') == 3
+    assert "17 plain ASCII characters" in body and "1 plain ASCII character," in body
+    assert '<div class="cp">U+00E9</div>' in body and '<div class="cp">U+2615</div>' in body
+    assert '<div class="cp">U+0007</div>' in body
+
+
+def test_chars_html_stops_after_max_cards():
+    body, covered = chars_html("é" * 5000)
+    assert body.count('class="ch"') == MAX_CARDS and covered == MAX_CARDS
+    body, covered = chars_html("x" * 5000, limit=5000)  # one run, one card
+    assert body.count('class="ch run"') == 1 and covered == 5000
+
+
+def test_chars_summary_counts_bytes_by_hand():
+    assert chars_summary("aé€😀\n") == (
+        "5 characters: 2 of 1 byte (2 plain ASCII), 1 of 2 bytes, 1 of 3 bytes, 1 of 4 bytes.")
+    assert chars_summary("\x00\ud800") == (
+        "2 characters: 1 of 1 byte (0 plain ASCII, 1 control character), 1 lone surrogate "
+        "(not encodable).")
 
 
 # -- stray bytes ----------------------------------------------------------------------------------

@@ -91,6 +91,9 @@ def test_tokens_chart_is_a_bar_per_tokenizer(seed_encodings):
     data = next(iter(spec["datasets"].values()))
     assert [(d["tokenizer"], d["tokens"]) for d in data] == [("GPT-2", 6), ("GPT-4", 4)]
     json.dumps(spec)  # serialisable for the browser
+    # a long name ("Yours: GPT-4 split, 512 tokens") is drawn whole: Vega-Lite cuts axis labels
+    # at 180 px unless labelLimit is 0
+    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] == 0
 
 
 def test_compare_html_marks_the_cuts_and_titles(seed_encodings):

@@ -641,3 +641,17 @@ def test_describe_trace_names_chunks_and_the_final_tokens(prose_tok):
     said = fo.describe_trace(prose_tok, trace)
     assert "chunks first" in said  # the GPT-4 split cuts "'t" off
     assert said.endswith(f"(ids {', '.join(map(str, prose_tok.encode(' don' + chr(39) + 't')))}).")
+
+
+def test_the_forest_caption_says_one_of_a_thing_in_the_singular():
+    tok = BasicTokenizer()
+    tok.train("aaabdaaabac", 259)  # the seeds' example: aa, aaa, aaab (ids 256, 257, 258)
+    one = fo.describe_forest(fo.forest_layout(tok, [258]), 1, 3)
+    # aaab: 258 -> 257 + b, 257 -> 256 + a, 256 -> a + a: "a" is drawn three times, no other id twice
+    assert one.startswith("After 3 merges the text has one token; its tree is drawn (7 nodes).")
+    assert "1 token id is drawn more than once" in one
+    two = fo.describe_forest(fo.forest_layout(tok, [256, 257]), 3, 1)
+    assert two.startswith("After 1 merge the text has 3 different tokens; the trees of the 2 "
+                          "most used are drawn (8 nodes).")
+    assert "2 token ids are drawn more than once" in two  # 256 and "a"
+    assert "1 less used token is not asked for" in two

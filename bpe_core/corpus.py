@@ -1,0 +1,519 @@
+"""Reading a corpus from disk in blocks and counting its split pieces on every core.
+
+Training needs only how often each distinct piece occurs (" the": 20 000 times), in the order
+the pieces first appear. This module gets that table from files of any size without holding them:
+
+1. It cuts the corpus into blocks of about ``block_bytes`` at places where cutting changes
+   nothing: right after a special token, or else beside a line break where the split pattern
+   cuts the text the same way with or without the cut (checked on the text around the place).
+   A cut never falls inside a character, a special token or a piece.
+2. Worker processes (or a Dask cluster) count the pieces of each block, in first-seen order.
+3. Here the blocks' tables are added up in block order, so the combined table keeps the
+   first-seen order of the whole text, and ``train_bpe`` makes exactly the merges that
+   ``train`` makes on the whole text.
+
+The corpus is the files' texts joined with nothing between them: ``"".join(texts)``, where each
+file is read as bytes and decoded as UTF-8 on its own (line endings kept as they are, "\\r\\n"
+included, as ``open(path, newline="")`` reads them). A file without a final newline runs on into
+the next file, exactly as in the joined string; put a special token or a newline at the end of
+each document to keep them apart. An iterator of str is the same: its strings joined.
+
+    >>> counted = count_pieces(iter(["the cat\\n", "the hat\\n"]), pattern=r" ?\\w+|\\s", workers=1)
+    >>> counted.counts
+    {b'the': 2, b' cat': 1, b'\\n': 2, b' hat': 1}
+
+Data, with shapes:
+
+    block      a str (from an iterator) or ((path, start byte, end byte), ...) (from files)
+    counts     piece bytes -> occurrences, in the order pieces first appear (one block's or all)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from bisect import bisect_right
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
+
+import regex
+
+from .split import (
+    compile_pattern,
+    cut_at_specials,
+    specials_pattern,
+    split_by_pattern,
+    training_specials,
+)
+from .text import clean_text, shorten
+
+DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
+CONTEXT = 300  # characters on each side of a possible cut that check it
+CUT_WINDOW = 64 << 10  # bytes read at a time when looking for a cut
+_LINE_BREAK = regex.compile(r"[\r\n]+")
+
+# on_bytes(bytes done, bytes in all or None when unknown): the reading's progress
+BytesCallback = Callable[[int, int | None], object]
+# a path, a list of paths, or an iterator of str
+CorpusSources = str | os.PathLike | Iterable
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be read as asked; the message names the file and the fix."""
+
+
+class PieceCounts(NamedTuple):
+    """What ``count_pieces`` found: the table, and how the reading went."""
+
+    counts: dict[bytes, int]  # piece -> occurrences, in first-seen order
+    bytes_read: int  # bytes of the corpus (UTF-8 bytes of the strings of an iterator)
+    blocks: int  # how many blocks it was cut into
+    max_in_flight: int  # the most blocks read or being counted at one time
+    workers: int  # processes that counted (1: this one; with Dask: the cluster's threads, or 0)
+    distinct: int  # distinct pieces (the table's length, kept when the table is freed)
+
+
+def drain(table: dict) -> Iterator[tuple]:
+    """The items of ``table`` in order, then empty it (frees a big table once it is used)."""
+    yield from table.items()
+    table.clear()
+
+
+# ----------------------------------------------------------------------------------------------
+# Where a cut changes nothing
+
+
+class _Cutter:
+    """Finds places where the corpus may be cut into blocks, for one split and special tokens."""
+
+    def __init__(self, pattern: str, specials: list[str], timeout: float | None) -> None:
+        self.compiled = compile_pattern(pattern)
+        self.specials = specials
+        self.special_re = specials_pattern(specials)
+        self.longest = max(map(len, specials), default=0)
+        self.timeout = timeout
+        # Beside a line break we may cut when there is a split (without one, a text between
+        # special tokens is one piece) and no special token holds a line break.
+        self.at_lines = self.compiled is not None and not any(
+            "\r" in s or "\n" in s for s in specials
+        )
+
+    def pieces(self, text: str) -> list[str]:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+
+        def remaining() -> float | None:
+            if deadline is None:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            return left
+
+        return [p for part in cut_at_specials(text, self.specials)
+                for p in split_by_pattern(self.compiled, part, remaining)]
+
+    def safe(self, text: str, c: int) -> bool:
+        """Whether cutting ``text`` at ``c`` leaves its pieces as they are (checked around c)."""
+        left, right = text[max(0, c - CONTEXT): c], text[c: c + CONTEXT]
+        try:
+            return self.pieces(left + right) == self.pieces(left) + self.pieces(right)
+        except TimeoutError:
+            raise CorpusError(
+                f"the split pattern took longer than {self.timeout} s on {len(left + right)}"
+                " characters around a block edge; simplify the pattern (nested repeats such as"
+                " (a+)+ backtrack badly)"
+            ) from None
+
+    def find(self, text: str, lo: int, hi: int, *, starts: bool, ends: bool) -> int | None:
+        """The first place in ``lo..hi-1`` (``0 < place``) where ``text`` may be cut, or None.
+
+        ``starts``/``ends``: ``text`` begins/ends where the corpus does (else the places near
+        its edges are not trusted: a special token or a piece could run over the edge).
+        """
+        if self.special_re is not None:  # right after a special token
+            edge = 0 if starts else self.longest
+            for m in self.special_re.finditer(text, max(0, lo - self.longest)):
+                if m.end() >= hi or (not ends and m.end() + self.longest > len(text)):
+                    break
+                if m.end() >= lo and m.end() > 0 and m.start() >= edge:
+                    return m.end()
+        if self.at_lines:  # beside a line break
+            for m in _LINE_BREAK.finditer(text, lo, hi):
+                for c in (m.start(), m.end()):
+                    if lo <= c < hi and c > 0 and (ends or c + CONTEXT <= len(text)) \
+                            and self.safe(text, c):
+                        return c
+        return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Blocks of files and of iterators
+
+
+class _Files:
+    """Files read as one run of bytes: global byte offsets map to (file, offset in file)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self.sizes = [_check_file(p) for p in paths]
+        self.starts = [0]
+        for size in self.sizes:
+            self.starts.append(self.starts[-1] + size)
+        self.total = self.starts[-1]
+
+    def segments(self, start: int, end: int) -> tuple[tuple[str, int, int], ...]:
+        """Bytes ``start..end`` of the run as ``(path, start, end)`` pieces of files."""
+        out = []
+        k = bisect_right(self.starts, start) - 1
+        while start < end and k < len(self.paths):
+            file_start = self.starts[k]
+            stop = min(end, self.starts[k + 1])
+            if stop > start:
+                out.append((self.paths[k], start - file_start, stop - file_start))
+            start = max(start, stop)
+            k += 1
+        return tuple(out)
+
+    def read(self, start: int, end: int) -> bytes:
+        data = []
+        for path, s, e in self.segments(start, end):
+            with open(path, "rb") as f:
+                f.seek(s)
+                data.append(f.read(e - s))
+        return b"".join(data)
+
+
+def _check_file(path: str) -> int:
+    """The size of a corpus file, or CorpusError saying what is wrong with it."""
+    if len(path) > 1000 or "\n" in path:
+        raise CorpusError(f"corpus file {shorten(path)} does not look like a path; to count"
+                          " strings rather than files, pass an iterator: iter(texts)")
+    try:
+        if os.path.isdir(path):
+            raise CorpusError(f"{path} is a directory; give the files in it (e.g. {path}/*.txt)")
+        with open(path, "rb") as f:
+            f.read(1)
+        return os.path.getsize(path)
+    except FileNotFoundError:
+        raise CorpusError(f"corpus file {shorten(path)} does not exist; check the path") from None
+    except PermissionError:
+        raise CorpusError(f"corpus file {path} cannot be read (permission denied); check its"
+                          " permissions") from None
+    except OSError as e:
+        raise CorpusError(f"corpus file {path} cannot be read: {e.strerror or e}") from None
+
+
+def _file_blocks(files: _Files, block_bytes: int, cutter: _Cutter) -> Iterator[tuple]:
+    """The corpus's blocks as ``((path, start, end), ...)``, cut where cutting changes nothing."""
+    start = 0
+    while start < files.total:
+        end = _next_cut(files, start + block_bytes, cutter)
+        yield files.segments(start, end)
+        start = end
+
+
+def _next_cut(files: _Files, target: int, cutter: _Cutter) -> int:
+    """The first safe cut at or after byte ``target`` (the end of the corpus if none)."""
+    pos = target
+    while pos < files.total:
+        lo = max(0, pos - 4 * CONTEXT)
+        hi = min(files.total, pos + CUT_WINDOW + 4 * CONTEXT)
+        data = files.read(lo, hi)
+        while pos < hi and pos - lo < len(data) and 0x80 <= data[pos - lo] < 0xC0:
+            pos += 1  # a cut falls between characters: step past continuation bytes
+        # surrogateescape: bytes that are not UTF-8 stay one character each (the workers say
+        # where they are); encoding back gives the offsets exactly.
+        text = data.decode("utf-8", "surrogateescape")
+        first = len(data[: pos - lo].decode("utf-8", "surrogateescape"))
+        ends = hi == files.total
+        last = len(text) if ends else len(text) - CONTEXT
+        c = cutter.find(text, first, last, starts=lo == 0, ends=ends)
+        if c is not None:
+            return lo + len(text[:c].encode("utf-8", "surrogateescape"))
+        if ends:
+            break
+        pos = lo + len(text[:last].encode("utf-8", "surrogateescape"))
+    return files.total
+
+
+def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator[str]:
+    """An iterator's strings joined and cut into blocks of about ``block_chars`` characters."""
+    held: list[str] = []
+    size = 0
+    searched = 0  # characters of the held text already searched for a cut in vain
+    for k, text in enumerate(texts):
+        if not isinstance(text, str):
+            hint = " (decode bytes first)" if isinstance(text, bytes | bytearray) else ""
+            raise CorpusError(f"the corpus iterator gave a {type(text).__name__} at item {k};"
+                              f" it must give str{hint}, or pass file paths in a list")
+        held.append(text)
+        size += len(text)
+        while size >= max(block_chars, searched) + 2 * CONTEXT:
+            whole = "".join(held)
+            c = cutter.find(whole, max(block_chars, searched), len(whole) - CONTEXT,
+                            starts=True, ends=False)
+            if c is None:
+                held, searched = [whole], len(whole) - CONTEXT
+                break
+            yield clean_text(whole[:c])
+            held, size, searched = [whole[c:]], len(whole) - c, 0
+    whole = "".join(held)
+    if whole:
+        yield clean_text(whole)
+
+
+# ----------------------------------------------------------------------------------------------
+# Counting one block (in a worker process, a Dask worker, or here)
+
+
+def read_block(block: tuple, errors: str = "strict") -> tuple[str, int]:
+    """A block of files (``((path, start, end), ...)``, as ``file_blocks`` gives them): its text
+    and its size in bytes. Bytes that are not UTF-8 are a CorpusError naming the file and the
+    offset (or U+FFFD with ``errors="replace"``)."""
+    texts, size = [], 0
+    for path, start, end in block:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+        size += len(data)
+        try:
+            texts.append(data.decode("utf-8", errors))
+        except UnicodeDecodeError as e:
+            raise CorpusError(
+                f"{path}: the bytes at offset {start + e.start:,} are not UTF-8"
+                f" ({shorten(e.object[e.start:e.end])}: {e.reason}); re-encode the file as"
+                ' UTF-8, or read them as U+FFFD with errors="replace" (--errors replace)'
+            ) from None
+    return "".join(texts), size
+
+
+def _count_block(
+    block: str | tuple, pattern: str, specials: list[str], errors: str, timeout: float | None
+) -> tuple[dict[bytes, int], int]:
+    """One block's pieces -> occurrences in first-seen order, and the block's size in bytes.
+
+    A plain function of plain data, so that processes and Dask workers can run it.
+    """
+    if isinstance(block, str):
+        text, size, where = block, len(block.encode("utf-8")), "a block of the corpus iterator"
+    else:
+        text, size = read_block(block, errors)
+        first, last = block[0], block[-1]
+        where = f"bytes {first[1]:,}..{last[2]:,} of {last[0]}" if first[0] == last[0] else \
+            f"bytes {first[1]:,} of {first[0]} to {last[2]:,} of {last[0]}"
+    compiled = compile_pattern(pattern)
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def remaining() -> float | None:
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    counts: Counter[str] = Counter()
+    try:
+        for part in cut_at_specials(text, specials):
+            if compiled is None:
+                counts[part] += 1
+            else:
+                counts.update(split_by_pattern(compiled, part, remaining))
+    except TimeoutError:
+        raise CorpusError(
+            f"the split pattern took longer than {timeout} s on {where}; simplify the pattern"
+            " (nested repeats such as (a+)+ backtrack badly)"
+        ) from None
+    return {piece.encode("utf-8"): n for piece, n in counts.items()}, size
+
+
+def _ignore_interrupts() -> None:
+    """Worker processes leave Ctrl-C to the main process, which stops them all."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Runner:
+    """Counts blocks in order with at most ``limit`` of them read or being counted at once."""
+
+    def __init__(self, workers: int, client: object, limit: int) -> None:
+        self.workers, self.client, self.limit = workers, client, limit
+        self.max_in_flight = 0
+
+    def run(self, blocks: Iterator, args: tuple, consume: Callable[[dict, int], None]) -> None:
+        if self.client is not None:
+            self._run_dask(blocks, args, consume)
+        elif self.workers == 1:
+            for block in blocks:
+                self.max_in_flight = 1
+                consume(*_count_block(block, *args))
+        else:
+            self._run_pool(blocks, args, consume)
+
+    def _run_pool(self, blocks: Iterator, args: tuple, consume: Callable) -> None:
+        import multiprocessing
+
+        # "spawn": a fresh interpreter per worker, safe whatever threads this process runs.
+        pool = multiprocessing.get_context("spawn").Pool(
+            self.workers, initializer=_ignore_interrupts
+        )
+        try:
+            pending: deque = deque()
+            for block in blocks:
+                pending.append(pool.apply_async(_count_block, (block, *args)))
+                self.max_in_flight = max(self.max_in_flight, len(pending))
+                if len(pending) >= self.limit:
+                    consume(*pending.popleft().get())
+            while pending:
+                consume(*pending.popleft().get())
+            pool.close()
+        finally:  # an error or Ctrl-C: stop the workers now, and wait until they are gone
+            pool.terminate()
+            pool.join()
+
+    def _run_dask(self, blocks: Iterator, args: tuple, consume: Callable) -> None:
+        client = self.client
+        pending: deque = deque()
+        try:
+            for block in blocks:
+                pending.append(client.submit(_count_block, block, *args, pure=False))
+                self.max_in_flight = max(self.max_in_flight, len(pending))
+                if len(pending) >= self.limit:
+                    consume(*client.gather(pending.popleft()))
+            while pending:
+                consume(*client.gather(pending.popleft()))
+        finally:
+            if pending:
+                client.cancel(list(pending))
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def count_pieces(
+    sources: CorpusSources,
+    *,
+    pattern: str,
+    special_tokens: Iterable[str] = (),
+    workers: int | None = None,
+    errors: str = "strict",
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+    on_bytes: BytesCallback | None = None,
+    client: object = None,
+    timeout: float | None = None,
+    max_in_flight: int | None = None,
+) -> PieceCounts:
+    """How often each split piece occurs in a corpus, in first-seen order (see the module).
+
+    ``sources``: a path, a list of paths, or an iterator of str (a list of str is read as paths).
+    ``pattern``: the split pattern ("" for none); the text is first cut at ``special_tokens``,
+    which are not counted, as ``train`` does. ``workers``: processes counting blocks (default:
+    every core; 1 counts here). ``client``: a ``dask.distributed.Client`` to count on its cluster
+    instead (the files must be readable at the same paths there). ``errors="replace"`` reads bytes
+    that are not UTF-8 as U+FFFD. ``on_bytes(done, total)`` after every block. ``timeout``: the
+    seconds the split may take on one block. At most ``max_in_flight`` blocks (default: two per
+    worker) are read or counted at a time. Bad input raises ``CorpusError``.
+    """
+    specials = training_specials(special_tokens)
+    if errors not in ("strict", "replace"):
+        raise CorpusError(f'errors must be "strict" or "replace", not {shorten(errors)}')
+    if isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 1:
+        raise CorpusError(f"block_bytes must be a whole number of 1 or more, not {shorten(block_bytes)}")
+    cores = os.cpu_count() or 1
+    if client is not None:
+        try:
+            workers = sum(client.nthreads().values())  # threads on every Dask worker
+        except Exception:  # a client-like object without nthreads(): the count is unknown
+            workers = 0
+    elif workers is None:
+        workers = cores
+    elif isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
+        raise CorpusError(
+            f"workers must be a whole number from 1 to {cores} (this machine's cores), not"
+            f" {shorten(workers)}; leave it out to use every core"
+        )
+    if max_in_flight is None:
+        max_in_flight = 2 * max(workers, 1)
+    elif isinstance(max_in_flight, bool) or not isinstance(max_in_flight, int) or max_in_flight < 1:
+        raise CorpusError(f"max_in_flight must be a whole number of 1 or more, not {shorten(max_in_flight)}")
+    try:
+        cutter = _Cutter(pattern, specials, timeout)
+    except ValueError as e:
+        raise CorpusError(str(e)) from None
+
+    if isinstance(sources, str | os.PathLike):
+        sources = [sources]
+    if isinstance(sources, list | tuple):
+        if not sources:
+            raise CorpusError("no corpus files given; give at least one path")
+        for s in sources:
+            if not isinstance(s, str | os.PathLike):
+                raise CorpusError(f"a corpus path must be a str or a Path, not {shorten(s)}")
+        files = _Files([os.fspath(s) for s in sources])
+        total: int | None = files.total
+        if total == 0:
+            raise CorpusError(f"the corpus is empty: {', '.join(files.paths)} hold no bytes")
+        blocks: Iterator = _file_blocks(files, block_bytes, cutter)
+        what = ", ".join(files.paths)
+    elif isinstance(sources, Iterable) and not isinstance(sources, bytes | bytearray | dict):
+        total, what = None, "the corpus iterator"
+        blocks = _text_blocks(iter(sources), block_bytes, cutter)
+    else:
+        raise CorpusError(
+            f"sources must be a path, a list of paths or an iterator of str, not {shorten(sources)}"
+        )
+
+    counts: dict[bytes, int] = {}
+    done = 0
+    n_blocks = 0
+
+    def consume(block_counts: dict[bytes, int], size: int) -> None:
+        nonlocal done, n_blocks
+        get = counts.get
+        for piece, n in block_counts.items():
+            counts[piece] = get(piece, 0) + n
+        done += size
+        n_blocks += 1
+        if on_bytes is not None:
+            on_bytes(done, total)
+
+    runner = _Runner(workers, client, max_in_flight)
+    runner.run(blocks, (pattern, specials, errors, timeout), consume)
+    if done == 0:
+        raise CorpusError(f"the corpus is empty: {what} gave no text")
+    return PieceCounts(counts, done, n_blocks, runner.max_in_flight, workers, len(counts))
+
+
+class FileBlocks(NamedTuple):
+    """Corpus files cut into blocks: their total size and the blocks, in order."""
+
+    total: int  # bytes in all the files
+    blocks: Iterator[tuple]  # ((path, start, end), ...) each; read_block gives its text
+
+
+def file_blocks(
+    paths: Iterable[str | os.PathLike],
+    *,
+    pattern: str,
+    special_tokens: Iterable[str] = (),
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> FileBlocks:
+    """The blocks ``count_pieces`` cuts files into, for other work on a corpus in parallel (the
+    command line's ``bpe-lab encode``): each cut falls after a special token or beside a line
+    break where ``pattern`` splits the text the same way with and without it, so encoding the
+    blocks one by one gives the ids of encoding the whole text. Blocks are found as they are
+    asked for; nothing but the text around a cut is read here.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("one<|e|>two<|e|>three")
+    >>> cut = file_blocks([path], pattern="[a-z]+", special_tokens=["<|e|>"], block_bytes=4)
+    >>> cut.total, [read_block(b)[0] for b in cut.blocks]
+    (21, ['one<|e|>', 'two<|e|>', 'three'])
+    """
+    specials = training_specials(special_tokens)
+    files = _Files([os.fspath(p) for p in paths])
+    return FileBlocks(files.total, _file_blocks(files, block_bytes, _Cutter(pattern, specials, None)))

@@ -1,0 +1,92 @@
+"""How text is cut before BPE counts anything: at the special tokens, then by the split pattern.
+
+Both the tokenizer (``base.py``) and the corpus reader (``corpus.py``) cut text this way, so that
+training on files gives exactly the pieces that training on one string gives.
+
+    >>> cut_at_specials("ab<|x|>cd", ["<|x|>"])
+    ['ab', 'cd']
+    >>> split_by_pattern(compile_pattern(r"\\p{L}+"), "hi, you")
+    ['hi', ', ', 'you']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import regex
+
+from .text import shorten
+
+MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
+
+
+def compile_pattern(pattern: str) -> regex.Pattern | None:
+    """The compiled split pattern (None for ``""``: no split), or ValueError saying what is wrong."""
+    if not pattern:
+        return None
+    repeats = regex.findall(r"(?<!\\)\{\s*(\d{1,12})\s*(?:,\s*(\d{0,12})\s*)?\}", pattern)
+    counts = [int(n) for low_high in repeats for n in low_high if n]
+    if counts and max(counts) > MAX_REPEAT:
+        raise ValueError(
+            f"the split pattern repeats something {max(counts):,} times; use at most"
+            f" {MAX_REPEAT:,} in {{n}} or {{m,n}} (or + and *), since the regex engine"
+            " builds every repeat in memory"
+        )
+    try:
+        return regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError) as e:
+        raise ValueError(f"invalid split pattern: {e}") from e
+
+
+def split_by_pattern(
+    compiled, text: str, remaining: Callable[[], float | None] = lambda: None
+) -> list[str]:
+    """``text`` cut by a compiled pattern; text the pattern does not match is a chunk of its own
+    (minbpe would drop it), so ``"".join(chunks) == text``. ``remaining()`` gives the seconds the
+    split may still take (None: no bound); the regex engine raises TimeoutError past them."""
+    chunks = compiled.findall(text, timeout=remaining())
+    if sum(map(len, chunks)) == len(text):
+        return [chunk for chunk in chunks if chunk]  # a pattern may match "" too
+    out, end = [], 0
+    for m in compiled.finditer(text, timeout=remaining()):
+        if m.start() > end:
+            out.append(text[end : m.start()])
+        if m.end() > m.start():
+            out.append(m.group())
+        end = m.end()
+    if end < len(text):
+        out.append(text[end:])
+    return out
+
+
+def training_specials(special_tokens: object) -> list[str]:
+    """``train``'s special tokens as a list of distinct, non-empty strings (in the given order)."""
+    if special_tokens is None:
+        return []
+    if isinstance(special_tokens, str | bytes) or not isinstance(special_tokens, Iterable):
+        raise ValueError(
+            "special_tokens must be a list of strings such as ['<|endoftext|>'],"
+            f" not {shorten(special_tokens)}"
+        )
+    specials = list(special_tokens)
+    for s in specials:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"a special token must be a non-empty str, not {shorten(s)}")
+    if len(set(specials)) != len(specials):
+        twice = next(s for s in specials if specials.count(s) > 1)
+        raise ValueError(f"special token {shorten(twice)} is given twice")
+    return specials
+
+
+def specials_pattern(specials: list[str]) -> regex.Pattern | None:
+    """One pattern matching any special token, the longest first where two start at one place."""
+    if not specials:
+        return None
+    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+
+
+def cut_at_specials(text: str, specials: list[str]) -> list[str]:
+    """The text between the special tokens (the longest special wins where two overlap)."""
+    if not specials:
+        return [text]
+    return [part for part in specials_pattern(specials).split(text) if part]

@@ -1,0 +1,186 @@
+"""The first minutes in Chromium: tokens as you type on the front page ("Start here"), under the
+sidebar's tokenizer and GPT-4o, with no run of the whole page per key; projector mode enlarges the
+stepping view; the Merge forest opens at all merges.
+
+Expected counts come from bpe_core (training is deterministic) and from tiktoken (GPT-4o). The
+time from the last key to both views drawn is printed (run with ``-s``), never asserted: it
+depends on the machine. What is asserted about work is a count: no full-page run while typing,
+and at most one run of the fragment per key.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+import pytest
+from parity_corpus import tiktoken_reference
+
+import bpe_core
+from ui.samples import load_samples
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # conftest.py skips these tests, or fails them when CI=true
+    expect = None
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+
+ENGLISH = load_samples()["English prose"]
+START = ENGLISH[:2040]  # about 2 KB of text in the box before typing
+TYPED = [" token", " merges", " again", " bytes", " pairs"]  # one word per round
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+
+
+def trained(text: str, vocab_size: int = 512) -> bpe_core.RegexTokenizer:
+    tok = bpe_core.RegexTokenizer()  # the sidebar's default: "Train: GPT-4 split"
+    tok.train(text, vocab_size)
+    return tok
+
+
+def count_runs(page) -> Counter:
+    """Script runs the server reports to this page, by how they ended: "full" (the whole page),
+    "fragment" (one fragment), "interrupted" (stopped for a newer run). Read from the app's
+    websocket: every run ends with a ``script_finished`` message."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    kinds = {ForwardMsg.FINISHED_SUCCESSFULLY: "full",
+             ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment",
+             ForwardMsg.FINISHED_EARLY_FOR_RERUN: "interrupted"}
+    runs = Counter()
+
+    def frame(payload) -> None:
+        if isinstance(payload, bytes | bytearray):
+            msg = ForwardMsg()
+            msg.ParseFromString(bytes(payload))
+            if msg.WhichOneof("type") == "script_finished":
+                runs[kinds.get(msg.script_finished, "other")] += 1
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    return runs
+
+
+# In the page: the time of the last key, and the first moment both views show the text that
+# ends with ``tail`` in ``mine`` and ``theirs`` tokens (their data-tokens) -- by a mutation observer,
+# so the moment is when the DOM changed, not when a poll looked.
+WATCH_JS = """([mine, theirs, tail]) => {
+  const t = window.__bpeType = {key: null, done: null};
+  if (window.__bpeKeys) document.removeEventListener('keydown', window.__bpeKeys, true);
+  window.__bpeKeys = () => { t.key = performance.now(); t.done = null; };
+  document.addEventListener('keydown', window.__bpeKeys, true);
+  const shows = (which, n) => {
+    const v = document.querySelector(`[data-view="${which}"]`);
+    return v && v.dataset.tokens === String(n) && v.textContent.endsWith(tail);
+  };
+  if (window.__bpeObserver) window.__bpeObserver.disconnect();
+  window.__bpeObserver = new MutationObserver(() => {
+    if (t.key !== null && t.done === null && shows('yours', mine) && shows('gpt-4o', theirs))
+      t.done = performance.now();
+  });
+  window.__bpeObserver.observe(document.body, {subtree: true, childList: true, attributes: true,
+                                              characterData: true});
+}"""
+
+
+@pytest.fixture
+def front(context, app_url):
+    """A new session on the front page, with its script runs counted."""
+    page = context.new_page()
+    runs = count_runs(page)
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.locator('[data-view="gpt-4o"]').wait_for(state="visible")
+    page.locator(IDLE).wait_for(state="attached")
+    return page, runs
+
+
+def views(page) -> tuple[str, str]:
+    return (page.locator('[data-view="yours"]').get_attribute("data-tokens"),
+            page.locator('[data-view="gpt-4o"]').get_attribute("data-tokens"))
+
+
+def test_typing_updates_both_token_views_without_a_page_run(front):
+    page, runs = front
+    tok, gpt4o = trained(ENGLISH), tiktoken_reference("o200k_base")
+    box = page.get_by_label("Type here")
+    expect(box).to_have_value(ENGLISH)  # the box starts from the sidebar's text
+    box.fill(START)
+    expect(page.locator('[data-view="yours"]')).to_have_attribute(
+        "data-tokens", str(len(tok.encode(START))))
+    expect(page.locator('[data-view="gpt-4o"]')).to_have_attribute(
+        "data-tokens", str(len(gpt4o.encode(START))))
+    page.locator(IDLE).wait_for(state="attached")
+    before = Counter(runs)
+
+    text, times, keys = START, [], 0
+    for word in TYPED:
+        text += word
+        mine, theirs = len(tok.encode(text)), len(gpt4o.encode(text))
+        page.evaluate(WATCH_JS, [mine, theirs, text[-12:]])
+        box.press("Control+End")
+        box.press_sequentially(word, delay=80)  # a quick typist: 80 ms between keys
+        keys += len(word)
+        page.wait_for_function("() => window.__bpeType.done !== null")
+        times.append(page.evaluate("() => window.__bpeType.done - window.__bpeType.key"))
+        assert views(page) == (str(mine), str(theirs))
+        expect(page.get_by_test_id("stMetric").filter(has_text="GPT-4o tokens")
+               .get_by_test_id("stMetricValue")).to_have_text(f"{theirs:,}")
+    page.locator(IDLE).wait_for(state="attached")
+
+    during = runs - before
+    assert during["full"] == 0, f"the whole page ran while typing: {dict(during)}"
+    assert 1 <= during["fragment"] <= keys, dict(during)  # at most one run per key
+    print(f"\nfront page, {len(text.encode()):,} bytes: last key to both views drawn, ms: "
+          f"{[round(t) for t in times]}, median {statistics.median(times):.0f} "
+          f"(fragment runs {during['fragment']}, interrupted {during['interrupted']}, "
+          f"keys {keys})")
+
+
+def font_px(locator) -> float:
+    return float(locator.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
+
+
+def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
+    page, _ = front
+    sidebar = page.get_by_test_id("stSidebar")
+    box = page.get_by_label("Type here")
+    token = page.locator('[data-view="yours"] .bpe-tokens .t').first
+    front_sizes = font_px(box), font_px(token)
+    page.get_by_test_id("stSidebarNavLink").filter(
+        has=page.get_by_text("Step through merges", exact=True)).click()
+    steps = page.get_by_test_id("bpe-steps")
+    expect(steps).to_be_visible()
+    span, button = steps.locator(".tokens span").first, steps.locator("button.play")
+    normal = font_px(span), font_px(button), font_px(steps.locator("select.speed"))
+    normal_height = button.evaluate("b => b.getBoundingClientRect().height")
+
+    sidebar.locator(".st-key-projector label").first.click()
+    page.locator(".st-key-projector input[type=checkbox]:checked").wait_for(state="attached")
+    page.locator(IDLE).wait_for(state="attached")
+    page.wait_for_function("e => parseFloat(getComputedStyle(e).fontSize) > 20",
+                           arg=span.element_handle())
+    large = font_px(span), font_px(button), font_px(steps.locator("select.speed"))
+    assert large[0] >= 1.5 * normal[0], (normal, large)  # tokens
+    assert large[1] >= 1.5 * normal[1] and large[2] >= 1.5 * normal[2], (normal, large)
+    height = button.evaluate("b => b.getBoundingClientRect().height")
+    assert height >= 1.4 * normal_height, "the buttons grow with their text"
+
+    page.get_by_test_id("stSidebarNavLink").filter(
+        has=page.get_by_text("Start here", exact=True)).click()
+    expect(box).to_be_visible()
+    page.locator(IDLE).wait_for(state="attached")
+    assert font_px(box) >= 1.5 * front_sizes[0]
+    assert font_px(page.locator('[data-view="yours"] .bpe-tokens .t').first) >= 1.5 * front_sizes[1]
+
+
+def test_the_merge_forest_opens_at_all_merges_after_the_step_page(front):
+    page, _ = front
+    n = trained(ENGLISH).num_merges
+    links = page.get_by_test_id("stSidebarNavLink")
+    links.filter(has=page.get_by_text("Step through merges", exact=True)).click()
+    expect(page.get_by_test_id("bpe-steps")).to_have_attribute("data-step", "1")
+    links.filter(has=page.get_by_text("Merge forest", exact=True)).click()
+    slider = page.get_by_role("slider", name="Merges applied")
+    expect(slider).to_be_attached()
+    page.locator(IDLE).wait_for(state="attached")
+    value = slider.evaluate("e => e.getAttribute('aria-valuenow') ?? e.value")
+    assert value == str(n), f"the forest opened at step {value}, not at all {n} merges"

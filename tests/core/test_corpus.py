@@ -1,0 +1,330 @@
+"""Training on a corpus read in blocks gives exactly what training on the joined text gives.
+
+The reference is ``train`` on ``"".join(file texts)`` (itself checked against the seeds' naive
+loop in test_training.py) and, for the table of pieces, the naive split of tests/naive.py.
+Tiny ``block_bytes`` force hundreds of block edges through special tokens, "\\r\\n", runs of
+spaces and multi-byte characters.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import chunks_of, cut_at_specials
+from support import in_ci, pattern_of
+
+from bpe_core import BasicTokenizer, RegexTokenizer, read_tokenizer
+from bpe_core.corpus import CorpusError, count_pieces
+from bpe_core.formats import to_hf_json
+
+EOT = "<|endoftext|>"
+
+# Documents with what breaks careless cuts: CRLF, runs of spaces before line breaks, blank
+# lines, 2-, 3- and 4-byte characters, digits, and a special token between documents.
+DOCS = [
+    "Once upon a time, a little cat saw a big red ball.\nThe cat was happy!\n",
+    "Ünïcödé wörds: 中文字符 and emoji 😀😀 here.  \r\n  indented line\r\n\r\nend",
+    "numbers 1234567 and 3.14159;   spaces   \n\n\n   and tabs\t\there\n",
+    "code: def f(x):\n    return x ** 2  # square\n\n",
+    "Ωμέγα ελληνικά, кириллица текст.\r\nLast line without newline",
+]
+
+
+def write_files(tmp_path, texts, newline_bytes=True):
+    paths = []
+    for k, text in enumerate(texts):
+        path = tmp_path / f"part{k}.txt"
+        path.write_bytes(text.encode("utf-8"))
+        paths.append(str(path))
+    return paths
+
+
+def corpus_texts(with_specials: bool) -> list[str]:
+    """Three files: documents joined by the special token (or not), one without final newline."""
+    sep = EOT if with_specials else ""
+    docs = DOCS * 3
+    return [sep.join(docs[:5]) + sep, sep.join(docs[5:11]), sep + sep.join(docs[11:])]
+
+
+def reference_table(text: str, pattern: str, specials) -> list[tuple[bytes, int]]:
+    """The naive split of the whole text: pieces -> occurrences in first-seen order."""
+    pieces = [c for part in cut_at_specials(text, specials) for c in chunks_of(part, pattern)]
+    return [(piece.encode("utf-8"), n) for piece, n in Counter(pieces).items()]
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "gpt4", "gpt4o"])
+@pytest.mark.parametrize("with_specials", [True, False])
+def test_the_table_of_pieces_is_the_whole_texts_at_every_block_size(tmp_path, kind, with_specials):
+    texts = corpus_texts(with_specials)
+    paths = write_files(tmp_path, texts)
+    specials = [EOT] if with_specials else []
+    expected = reference_table("".join(texts), pattern_of(kind), specials)
+    many_blocks = 0
+    for block_bytes in [*range(1, 40), 97, 500, 10**6]:
+        counted = count_pieces(paths, pattern=pattern_of(kind), special_tokens=specials,
+                               workers=1, block_bytes=block_bytes)
+        assert list(counted.counts.items()) == expected, block_bytes
+        assert counted.bytes_read == sum(len(t.encode()) for t in texts)
+        many_blocks = max(many_blocks, counted.blocks)
+        # the same text from an iterator of str, cut at other places
+        from_iter = count_pieces(iter(texts), pattern=pattern_of(kind), special_tokens=specials,
+                                 workers=1, block_bytes=block_bytes)
+        assert list(from_iter.counts.items()) == expected, block_bytes
+    assert many_blocks >= 15  # the tiny blocks cut the corpus at least once per document
+
+
+def test_gpt2_cuts_crlf_text_into_blocks(tmp_path):
+    """GPT-2's pattern cuts "x \\r\\n" differently at the end of a text, so the reader cuts
+    before such line breaks, not after them, and still finds many places to cut."""
+    lines = [f"line {k} has words  \r\n" if k % 2 else f"line {k}\r\n" for k in range(400)]
+    paths = write_files(tmp_path, ["".join(lines[:200]), "".join(lines[200:])])
+    counted = count_pieces(paths, pattern=pattern_of("gpt2"), workers=1, block_bytes=200)
+    assert list(counted.counts.items()) == reference_table("".join(lines), pattern_of("gpt2"), [])
+    assert counted.blocks >= 20
+
+
+def test_without_a_split_the_text_between_specials_is_one_piece(tmp_path):
+    texts = corpus_texts(True)
+    paths = write_files(tmp_path, texts)
+    counted = count_pieces(paths, pattern="", special_tokens=[EOT], workers=1, block_bytes=5)
+    assert list(counted.counts.items()) == reference_table("".join(texts), "", [EOT])
+    no_specials = count_pieces(paths, pattern="", workers=1, block_bytes=5)
+    assert no_specials.blocks == 1  # no place to cut: the whole corpus is one piece
+    assert list(no_specials.counts) == ["".join(texts).encode()]
+
+
+ALPHABET = ["a", "b", " ", "  ", "\n", "\r\n", "\r", "\t", "é", "中", "😀", "1", "22", ".", "'s",
+            EOT, "<|", "|>"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    parts=st.lists(st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join),
+                   min_size=1, max_size=3),
+    kind=st.sampled_from(["gpt2", "gpt4", "gpt4o"]),
+    with_specials=st.booleans(),
+    block_bytes=st.integers(1, 30),
+)
+def test_any_text_any_block_size_same_table(tmp_path_factory, parts, kind, with_specials,
+                                            block_bytes):
+    specials = [EOT] if with_specials else []
+    text = "".join(parts)
+    if not text:
+        return
+    paths = write_files(tmp_path_factory.mktemp("c"), parts)
+    expected = reference_table(text, pattern_of(kind), specials)
+    for source in (paths, iter(parts)):
+        counted = count_pieces(source, pattern=pattern_of(kind), special_tokens=specials,
+                               workers=1, block_bytes=block_bytes)
+        assert list(counted.counts.items()) == expected
+
+
+def merges_and_counts(tok):
+    return list(tok.merges.items()), [r.count for r in tok.history]
+
+
+@pytest.mark.parametrize("tie_rule", ["seen", "bytes", "ids"])
+@pytest.mark.parametrize("kind", ["basic", "gpt4"])
+def test_same_merges_as_train_on_the_joined_text_for_each_tie_rule(tmp_path, tie_rule, kind):
+    texts = corpus_texts(True)
+    paths = write_files(tmp_path, texts)
+    options = dict(tie_rule=tie_rule, special_tokens=[EOT], candidates=3)
+    whole = BasicTokenizer() if kind == "basic" else RegexTokenizer(pattern_of(kind))
+    whole.train("".join(texts), 400, **options)
+    tok = BasicTokenizer() if kind == "basic" else RegexTokenizer(pattern_of(kind))
+    result = tok.train_corpus(paths, 400, workers=1, block_bytes=64, **options)
+    assert merges_and_counts(tok) == merges_and_counts(whole)
+    assert [r.candidates for r in tok.history] == [r.candidates for r in whole.history]
+    assert tok.special_tokens == whole.special_tokens == {EOT: 256 + len(whole.merges)}
+    assert tok.stop_reason == whole.stop_reason
+    assert result.blocks > 10 and result.counts == {}  # counts freed once laid out
+
+
+def test_min_frequency_and_max_token_bytes_as_train(tmp_path):
+    texts = corpus_texts(False)
+    paths = write_files(tmp_path, texts)
+    options = dict(min_frequency=6, max_token_bytes=4, tie_rule="bytes")
+    whole = RegexTokenizer(pattern_of("gpt2"))
+    whole.train("".join(texts), 1000, **options)
+    tok = RegexTokenizer(pattern_of("gpt2"))
+    tok.train_corpus(paths, 1000, workers=1, block_bytes=50, **options)
+    assert merges_and_counts(tok) == merges_and_counts(whole)
+    assert "min_frequency" in tok.stop_reason and tok.stop_reason == whole.stop_reason
+    assert max(len(t) for t in tok.vocab.values()) <= 4
+
+
+def test_two_worker_processes_give_the_same_merges(tmp_path):
+    texts = corpus_texts(True) * 4
+    paths = write_files(tmp_path, texts)
+    whole = RegexTokenizer(pattern_of("gpt4o"))
+    whole.train("".join(texts), 350, special_tokens=[EOT], tie_rule="seen")
+    tok = RegexTokenizer(pattern_of("gpt4o"))
+    seen = []
+    result = tok.train_corpus(paths, 350, special_tokens=[EOT], workers=2, block_bytes=200,
+                              on_bytes=lambda done, total: seen.append((done, total)))
+    assert merges_and_counts(tok) == merges_and_counts(whole)
+    total = sum(len(t.encode()) for t in texts)
+    assert seen[-1] == (total, total) and len(seen) == result.blocks >= 20
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert result.workers == 2 and result.max_in_flight <= 4  # two blocks per worker at most
+    assert multiprocessing.active_children() == []  # the workers are gone
+
+
+def test_blocks_in_flight_are_bounded_and_the_iterator_is_read_as_counted():
+    """The reader never runs ahead of the counting by more than the bound: at every progress
+    report, the text pulled from the iterator exceeds the text counted by a few blocks at most."""
+    docs = [f"document {k} says hello to {k * 7} friends.\n" for k in range(3000)]
+    pulled = 0
+
+    def source():
+        nonlocal pulled
+        for doc in docs:
+            pulled += len(doc)
+            yield doc
+
+    ahead = []
+    block = 400
+    counted = count_pieces(source(), pattern=pattern_of("gpt4"), workers=1, block_bytes=block,
+                           on_bytes=lambda done, total: ahead.append(pulled - done))
+    assert counted.max_in_flight == 1 and counted.blocks >= 100
+    assert max(ahead) <= block + 2 * 300 + 60  # one block, its look-ahead, one document
+    pool = count_pieces(iter(docs), pattern=pattern_of("gpt4"), workers=2, block_bytes=block,
+                        max_in_flight=3)
+    assert pool.max_in_flight == 3 and pool.counts == counted.counts
+
+
+def test_bad_utf8_names_the_file_and_offset_and_replace_goes_on(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_bytes(b"fine text\n" * 10)
+    bad = tmp_path / "bad.txt"
+    data = b"hello world\n" * 5 + b"caf\xe9 au lait\n" + b"more text\n"
+    bad.write_bytes(data)
+    with pytest.raises(CorpusError) as err:
+        count_pieces([str(good), str(bad)], pattern=pattern_of("gpt4"), workers=1, block_bytes=16)
+    message = str(err.value)
+    offset = data.index(b"\xe9")
+    assert str(bad) in message and f"offset {offset}" in message
+    assert 'errors="replace"' in message
+    tok = RegexTokenizer(pattern_of("gpt4"))
+    tok.train_corpus([str(good), str(bad)], 300, errors="replace", workers=1, block_bytes=16)
+    whole = RegexTokenizer(pattern_of("gpt4"))
+    whole.train(good.read_text() + data.decode("utf-8", "replace"), 300)
+    assert merges_and_counts(tok) == merges_and_counts(whole)
+
+
+def test_a_character_cut_by_the_end_of_a_file_is_bad_utf8(tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_bytes("ab中".encode()[:-1])  # the file ends inside a character
+    second.write_bytes(b"cd\n")
+    with pytest.raises(CorpusError, match=rf"{first.name}.*offset 2"):
+        count_pieces([str(first), str(second)], pattern="", workers=1)
+
+
+def test_bad_paths_say_what_is_wrong(tmp_path):
+    gpt4 = pattern_of("gpt4")
+    with pytest.raises(CorpusError, match="does not exist"):
+        count_pieces(str(tmp_path / "missing.txt"), pattern=gpt4, workers=1)
+    with pytest.raises(CorpusError, match="is a directory"):
+        count_pieces([str(tmp_path)], pattern=gpt4, workers=1)
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    with pytest.raises(CorpusError, match="empty"):
+        count_pieces([str(empty), str(empty)], pattern=gpt4, workers=1)
+    with pytest.raises(CorpusError, match="empty"):
+        count_pieces(iter(["", ""]), pattern=gpt4, workers=1)
+    with pytest.raises(CorpusError, match="no corpus files"):
+        count_pieces([], pattern=gpt4, workers=1)
+    with pytest.raises(CorpusError, match="iter"):
+        count_pieces(["a long text, not a path\n" * 20], pattern=gpt4, workers=1)
+    with pytest.raises(CorpusError, match="bytes at item 1"):
+        count_pieces(iter(["ok", b"raw"]), pattern=gpt4, workers=1)
+    if os.geteuid() != 0:  # root reads every file
+        locked = tmp_path / "locked.txt"
+        locked.write_bytes(b"secret\n")
+        locked.chmod(0)
+        with pytest.raises(CorpusError, match="permission"):
+            count_pieces(str(locked), pattern=gpt4, workers=1)
+
+
+def test_bad_options_say_what_to_do(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("some text\n")
+    gpt4 = pattern_of("gpt4")
+    cores = os.cpu_count()
+    for workers in (0, -1, cores + 1, 1.5):
+        with pytest.raises(CorpusError, match=f"1 to {cores}"):
+            count_pieces(str(path), pattern=gpt4, workers=workers)
+    with pytest.raises(CorpusError, match="replace"):
+        count_pieces(str(path), pattern=gpt4, errors="ignore", workers=1)
+    tok = RegexTokenizer(gpt4)
+    with pytest.raises(ValueError, match="at least 258"):
+        tok.train_corpus(str(path), 257, special_tokens=["<a>", "<b>"], workers=1)
+    with pytest.raises(ValueError, match="tie_rule"):
+        tok.train_corpus(str(path), 300, tie_rule="longest", workers=1)
+    with pytest.raises(ValueError, match="invalid split pattern"):
+        count_pieces(str(path), pattern="(unclosed", workers=1)
+
+
+def test_a_catastrophic_pattern_stops_at_the_time_bound(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("ok\n" + "a" * 40 + "!\n")
+    tok = RegexTokenizer(r"(a|aa)+$|\S+|\s", timeout=0.2)
+    with pytest.raises(CorpusError, match=r"longer than 0.2 s on bytes 0..45 of .*c.txt.*simplify"):
+        tok.train_corpus(str(path), 300, workers=1)
+    # the same bound where the reader looks for a place to cut a block
+    with pytest.raises(CorpusError, match=r"longer than 0.2 s.*block edge.*simplify"):
+        tok.train_corpus(str(path), 300, workers=1, block_bytes=1)
+
+
+def test_a_tokenizer_json_pipeline_is_refused_with_the_way_out(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("some text\n")
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import normalizers
+
+    plain = RegexTokenizer()
+    plain.train("some text\n", 260)
+    hf = HFTokenizer.from_str(to_hf_json(plain))
+    hf.normalizer = normalizers.NFC()
+    tok = read_tokenizer(hf.to_str().encode("utf-8"), "tokenizer.json")
+    assert tok.pipeline is not None
+    with pytest.raises(CorpusError, match="RegexTokenizer"):
+        tok.train_corpus(str(path), 300, workers=1)
+
+
+def test_ctrl_c_stops_the_worker_processes(tmp_path):
+    paths = write_files(tmp_path, corpus_texts(True) * 4)
+
+    def interrupt(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        count_pieces(paths, pattern=pattern_of("gpt4"), workers=2, block_bytes=100,
+                     on_bytes=interrupt)
+    assert multiprocessing.active_children() == []
+
+
+def test_a_dask_cluster_counts_the_blocks_and_the_merges_are_the_same(tmp_path):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        if in_ci():
+            raise
+        pytest.skip("dask[distributed] is not installed (pip install -r requirements-dev.txt)")
+    texts = corpus_texts(True)
+    paths = write_files(tmp_path, texts)
+    whole = RegexTokenizer(pattern_of("gpt4"))
+    whole.train("".join(texts), 380, special_tokens=[EOT], tie_rule="bytes")
+    # host: the loopback address, so that the cluster never looks for a way out of this machine
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp://",
+                      host="127.0.0.1", dashboard_address=None) as cluster, Client(cluster) as client:
+        tok = RegexTokenizer(pattern_of("gpt4"))
+        result = tok.train_corpus(paths, 380, special_tokens=[EOT], tie_rule="bytes",
+                                  client=client, block_bytes=20)
+    assert merges_and_counts(tok) == merges_and_counts(whole)
+    assert result.workers == 2 and result.blocks > 10 and result.max_in_flight <= 4

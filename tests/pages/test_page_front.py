@@ -1,0 +1,117 @@
+"""AppTest tests of the front page, "Start here" (pages/overview.py): the typed text's tokens under
+the user's tokenizer and GPT-4o (tiktoken's counts), the ways on, and the hint when most tokens
+are single bytes (also on the Tokens and Step through pages)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+from parity_corpus import tiktoken_reference
+from support import open_page
+
+from bpe_core.languages import load_parallel
+from ui.front import MAX_FRONT_CHARS
+
+
+def view(at, which: str) -> str:
+    (found,) = [h.value for h in at.html if f'data-view="{which}"' in h.value]
+    return found
+
+
+def shown_tokens(at, which: str) -> int:
+    return int(re.search(r'data-tokens="(\d+)"', view(at, which)).group(1))
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture
+def at():
+    return open_page()  # the default page: Start here
+
+
+def test_the_front_page_shows_the_sidebar_text_under_both_tokenizers(at):
+    assert at.title[0].value == "Start here"
+    text = at.text_area(key="text").value
+    assert len(text) <= MAX_FRONT_CHARS and at.session_state["front_text"] == text
+    tok = at.session_state["tok"]
+    mine = len(tok.encode(text))
+    theirs = len(tiktoken_reference("o200k_base").encode(text))
+    assert shown_tokens(at, "yours") == mine
+    assert shown_tokens(at, "gpt-4o") == theirs
+    n_bytes = len(text.encode())
+    assert metrics(at)["Tokens"] == f"{mine:,}"
+    assert metrics(at)["GPT-4o tokens"] == f"{theirs:,}"
+    assert metrics(at)["Bytes per token"] == f"{n_bytes / mine:.2f}"
+    assert metrics(at)["GPT-4o bytes per token"] == f"{n_bytes / theirs:.2f}"
+    # the ways on
+    links = {p.proto.page for p in at.get("page_link")}  # pages by their url path
+    assert {"lesson", "steps", "check"} <= links
+
+
+def test_typed_text_is_tokenized_by_both_and_escaped(at):
+    at.session_state["front_text"] = "hello world <b>hi</b>"
+    at.run()
+    assert not at.exception
+    ref = tiktoken_reference("o200k_base").encode("hello world <b>hi</b>")
+    assert shown_tokens(at, "gpt-4o") == len(ref)
+    assert shown_tokens(at, "yours") == len(at.session_state["tok"].encode("hello world <b>hi</b>"))
+    for which in ("yours", "gpt-4o"):
+        assert "<b>" not in view(at, which) and "&lt;" in view(at, which)
+    assert metrics(at)["GPT-4o tokens"] == str(len(ref))
+    assert metrics(at)["GPT-4o bytes per token"] == f"{21 / len(ref):.2f}"
+
+
+def test_the_sidebar_text_counts_say_one_token_not_one_tokens(at):
+    at.text_area(key="text").set_value("hello").run()
+    at.selectbox(key="kind").set_value("Pretrained: GPT-4o (o200k_base)").run()
+    assert metrics(at)["Tokens"] == "1" and metrics(at)["GPT-4o bytes per token"] == "5.00"
+    assert any("The sidebar's text: 5 bytes, 1 token, 5.00 bytes per token." in c.value
+               for c in at.caption)
+
+
+def test_a_new_sidebar_text_starts_the_box_again(at):
+    at.session_state["front_text"] = "something typed"
+    at.run()
+    at.text_area(key="text").set_value("a new text for the sidebar").run()
+    assert at.session_state["front_text"] == "a new text for the sidebar"
+    assert shown_tokens(at, "gpt-4o") == len(
+        tiktoken_reference("o200k_base").encode("a new text for the sidebar"))
+
+
+CHINESE = next(lang.text for lang in load_parallel() if lang.name.startswith("Chinese"))
+
+
+def hints(at) -> list[str]:
+    return [i.value for i in at.info if "single bytes" in i.value]
+
+
+def test_cjk_at_a_small_vocabulary_says_why_tokens_are_bytes(at):
+    at.text_area(key="text").set_value(CHINESE).run()
+    at.number_input(key="vocab_size").set_value(300).run()
+    at.button(key="train").click().run()
+    assert not at.exception
+    tok = at.session_state["tok"]
+    assert tok.num_merges == 44
+    tokens = [tok.vocab[i] for i in tok.encode(CHINESE)]
+    single = sum(len(t) == 1 for t in tokens)
+    assert single > len(tokens) / 2  # the premise: most tokens are bytes
+    common = Counter(c for c in CHINESE if ord(c) > 0x7F).most_common(1)[0][0]
+    why = f"{common} is 3: {common.encode().hex(' ')}"
+    (front,) = hints(at)
+    assert f"{single:,} of {len(tokens):,} tokens" in front and why in front
+    assert "only 44 merges" in front
+    for page in ("pages/tokens.py", "pages/steps.py"):
+        at.switch_page(page).run()
+        assert not at.exception
+        (hint,) = hints(at)
+        assert why in hint and "only 44 merges" in hint
+
+
+def test_no_hint_when_tokens_are_merged(at):
+    assert hints(at) == []
+    at.switch_page("pages/tokens.py").run()
+    assert hints(at) == []
