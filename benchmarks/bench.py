@@ -28,7 +28,6 @@ import argparse
 import base64
 import datetime
 import gc
-import gzip
 import hashlib
 import importlib
 import os
