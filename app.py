@@ -29,6 +29,7 @@ if __name__ == "__main__":
             ("pages/compare.py", "Compare with GPT", "⚖️"),
             ("pages/exchange.py", "Export & import", "💾"),
             ("pages/bytes.py", "Bytes & decoding", "🔢"),
+            ("pages/chat.py", "Chat tokens", "💬"),
         ],
         "Who pays for tokens": [
             ("pages/languages.py", "Language tax", "🌍"),
@@ -47,5 +48,7 @@ else:
     from streamlit.starlette import App
 
     from ui.rooms_http import ROUTES
+    from ui.warm import warm_up
 
+    warm_up()  # the GPT presets and the pages' modules, loaded while the server waits
     app = App(__file__, routes=ROUTES)

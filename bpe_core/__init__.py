@@ -64,7 +64,14 @@ from .health import classify_tokens, vocabulary_defects, vocabulary_health
 from .languages import Language, load_parallel
 from .numbers import number_facts, train_digit_presets
 from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from .pretrained import PRESETS, load_pretrained
+from .pretrained import (
+    PRESETS,
+    encoding_for_model,
+    encoding_name_for_model,
+    get_encoding,
+    list_encoding_names,
+    load_pretrained,
+)
 from .regex_tokenizer import RegexTokenizer
 from .report import load_report_texts, measure_speed, score_texts
 from .steps import StepThrough, TokenSpan
@@ -131,4 +138,8 @@ __all__ = [
     "count_pieces",
     "CorpusError",
     "PieceCounts",
+    "get_encoding",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "list_encoding_names",
 ]

@@ -17,7 +17,7 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from .corpus import (
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 MAX_VOCAB_SIZE = 1_000_000
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
+DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of")  # built on first use (see token_ids)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -400,11 +401,11 @@ class Tokenizer:
     def _rebuild(self) -> None:
         """Derive the vocabulary and lookups from merges and special tokens."""
         byte_ids = range(256) if self.byte_ids is None else self.byte_ids
-        vocab = {byte_ids[b]: bytes([b]) for b in range(256)}
+        vocab = dict(zip(byte_ids, map(bytes, zip(range(256)))))
         for (p0, p1), idx in self.merges.items():
             vocab[idx] = vocab[p0] + vocab[p1]
-        # bytes -> id of every ordinary token (encode_single_token, ignore_merges)
-        self.token_ids: dict[bytes, int] = {token: idx for idx, token in vocab.items()}
+        for name in DERIVED_LOOKUPS:  # token_ids, parents, step_of: built again when asked
+            self.__dict__.pop(name, None)
         if self.pipeline is not None:  # added tokens that are not special, e.g. "<tool>"
             for added in self.pipeline.added.values():
                 if not added.special:
@@ -412,10 +413,55 @@ class Tokenizer:
         for special, idx in self.special_tokens.items():
             vocab[idx] = special.encode("utf-8")
         self.vocab: dict[int, bytes] = vocab
-        self.parents: dict[int, tuple[int, int]] = {idx: p for p, idx in self.merges.items()}
-        # the merge step that created each token: 1 for the first merge; 0 for bytes and specials
-        self.step_of: dict[int, int] = {idx: s for s, idx in enumerate(self.merges.values(), 1)}
         self._cache = {}
+
+    # Lookups derived from the merges, built on first use (a GPT vocabulary loads without them):
+
+    @property
+    def token_ids(self) -> dict[bytes, int]:
+        """bytes -> id of every ordinary token (encode_single_token, ignore_merges)."""
+        found = self.__dict__.get("_token_ids")
+        if found is None:
+            ordinary = [*self.byte_token_ids, *self.merges.values()]
+            found = self.__dict__["_token_ids"] = dict(zip(map(self.vocab.__getitem__, ordinary),
+                                                           ordinary))
+        return found
+
+    @property
+    def parents(self) -> dict[int, tuple[int, int]]:
+        """id -> the two ids it was merged from."""
+        found = self.__dict__.get("_parents")
+        if found is None:
+            found = self.__dict__["_parents"] = dict(zip(self.merges.values(), self.merges))
+        return found
+
+    @property
+    def step_of(self) -> dict[int, int]:
+        """The merge step that created each token: 1 for the first merge (bytes and special
+        tokens are not in it: 0)."""
+        found = self.__dict__.get("_step_of")
+        if found is None:
+            found = self.__dict__["_step_of"] = dict(zip(self.merges.values(),
+                                                         range(1, len(self.merges) + 1)))
+        return found
+
+    def copy(self) -> Tokenizer:
+        """An independent copy: training or changing one never changes the other.
+
+        Cheap (no vocabulary is rebuilt): each dict and list is copied, their items are
+        immutable (bytes, ints, tuples); the compiled pattern and a tokenizer.json's
+        ``pipeline``, which nothing changes once built, are shared. ``load_pretrained`` hands
+        out copies of one cached tokenizer per process this way.
+        """
+        other = object.__new__(type(self))
+        for key, value in vars(self).items():
+            if isinstance(value, Mapping):
+                value = dict(value)
+            elif isinstance(value, list):
+                value = list(value)
+            object.__setattr__(other, key, value)
+        object.__setattr__(other, "_cache", {})
+        return other
 
     @property
     def vocab_size(self) -> int:
@@ -438,8 +484,7 @@ class Tokenizer:
         """
         if not isinstance(special_tokens, dict):
             raise ValueError("special tokens must be a dict such as {'<|endoftext|>': 100257}")
-        taken = {idx: f"token {idx}" for idx in self.vocab}
-        taken.update({idx: shorten(s) for s, idx in self.special_tokens.items()})
+        taken = {idx: shorten(s) for s, idx in self.special_tokens.items()}
         for special, idx in special_tokens.items():
             if not isinstance(special, str) or not special:
                 raise ValueError(f"a special token must be a non-empty str, not {shorten(special)}")
@@ -458,14 +503,18 @@ class Tokenizer:
                 raise ValueError(
                     f"{name} is already a special token with id {self.special_tokens[special]}"
                 )
-            if idx in taken:
+            if idx in taken or idx in self.vocab:
+                used = taken.get(idx, f"token {idx}")
                 raise ValueError(
-                    f"id {idx} for {name} is already used by {taken[idx]}; choose an id of"
-                    f" {max(taken) + 1} or more"
+                    f"id {idx} for {name} is already used by {used}; choose an id of"
+                    f" {max(max(self.vocab), *taken, idx) + 1} or more"
                 )
             taken[idx] = name
-        self.special_tokens = {**self.special_tokens, **special_tokens}
-        self._rebuild()
+        added = {s: idx for s, idx in special_tokens.items() if s not in self.special_tokens}
+        self.special_tokens = {**self.special_tokens, **added}
+        # the derived lookups: only the vocabulary has special tokens in it (see _rebuild)
+        self.vocab = {**self.vocab, **{idx: s.encode("utf-8") for s, idx in added.items()}}
+        self._cache = {}
 
     # -- encoding ----------------------------------------------------------------------------
 
@@ -636,6 +685,10 @@ class Tokenizer:
     def special_tokens_set(self) -> set[str]:
         return set(self.special_tokens)
 
+    def is_special_token(self, token: int) -> bool:
+        """Whether the id is a special token's (tiktoken's name)."""
+        return token in self.special_tokens.values()
+
     def encode_batch(self, text: list[str], *, num_threads: int = 8,
                      allowed_special: object = "none_raise",
                      disallowed_special: object = "all") -> list[list[int]]:
@@ -653,12 +706,20 @@ class Tokenizer:
         return [self.decode_bytes(ids) for ids in batch]
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
-        """The id of the one token spelled exactly so (a special token's text gives its id);
-        KeyError when no single token is."""
+        """The id of the one token spelled exactly so, as tiktoken finds it: an ordinary token's
+        bytes first, then a special token's text, given as str or as its UTF-8 bytes
+        (``encode_single_token(b"<|endoftext|>") == 100257`` in cl100k_base); KeyError when no
+        single token is."""
         token = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
-        if isinstance(text_or_bytes, str) and text_or_bytes in self.special_tokens:
-            return self.special_tokens[text_or_bytes]
-        idx = self.token_ids.get(bytes(token))
+        if not isinstance(token, bytes | bytearray | memoryview):
+            raise KeyError(text_or_bytes)
+        token = bytes(token)
+        idx = self.token_ids.get(token)
+        if idx is None:
+            try:
+                idx = self.special_tokens.get(token.decode("utf-8"))
+            except UnicodeDecodeError:
+                idx = None
         if idx is None:
             raise KeyError(token)
         return idx
@@ -825,6 +886,8 @@ class Tokenizer:
                 raise ValueError(f"{side_name} describes a {side.format} file, not a .model file")
             side.check_files({"file": (name, data)})
             fresh.history = side.records(fresh)
+        for lookup in DERIVED_LOOKUPS:  # this tokenizer's, built from its old merges
+            self.__dict__.pop(lookup, None)
         self.__dict__.update(fresh.__dict__)
 
     def save_hf(self, path: str) -> None:

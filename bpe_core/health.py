@@ -33,12 +33,17 @@ text's token counts (``classify_tokens``).
 
 from __future__ import annotations
 
+import gzip
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from .base import Tokenizer
 from .merges import apply_merges
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .pretrained import ASSETS, PRESETS, load_pretrained, unchanged_preset
 from .text import render_token
 
 PARTIAL_UTF8 = "partial UTF-8"
@@ -129,7 +134,8 @@ def _quoted(parts: list[str]) -> str:
     return shown + (" + …" if len(parts) > MAX_REASON_PARTS else "")
 
 
-def vocabulary_defects(tok: Any, pattern: str | None = None) -> dict[int, Defect]:
+def vocabulary_defects(tok: Any, pattern: str | None = None, *,
+                       precomputed: bool = True) -> dict[int, Defect]:
     """Kinds 1-3 for every non-special token that has one: ``{id: Defect(kind, reason)}``.
 
     ``pattern``: None checks the tokenizer's own split (and, for a tokenizer read from a
@@ -138,6 +144,10 @@ def vocabulary_defects(tok: Any, pattern: str | None = None) -> dict[int, Defect
     GPT-4 split (``""``: no split at all). A file's added tokens are matched whole before any
     split, so they are never unreachable. One pass over the vocabulary; a ValueError when the
     pattern is not a valid split pattern.
+
+    For an unchanged GPT preset and one of the four GPT split patterns (or its own), which
+    tokens have a defect ships in ``bpe_core/data/health.json.gz`` (``build_health_assets``):
+    only those tokens are checked again, for their reasons (``precomputed=False``: all of them).
 
     >>> from bpe_core import RegexTokenizer, GPT4_SPLIT_PATTERN
     >>> tok = RegexTokenizer("")                 # no split: " 1" can be learned
@@ -154,7 +164,8 @@ def vocabulary_defects(tok: Any, pattern: str | None = None) -> dict[int, Defect
     merges, parents, vocab = tok.merges, tok.parents, tok.vocab
     single = set(byte_ids)
     defects: dict[int, Defect] = {}
-    for idx in ordinary_ids(tok):
+    shipped = shipped_defect_ids(tok, pattern) if precomputed else None
+    for idx in ordinary_ids(tok) if shipped is None else shipped:
         token = vocab[idx]
         try:
             text = token.decode("utf-8")
@@ -185,6 +196,54 @@ def vocabulary_defects(tok: Any, pattern: str | None = None) -> dict[int, Defect
             defects[idx] = Defect(ROUND_TRIP_FAILS, f"encoding its text gives {len(ids)} tokens:"
                                                     f" {_quoted(made)}")
     return defects
+
+
+# -- kinds 1-3 of the presets, computed once and shipped ------------------------------------------
+
+HEALTH_ASSET = ASSETS / "health.json.gz"
+SHIPPED_PATTERNS = {  # the patterns whose results ship, by a short name
+    "own": None, "gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN,
+    "gpt4o": GPT4O_SPLIT_PATTERN,
+}
+_SHIPPED: list[dict] = []  # the file's contents, read once per process
+
+
+def _shipped() -> dict:
+    if not _SHIPPED:
+        try:
+            data = json.loads(gzip.decompress(HEALTH_ASSET.read_bytes()))
+        except (OSError, EOFError, ValueError) as e:
+            data = {"error": str(e)}
+        _SHIPPED.append(data)
+    return _SHIPPED[0]
+
+
+def shipped_defect_ids(tok: Any, pattern: str | None) -> list[int] | None:
+    """The ids of the tokens with a defect, from the shipped file, when ``tok`` is an unchanged
+    preset (``pretrained.unchanged_preset``) and the file was built from the same published files;
+    None otherwise (then every token is checked)."""
+    name = unchanged_preset(tok)
+    key = next((k for k, p in SHIPPED_PATTERNS.items() if p == pattern), None)
+    entry = _shipped().get("presets", {}).get(name) if name and key else None
+    if not entry or entry.get("files") != PRESETS[name]["files"] or key not in entry:
+        return None
+    return entry[key]
+
+
+def build_health_assets(target: Path = HEALTH_ASSET) -> None:
+    """Compute kinds 1-3 of every preset against each of the four patterns (minutes in Python)
+    and write them, with the published hashes they belong to, to ``target``."""
+    presets = {}
+    for name in PRESETS:
+        tok = load_pretrained(name)
+        entry: dict[str, Any] = {"files": PRESETS[name]["files"]}
+        for key, pattern in SHIPPED_PATTERNS.items():
+            entry[key] = sorted(vocabulary_defects(tok, pattern, precomputed=False))
+        presets[name] = entry
+    text = json.dumps({"presets": presets}, separators=(",", ":"), sort_keys=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_bytes(gzip.compress(text.encode("utf-8"), 9, mtime=0))
+    partial.replace(target)
 
 
 # -- kinds 4-5: the text ------------------------------------------------------------------------
@@ -314,3 +373,7 @@ def vocabulary_health(tok: Any, text: str, pattern: str | None = None) -> list[T
     """``classify_tokens`` on a text, for a notebook: the text is encoded here (special tokens'
     text as special tokens)."""
     return classify_tokens(tok, Counter(tok.encode(text, allowed_special="all")), pattern=pattern)
+
+
+if __name__ == "__main__":  # python -m bpe_core.health: rebuild bpe_core/data/health.json.gz
+    build_health_assets()

@@ -9,6 +9,7 @@ mixes random code points with fragments of the corpus.
 
 from __future__ import annotations
 
+import array
 import atexit
 import base64
 import functools
@@ -19,6 +20,7 @@ import os
 import pydoc_data.topics
 import random
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -190,19 +192,46 @@ PUBLISHED_SHA256 = {
 SHIPPED = Path(__file__).resolve().parents[1] / "bpe_core" / "data"
 
 
+def tiktoken_text_of_compact(data: bytes) -> bytes:
+    """The ``.tiktoken`` text that a compact ``NAME.bpe`` stands for (its layout: little-endian
+    32-bit numbers: the token count, the ranks of bytes 0..255, then the two parents of each
+    longer token in rank order), written out independently of bpe_core."""
+    numbers = array.array("I", data)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    count, byte_ranks, pairs = numbers[0], numbers[1:257], numbers[257:]
+    tokens: list[bytes | None] = [None] * count
+    for byte, rank in enumerate(byte_ranks):
+        tokens[rank] = bytes([byte])
+    later = iter(zip(pairs[0::2], pairs[1::2]))
+    for rank in range(count):
+        if tokens[rank] is None:
+            a, b = next(later)
+            tokens[rank] = tokens[a] + tokens[b]
+    return b"".join(base64.b64encode(t) + b" %d\n" % rank for rank, t in enumerate(tokens))
+
+
 @functools.cache
 def openai_files_dir() -> Path:
     """A folder with OpenAI's four files (``gpt2/encoder.json``, ``gpt2/vocab.bpe``,
-    ``cl100k_base.tiktoken``, ``o200k_base.tiktoken``), unpacked once per test session from the
-    gzipped copies in bpe_core/data after each one's SHA-256 is checked against the published
-    hash. A missing or different file fails the test that asked (never a skip)."""
+    ``cl100k_base.tiktoken``, ``o200k_base.tiktoken``), made once per test session from what
+    ships in bpe_core/data (GPT-2's gzipped files; the compact ``NAME.bpe.gz`` rebuilt into the
+    ``.tiktoken`` text here, without bpe_core's loader), after each one's SHA-256 is checked
+    against the published hash. A missing or different file fails the test that asked (never a
+    skip)."""
     folder = Path(tempfile.mkdtemp(prefix="openai-files-"))
     (folder / "gpt2").mkdir()
     for name, sha256 in PUBLISHED_SHA256.items():
-        packed = SHIPPED / (Path(name).name + ".gz")
+        tiktoken = name.endswith(".tiktoken")
+        if not tiktoken:
+            packed = SHIPPED / (Path(name).name + ".gz")
+        else:
+            packed = SHIPPED / (name.removesuffix(".tiktoken") + ".bpe.gz")
         if not packed.is_file():
             pytest.fail(f"{packed} does not ship with the project", pytrace=False)
         data = gzip.decompress(packed.read_bytes())
+        if tiktoken:
+            data = tiktoken_text_of_compact(data)
         if hashlib.sha256(data).hexdigest() != sha256:
             pytest.fail(f"{packed} is not OpenAI's {name}: its SHA-256 is not {sha256}",
                         pytrace=False)
@@ -254,3 +283,19 @@ def pretrained(name: str):
     from bpe_core import load_pretrained
 
     return load_pretrained(name)
+
+
+@functools.cache
+def tiktoken_harmony():
+    """tiktoken's own o200k_harmony (gpt-oss's chat encoding), built by tiktoken_ext's own
+    constructor, which reads the published o200k file from disk here instead of the network."""
+    import tiktoken
+    import tiktoken_ext.openai_public as public
+
+    path = str(openai_files_dir() / "o200k_base.tiktoken")
+    original = public.load_tiktoken_bpe
+    public.load_tiktoken_bpe = lambda url, expected_hash=None: original(path, expected_hash)
+    try:
+        return tiktoken.Encoding(**public.o200k_harmony())
+    finally:
+        public.load_tiktoken_bpe = original

@@ -200,4 +200,9 @@ SESSION_KEYS: dict[str, str] = {
     "lesson_pair": "selectbox: the pair to merge by hand", "lesson_merges": "slider: merges",
     "lesson_word": "text input: the word to encode", "lesson_ids": "text input: ids to decode",
     "lesson_pairs_chart": "chart", "lesson_ratio_chart": "chart", "lesson_counts_chart": "chart",
+    # -- Chat tokens --
+    "chat_count": "number input: how many messages", "chat_role_": "prefix: selectbox, a role",
+    "chat_name_": "prefix: text input, a message's name", "chat_text_": "prefix: text area, a message",
+    "chat_format": "radio: harmony, ChatML or your tokenizer",
+    "chat_counts": "dataframe: tokens per message", "chat_ids": "toggle: ids instead of text",
 }

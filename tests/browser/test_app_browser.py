@@ -268,7 +268,7 @@ def test_every_page_opens_without_an_exception_or_a_cut_label(app):
 
     titles = visit_every_page(app, check)
     assert cuts == {}, f"text cut with an ellipsis at {WIDE['width']} px: {cuts}"
-    assert len(titles) == 15  # every page's link is shown, none folded under "View more"
+    assert len(titles) == 16  # every page's link is shown, none folded under "View more"
     # Back on the first page in the same session: still the English sample, still trained.
     expect(app.main.get_by_role("heading", name="Merges (256)")).to_be_visible()
     expect(app.metric("Tokens")).to_have_text(f"{len(trained(ENGLISH).encode(ENGLISH)):,}")

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 PAGES = ["Lesson: BPE step by step", "Start here", "Tokens", "Step through merges",
          "Merge forest", "Compare with GPT", "Export & import", "Bytes & decoding",
          "Variants of BPE", "Check your BPE", "Language tax", "Numbers", "Vocabulary health",
-         "Report card"]
+         "Report card", "Chat tokens"]
 
 
 def listening_addresses(port: int) -> set[str]:

@@ -106,8 +106,9 @@ def test_the_wheel_holds_the_library_its_vocabularies_and_the_command_only(wheel
     command = {Path(n).name for n in names if n.startswith("bpe_lab/")}
     assert {"__init__.py", "__main__.py", "cli.py"} <= command
     shipped = {Path(n).name for n in names if Path(n).parent == Path("bpe_core/data")}
-    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.tiktoken.gz",
-                       "o200k_base.tiktoken.gz", "cl100k_base.merges.gz", "o200k_base.merges.gz"}
+    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.bpe.gz", "o200k_base.bpe.gz",
+                       "health.json.gz"}
+    assert wheel.stat().st_size < 2_500_000  # the presets in their compact form (about 1.9 MB)
     languages = {Path(n).name for n in names if n.startswith("bpe_core/data/languages/")}
     assert languages == {p.name for p in LANGUAGES_DIR.iterdir()}  # texts, languages.tsv, README
     modules = {Path(n).name for n in names if re.fullmatch(r"bpe_core/[^/]+\.py", n)}

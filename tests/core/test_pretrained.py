@@ -262,14 +262,23 @@ def _rewrite_gz(path, change):
     path.write_bytes(gzip.compress(bytes(data)))
 
 
+def _shipped_name(name, filename):
+    """The file in bpe_core/data that stands for OpenAI's ``filename``."""
+    return f"{name}.bpe.gz" if filename.endswith(".tiktoken") else f"{filename}.gz"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_tampered_asset_is_refused_with_its_hash(name, assets_copy):
     filename, sha256 = next(iter(PRESETS[name]["files"].items()))
 
     def flip(data):
-        data[len(data) // 2] ^= 0x01
+        if name == "gpt2":
+            data[len(data) // 2] ^= 0x01
+        else:  # the compact form: bytes "a" and "b" swap ranks; every merge still makes a token
+            a, b = 4 + 4 * ord("a"), 4 + 4 * ord("b")
+            data[a : a + 4], data[b : b + 4] = data[b : b + 4], data[a : a + 4]
 
-    _rewrite_gz(assets_copy / f"{filename}.gz", flip)
+    _rewrite_gz(assets_copy / _shipped_name(name, filename), flip)
     with pytest.raises(ValueError) as info:
         load_pretrained(name, directory=assets_copy)
     message = str(info.value)
@@ -285,14 +294,15 @@ def test_untampered_copy_loads_from_the_directory(assets_copy):
 
 
 def test_tampered_merges_file_is_refused(assets_copy):
-    path = assets_copy / "cl100k_base.merges.gz"
+    path = assets_copy / "cl100k_base.bpe.gz"
 
     def swap_first_merge(data):
         pairs = array("I")
         pairs.frombytes(bytes(data))
         if sys.byteorder != "little":
             pairs.byteswap()
-        pairs[0], pairs[1] = pairs[2], pairs[3]  # the first token claims the second's parents
+        first = 257  # the token count and the 256 byte ranks come first
+        pairs[first], pairs[first + 1] = pairs[first + 2], pairs[first + 3]  # claims the second's
         if sys.byteorder != "little":
             pairs.byteswap()
         data[:] = pairs.tobytes()
@@ -303,7 +313,7 @@ def test_tampered_merges_file_is_refused(assets_copy):
 
 
 def test_missing_merges_file_says_how_to_rebuild(assets_copy):
-    (assets_copy / "cl100k_base.merges.gz").unlink()
+    (assets_copy / "cl100k_base.bpe.gz").unlink()
     with pytest.raises(ValueError, match="build_assets"):
         load_pretrained("cl100k_base", directory=assets_copy)
 
@@ -321,3 +331,74 @@ def test_the_shipped_vocabularies_are_openais_published_files():
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     assert files == sorted(PUBLISHED_SHA256)
     assert load_pretrained("o200k_base").encode("hello world") == [24912, 2375]
+
+
+# ---------------------------------------------------------------------------------------------
+# Loaded once per process; each caller gets a tokenizer of its own
+
+
+def test_files_are_read_once_per_process(assets_copy):
+    first = load_pretrained("cl100k_base", directory=assets_copy)
+    shutil.rmtree(assets_copy)  # a second load must not need the files again
+    second = load_pretrained("cl100k_base", directory=assets_copy)
+    assert second.encode("hello world") == first.encode("hello world") == [15339, 1917]
+
+
+def test_a_callers_changes_never_reach_the_next_caller():
+    mine = load_pretrained("cl100k_base")
+    mine.register_special_tokens({"<|mine|>": 100300})
+    mine.merges.clear()  # in place, too
+    mine.vocab[15339] = b"changed"
+    theirs = load_pretrained("cl100k_base")
+    assert "<|mine|>" not in theirs.special_tokens
+    assert theirs.num_merges == 100_000
+    assert theirs.encode("hello world") == [15339, 1917]
+    assert theirs.decode([15339]) == "hello"
+
+
+def test_training_a_loaded_preset_leaves_the_preset_alone():
+    mine = load_pretrained("gpt2")
+    mine.train("aaab aaab aaab", 258)
+    assert mine.num_merges == 2
+    assert load_pretrained("gpt2").encode("hello world") == [31373, 995]
+
+
+def test_get_encoding_is_shared_and_refuses_changes():
+    from bpe_core import get_encoding
+
+    enc = get_encoding("cl100k_base")
+    assert enc is get_encoding("cl100k_base")
+    with pytest.raises(ValueError, match="load_pretrained"):
+        enc.register_special_tokens({"<|mine|>": 100300})
+    with pytest.raises(ValueError, match="load_pretrained"):
+        enc.train("aaab", 257)
+    with pytest.raises(ValueError, match="load_pretrained"):
+        enc.pattern = ""
+    with pytest.raises(TypeError):
+        enc.merges[(1, 2)] = 3
+    with pytest.raises(TypeError):
+        enc.special_tokens["<|mine|>"] = 100300
+    assert enc.encode("hello world") == [15339, 1917]
+    assert get_encoding("cl100k_base").special_tokens == PRESETS["cl100k_base"]["special_tokens"]
+
+
+def test_a_copy_of_the_shared_encoding_can_change():
+    from bpe_core import get_encoding
+
+    mine = get_encoding("o200k_base").copy()
+    mine.register_special_tokens({"<|mine|>": 300000})
+    assert mine.encode("<|mine|>", allowed_special="all") == [300000]
+    assert "<|mine|>" not in get_encoding("o200k_base").special_tokens
+
+
+def test_copy_of_any_tokenizer_is_independent():
+    from bpe_core import BasicTokenizer
+
+    tok = BasicTokenizer()
+    tok.train("aaabdaaabac", 259)
+    twin = tok.copy()
+    assert type(twin) is BasicTokenizer and twin.encode("aaab") == tok.encode("aaab") == [258]
+    twin.train("xyxyxy", 257)
+    twin.register_special_tokens({"<|x|>": 500})
+    assert tok.encode("aaab") == [258] and tok.special_tokens == {}
+    assert tok.vocab[256] == b"aa" and twin.vocab[256] == b"xy"

@@ -91,3 +91,30 @@ def test_choosing_no_tokenizer_gives_a_message(at):
     at.multiselect(key="compare_which").set_value([]).run()
     assert not at.exception
     assert "Pick at least one tokenizer" in at.info[0].value
+
+
+def test_first_visit_loads_each_preset_once(monkeypatch):
+    """A fresh server: Compare's first visit reads and checks each preset's files once, and
+    builds each preset's tokenizer once (later pages and sessions share them)."""
+    import streamlit as st
+
+    import bpe_core.pretrained as pretrained
+
+    reads, copies = [], []
+    real_gpt2, real_compact, real_load = (pretrained._load_gpt2, pretrained._load_compact,
+                                          pretrained.load_pretrained)
+    monkeypatch.setattr(pretrained, "_LOADED", {})  # as in a new process
+    monkeypatch.setattr(pretrained, "_load_gpt2", lambda d: reads.append("gpt2") or real_gpt2(d))
+    monkeypatch.setattr(pretrained, "_load_compact",
+                        lambda name, d: reads.append(name) or real_compact(name, d))
+    monkeypatch.setattr(pretrained, "load_pretrained",
+                        lambda name, *a: copies.append(name) or real_load(name, *a))
+    import bpe_core
+
+    monkeypatch.setattr(bpe_core, "load_pretrained", pretrained.load_pretrained)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    app = open_page("pages/compare.py")
+    assert list(rows(app)) == ["Yours: GPT-4 split, 512 tokens", *PRESET_TITLES]
+    assert sorted(reads) == ["cl100k_base", "gpt2", "o200k_base"]
+    assert sorted(copies) == ["cl100k_base", "gpt2", "o200k_base"]

@@ -1,0 +1,97 @@
+"""AppTest tests for the Chat tokens page: counts, the formats, your tokenizer, escaping."""
+
+import pytest
+from support import open_page
+
+from bpe_core.chat import Message, openai_rule, wrap
+from ui.chat import DEFAULT_CONVERSATION
+
+HARMONY = "gpt-oss (harmony, o200k_harmony)"
+CHATML = "GPT-4 / GPT-3.5 (ChatML, cl100k_base)"
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_page("pages/chat.py")
+
+
+def metrics(app) -> list[int]:
+    return [int(m.value.replace(",", "")) for m in app.metric]
+
+
+def chat_view(app) -> str:
+    return next(h.value for h in app.html if 'class="bpe-chat"' in h.value)
+
+
+def test_harmony_is_shown_first_with_its_counts(at):
+    chat = wrap(DEFAULT_CONVERSATION, "harmony")
+    total, text, wrapper = metrics(at)
+    assert total == chat.total == text + wrapper
+    assert wrapper == sum(m.overhead for m in chat.messages) + chat.reply
+    table = at.dataframe[0].value
+    assert list(table["message"]) == ["1. system", "2. user", "3. assistant", "reply priming",
+                                      "whole conversation"]
+    view = chat_view(at)
+    assert view.count('data-message="') == 4  # three messages and the reply priming
+    assert "special" in view and "&lt;|start|&gt;" in view  # the special tokens, escaped
+
+
+def test_chatml_shows_openais_rule_and_the_same_total(at):
+    at.radio(key="chat_format").set_value(CHATML).run()
+    assert not at.exception
+    total = metrics(at)[0]
+    assert total == openai_rule(DEFAULT_CONVERSATION)
+    assert any(f"gives {total:,} tokens" in c.value for c in at.caption)
+
+
+def test_ids_view(at):
+    at.radio(key="chat_format").set_value(HARMONY).run()
+    at.toggle(key="chat_ids").set_value(True).run()
+    view = chat_view(at)
+    assert '<span class="id">200006</span>' in view  # <|start|>
+    assert '<span class="id">200007</span>' in view  # <|end|>
+
+
+def test_message_text_is_escaped_and_stays_text(at):
+    at.toggle(key="chat_ids").set_value(False).run()
+    at.text_area(key="chat_text_1").input("<b>bold</b> <|end|>").run()
+    assert not at.exception
+    view = chat_view(at)
+    assert "<b>" not in view and "</b>" not in view
+    assert view.count("&lt;") >= 3  # <b>, </b> and <|end|>, drawn as text
+    user = wrap([Message("user", "<b>bold</b> <|end|>")], "harmony")
+    assert user.messages[0].content == metrics(at)[1] - sum(
+        m.content for i, m in enumerate(wrap(DEFAULT_CONVERSATION, "harmony").messages) if i != 1)
+
+
+def test_your_tokenizer_without_chat_tokens_says_what_it_needs(at):
+    at.radio(key="chat_format").set_value("Your tokenizer").run()
+    assert not at.exception
+    warning = at.warning[0].value
+    assert "im\\_start" in warning or "im_start" in warning
+    assert "Special tokens" in warning
+
+
+def test_a_trained_tokenizer_with_chatml_tokens_wraps_with_its_ids():
+    app = open_page()
+    app.sidebar.text_input(key="specials").input("<|im_start|>, <|im_end|>").run()
+    app.sidebar.button(key="train").click().run()
+    app.switch_page("pages/chat.py").run()
+    app.radio(key="chat_format").set_value("Your tokenizer").run()
+    assert not app.exception
+    assert not app.warning
+    assert any("chatml" in c.value for c in app.caption)
+    total, text, wrapper = metrics(app)
+    assert total == text + wrapper and wrapper > 0
+
+
+def test_hostile_message_and_name_stay_inert():
+    from test_hostile import HTML, assert_ok
+
+    app = open_page("pages/chat.py")
+    app.text_area(key="chat_text_1").input(HTML).run()
+    app.text_input(key="chat_name_1").input("<img src=x onerror=alert(1)>"[:64]).run()
+    assert_ok(app, "chat harmony")
+    assert any("no name" in c.value for c in app.caption)  # harmony leaves the name out, and says so
+    app.radio(key="chat_format").set_value(CHATML).run()
+    assert_ok(app, "chat chatml")
