@@ -44,14 +44,14 @@ def test_a_student_of_the_room_reads_its_version_and_sees_it_move(rooms):
     code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher")
     sid = rooms.join(code, client="student")
     status, body, headers = ask(code, sid)
-    assert (status, body) == (200, {"version": 1, "state": 1, "step": 0})
+    assert (status, body) == (200, {"version": 1, "state": 1, "step": 0, "teacher": True})
     assert headers["cache-control"] == "no-store"  # a cached answer would freeze the class
     rooms.update(code, token, step=3)  # only the step: the browser moves its view by itself
-    assert ask(code, sid)[:2] == (200, {"version": 2, "state": 1, "step": 3})
+    assert ask(code, sid)[:2] == (200, {"version": 2, "state": 1, "step": 3, "teacher": True})
     rooms.update(code, token, text="abab")  # anything else: the page reruns
-    assert ask(code, sid)[:2] == (200, {"version": 3, "state": 2, "step": 3})
+    assert ask(code, sid)[:2] == (200, {"version": 3, "state": 2, "step": 3, "teacher": True})
     rooms.start_quiz(code, token, 1)
-    assert ask(code, sid)[:2] == (200, {"version": 4, "state": 3, "step": 3})
+    assert ask(code, sid)[:2] == (200, {"version": 4, "state": 3, "step": 3, "teacher": True})
 
 
 def test_anyone_else_learns_nothing_from_a_code(rooms):
