@@ -23,8 +23,9 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                it was lost by the store (a Redis restart), and its teacher's session puts it
                back (``restore``).
 
-Every key of a room carries the room's time to live, renewed by the teacher's changes and by
-joins: a room nobody touches for ``ttl`` seconds is gone. All the logic is in ``Rooms``; the two
+Every key of a room carries the room's time to live, renewed by the teacher's changes, by the
+teacher's browser checking in (every minute) and by joins: a room whose teacher is gone and that
+nobody touches for ``ttl`` seconds is gone. All the logic is in ``Rooms``; the two
 stores under it have one small interface (``MemoryKV``, a server's own, the default; a
 ``redis.Redis`` client, for several app servers, chosen by ``BPE_LAB_ROOMS=redis://...``).
 
@@ -643,10 +644,14 @@ class Rooms:
             if meta is None or not hmac.compare_digest(meta.get("presence", ""),
                                                        _digest(teacher)):
                 return None
+            last = self.kv.get(self._key(code, "teacher"))
             self.kv.set(self._key(code, "teacher"), repr(now), ex=self.ttl)
             version = self.version(code)
             if version is None:
                 return None
+            if last is None or now - float(last) > 60:  # a room lives while its teacher is here
+                quiz = self.quiz(code)
+                self._touch(code, quiz["id"] if quiz else None)
             current = self._current(code)
             return {"version": version, "students": len(current),
                     "answered": self._answered(code, current)}
@@ -717,7 +722,10 @@ class Rooms:
         if not back and not self._limit("joins", client, JOINS_PER_MINUTE, 60):
             raise RoomError("Too many joins from here: wait a minute, then try again.")
         sid = student or secrets.token_urlsafe(12)
-        value = json.dumps({"n": clean_nickname(nickname), "t": self.clock()})
+        nickname = clean_nickname(nickname)
+        if back and not nickname:  # a reload does not know the nickname: the room keeps it
+            nickname = self.nickname(normal, sid)
+        value = json.dumps({"n": nickname, "t": self.clock()})
         if not self.kv.capped_hset(key, sid, value, MAX_STUDENTS, self.ttl):
             if not (self._prune(normal) and self.kv.capped_hset(key, sid, value, MAX_STUDENTS,
                                                                   self.ttl)):
@@ -725,6 +733,11 @@ class Rooms:
         quiz = self.quiz(normal)
         self._touch(normal, quiz["id"] if quiz else None)  # the answers live as long as the room
         return sid
+
+    def nickname(self, code: str, student: str) -> str:
+        """A member's nickname as the room keeps it ("" for none, or for no member)."""
+        raw = self.kv.hget(self._key(code, "members"), student)
+        return "" if raw is None else json.loads(raw).get("n", "")
 
     def is_member(self, code: str, student: str) -> bool:
         return self.kv.hget(self._key(code, "members"), student) is not None
