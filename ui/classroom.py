@@ -26,6 +26,7 @@ import ipaddress
 import json
 import socket
 import struct
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -661,7 +662,10 @@ def _noticed() -> None:
 
 def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
     data: dict[str, Any] = {"said": WATCH_SAID, "first_ms": POLL_MS, "every_ms": POLL_MS,
-                            "wait_ms": WAIT_RERUN_MS, "down": bool(ss.get("_room_down"))}
+                            "wait_ms": WAIT_RERUN_MS, "down": bool(ss.get("_room_down")),
+                            # new on every run: a watcher that asked for this rerun (and
+                            # stopped) starts again even when nothing else in its data changed
+                            "run": time.monotonic()}
     if ss.get("_room_keys_saved") == "forget":
         data["forget"] = True
         ss["_room_keys_saved"] = None
