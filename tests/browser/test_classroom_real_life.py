@@ -202,6 +202,27 @@ def press_right(teacher: Person, times: int = 1) -> int:
     return teacher.step()
 
 
+# How many lines an element's text takes (its client rects: one per line box).
+LINES_JS = "(el) => el.getClientRects().length"
+FITS_JS = "(el) => el.scrollWidth <= el.clientWidth + 1"
+
+
+def projector(teacher: Person) -> None:
+    """At 1024 px, with projector mode on: the code is one line that fits its box, and the link
+    is never broken inside ``?room=CODE``."""
+    teacher.page.set_viewport_size({"width": 1024, "height": 768})
+    teacher.sidebar.get_by_text("Projector mode", exact=True).click()
+    teacher.idle(teacher.main.locator(".room-code"))
+    code = teacher.main.locator(".room-code")
+    one_line = code.evaluate("(el) => el.getBoundingClientRect().height")
+    size = code.evaluate("(el) => parseFloat(getComputedStyle(el).lineHeight)")
+    assert one_line < 1.5 * size, (one_line, size)
+    assert code.evaluate(FITS_JS)
+    whole = teacher.main.locator(".room-link .whole").first
+    assert whole.evaluate(LINES_JS) == 1
+    teacher.page.set_viewport_size(VIEWPORT)
+
+
 def count_is(teacher: Person, n: int):
     return lambda: teacher.status() == f"Students here now: {n}"
 
@@ -217,6 +238,7 @@ def test_live_count_student_reload_and_teacher_reload(browser, lesson):
     try:
         code = open_room(teacher, TEACHER_TEXT)
         until("the teacher's count says 0", count_is(teacher, 0), people)
+        projector(teacher)
         join(ann, code)
         measured["count after a join on the teacher's server"] = until(
             "the count says 1", count_is(teacher, 1), people)
@@ -262,6 +284,16 @@ def test_a_teacher_who_leaves_is_missed_and_students_keep_their_work(browser, le
         code = open_room(teacher, TEACHER_TEXT)
         join(ann, code)
         until("Ann's status is quiet", lambda: ann.status() == "", people)
+
+        # "Students follow my page": the class goes where the teacher goes
+        teacher.main.get_by_text("Students follow my page", exact=True).click()
+        teacher.idle()
+        teacher.go("Tokens", teacher.metric("Tokens"))
+        on_tokens = ann.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
+            has=ann.page.get_by_text("Tokens", exact=True))
+        measured["a student follows the teacher's page"] = until(
+            "Ann is taken to the Tokens page", lambda: on_tokens.count() == 1, people)
+
         teacher.close()  # the tab is gone, without a word
         people = [ann]
         measured["students told the teacher is gone (timeout 3 s)"] = until(
