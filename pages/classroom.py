@@ -23,8 +23,8 @@ CODE_CSS = """<style>
 .room-box { container-type: inline-size; }
 .room-code { font: 700 min(5.5rem, 15cqi)/1.1 ui-monospace, monospace; letter-spacing: .08em;
   white-space: nowrap; }
-.room-link { font: 600 min(1.6rem, 4.5cqi)/1.3 ui-monospace, monospace; overflow-wrap: anywhere; }
-.room-link .whole { white-space: nowrap; }
+.room-link, .room-link-other { font: 600 min(1.6rem, 4.5cqi)/1.3 ui-monospace, monospace; overflow-wrap: anywhere; }
+.room-link .whole, .room-link-other .whole { white-space: nowrap; }
 </style>"""
 
 st.title("Classroom")
@@ -126,7 +126,7 @@ def teacher_view(room, current, tok, training) -> None:
         if others:
             st.caption("This browser reached the app by a name only this machine knows: students "
                        "open one of this machine's network addresses instead.")
-            st.html(CODE_CSS + "".join(f'<div class="room-box"><div class="room-link">'
+            st.html(CODE_CSS + "".join(f'<div class="room-box"><div class="room-link-other">'
                                        f'{html.escape(u.rpartition("?")[0])}<span class="whole">'
                                        f'{html.escape("?" + u.rpartition("?")[2])}</span></div>'
                                        f'</div>' for u in others))

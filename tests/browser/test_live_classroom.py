@@ -336,9 +336,10 @@ async def quiz(teacher: Person, students: list[Person], step: int) -> dict[str, 
     names = sorted(s.nickname[:MAX_NICKNAME] for s in students if s.nickname)
     members = teacher.main.locator(".st-key-room_members")
     await members.get_by_text("Who is here").click()
-    await expect(members.get_by_test_id("stText")).to_have_text(
-        ", ".join(names) if names else "No nicknames given (students are anonymous).",
-        timeout=ACTION_MS)
+    # one row each, with its Remove button: the named first (sorted), then the anonymous
+    anonymous = [f"(anonymous {len(names) + j + 1})" for j in range(n - len(names))]
+    await expect(members.get_by_test_id("stText")).to_have_text(names + anonymous,
+                                                                timeout=ACTION_MS)
     await start.click()
     merge = step + 1
     question = f"Which pair does merge {merge} join?"
