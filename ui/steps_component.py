@@ -344,8 +344,20 @@ export default function (component) {
     for (let i = 0; i < countSteps.length; i++) if (countSteps[i] > current) return go(countSteps[i]);
     go(n);
   };
-  // a classroom room moves this view when only the teacher's step changed (ui/classroom.py)
-  window.bpeStepsView = { root, step: () => current, follow: (k) => { if (!timer) go(k); } };
+  // A classroom room moves this view when only the teacher's step changed (ui/classroom.py).
+  // Followed steps reach this view's own server once the teacher pauses (FOLLOW_SETTLE_MS after
+  // the last): while the teacher steps once a second, no follower's server reruns for each step
+  // (the view, its tokens and its counts move at once; the details below it catch up).
+  const FOLLOW_SETTLE_MS = 1200;
+  const follow = (k) => {
+    if (timer || clamp(k) === current) return;
+    moved(k);
+    draw(current);
+    clearTimeout(root.bpeSettle);
+    root.bpeSettle = setTimeout(() => { if (root.bpeSendTimer === null) root.bpeSend(); },
+                                FOLLOW_SETTLE_MS);
+  };
+  window.bpeStepsView = { root, step: () => current, follow };
   draw(current);
 }
 """
