@@ -36,6 +36,18 @@ def missing_redis() -> str | None:
     return None
 
 
+def require_redis(what: str = "the Redis tests") -> None:
+    """Skip the calling test when Redis cannot run here; in CI (CI=true), fail it instead."""
+    import pytest
+    from support import in_ci
+
+    reason = missing_redis()
+    if reason is not None:
+        if in_ci():
+            pytest.fail(f"CI=true but {what} cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

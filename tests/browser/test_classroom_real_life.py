@@ -23,9 +23,9 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import CHROMIUM_ARGS, serve_app  # noqa: F401  (the fixtures' own helpers)
-from redis_server import missing_redis, restartable_redis
-from support import PAGE_STATE_JS, in_ci
+from conftest import serve_app
+from redis_server import require_redis, restartable_redis
+from support import PAGE_STATE_JS
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -59,11 +59,7 @@ measured: dict[str, float | str] = {}
 @pytest.fixture(scope="module")
 def lesson(browser):
     """(redis, A, B): Redis that can be killed and restarted, two app servers on it."""
-    reason = missing_redis()
-    if reason is not None:
-        if in_ci():
-            pytest.fail(f"CI=true but the Redis tests cannot run: {reason}", pytrace=False)
-        pytest.skip(reason)
+    require_redis("the Redis tests")
     with restartable_redis() as redis:
         env = {"BPE_LAB_ROOMS": redis.url, "BPE_LAB_TEACHER_TIMEOUT": str(TEACHER_TIMEOUT)}
         with serve_app(env=env) as a, serve_app(env=env) as b:

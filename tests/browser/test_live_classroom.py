@@ -45,8 +45,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from redis_server import missing_redis, start_redis
-from support import PAGE_STATE_JS, in_ci
+from redis_server import require_redis, start_redis
+from support import PAGE_STATE_JS
 
 import bpe_core
 from ui.rooms import CODE_ALPHABET, MAX_NICKNAME
@@ -536,11 +536,7 @@ def test_a_class_follows_the_teacher_on_one_server(playwright_kit):
 
 
 def test_a_class_follows_the_teacher_across_two_servers_over_redis(playwright_kit):
-    reason = missing_redis()
-    if reason is not None:
-        if in_ci():
-            pytest.fail(f"CI=true but the Redis classroom cannot run: {reason}", pytrace=False)
-        pytest.skip(reason)
+    require_redis("the Redis classroom")
     for old in SHOTS.glob("live_classroom_redis_*.png"):
         old.unlink()
     serve = playwright_kit["serve_app"]

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from redis_server import missing_redis, start_redis
-from support import in_ci
+from redis_server import require_redis, start_redis
 
 import ui.rooms as rooms_module
 from ui.rooms import (
@@ -100,11 +99,7 @@ class Store:
 @pytest.fixture(scope="module")
 def redis_url():
     """A redis-server of this module's own, on a free loopback port, stopped at the end."""
-    reason = missing_redis()
-    if reason is not None:
-        if in_ci():
-            pytest.fail(f"CI=true but the Redis tests cannot run: {reason}", pytrace=False)
-        pytest.skip(reason)
+    require_redis("the Redis tests")
     with start_redis() as url:
         yield url
 
@@ -751,7 +746,7 @@ def test_a_forged_x_forwarded_for_gives_no_fresh_tries(store, monkeypatch, trust
     rooms, _ = timed_rooms(store)
     proxies = rooms_module.trusted_proxies(trusted)
     refused = []
-    for i, fake in enumerate(FORGED):
+    for fake in FORGED:
         if counted_as == "forged":  # the proxy appends the one real client's address
             header = f"{fake}, 192.0.2.44"
         else:
