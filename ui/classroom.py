@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import ipaddress
 import json
+import secrets
 import socket
 import struct
 import time
@@ -51,7 +52,7 @@ from ui.rooms import (
     shared_rooms,
     show_code,
 )
-from ui.rooms_http import VERSION_PATH
+from ui.rooms_http import STEP_PATH, VERSION_PATH
 from ui.session_keys import KEEP_PREFIX, KEPT, keep
 
 POLL_MS = 250  # how often a following student's browser asks the server "anything new?"
@@ -166,8 +167,11 @@ def publish() -> None:
     changes = {k: v for k, v in state.items() if k not in last or last[k] != v}
     if not changes:
         return
+    # the step comes from the in-browser view's move numbered _step_seq (pages/steps.py): a
+    # rerun that carries an older move than the view already pushed does not set it back
+    step_from = (room.get("tab", "server"), int(ss.get("_step_seq", 0)))
     try:
-        rooms().update(room["code"], room["token"], **changes)
+        rooms().update(room["code"], room["token"], step_from=step_from, **changes)
     except RoomError as e:  # ended, or the store did not answer (the next run shares again)
         try:
             ended = rooms().version(room["code"]) is None
@@ -197,7 +201,7 @@ def open_room() -> None:
 
 def _become_teacher(code: str, token: str, follow_page: bool) -> None:
     ss["_room"] = {"code": code, "role": "teacher", "token": token, "follow_page": follow_page,
-                   "presence": presence_id(token)}
+                   "presence": presence_id(token), "tab": secrets.token_urlsafe(8)}
     ss["_room_keys_saved"] = None  # the browser keeps the teacher's key (keeper, below)
 
 
@@ -584,7 +588,20 @@ export default function (component) {
       if (kept) setTriggerValue("found", kept);
     }
   } catch (e) { /* no storage (a private window): the teacher link still works */ }
-  if (!data.url) { say(""); return; }
+  if (!data.url) { say(""); window.bpeRoomPublish = undefined; return; }
+  if (data.step_url) {
+    // the teacher's stepping view (ui/steps_component.py) sets the room's step at each key,
+    // one request after another, without waiting for the page's rerun
+    let chain = Promise.resolve();
+    window.bpeRoomPublish = (step, seq) => {
+      const body = JSON.stringify({ token: data.keep.token, step, seq, tab: data.tab });
+      chain = chain.then(() => fetch(data.step_url, {
+        method: "POST", body, cache: "no-store", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" } }).catch(() => null));
+    };
+  } else {
+    window.bpeRoomPublish = undefined;
+  }
   let timer = null, stopped = false;
   const since = Date.now();
   parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); };
@@ -605,6 +622,7 @@ export default function (component) {
       say(data.said.waiting, "waiting");
       if (Date.now() - since >= data.wait_ms) return rerun(-1);
     } else if (pulse && data.role === "teacher") {
+      if (data.down) return rerun(pulse.version);  // back: the page says so
       say(data.said.count.replace("{n}", String(pulse.students)), "count");
     } else if (pulse) {
       if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
@@ -673,6 +691,7 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
         data["ask"] = True
     elif room["role"] == "teacher":
         data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
+                    step_url=STEP_PATH.format(code=room["code"]), tab=room.get("tab", "server"),
                     url=VERSION_PATH.format(code=room["code"]) + "?teacher="
                     + presence_id(room["token"]),
                     first_ms=0, every_ms=TEACHER_POLL_MS)

@@ -11,6 +11,8 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                one number and finds "nothing new" without touching anything else;
 - ``sv``       a counter of every change but the step's: when only ``v`` moved, a student's
                browser moves its stepping view and nothing reruns;
+- ``stepby``   the teacher's tab and move number the step came from: a step from an older move of
+               that tab (a slow rerun) does not replace a newer one (``push_step``);
 - ``members``  student id -> ``{"n": nickname, "t": last check-in}`` (a hash, capped at
                MAX_STUDENTS): a member who has not checked in (polled) for ``member_timeout``
                seconds is out of the count, and out of the room when a join needs the place;
@@ -81,6 +83,18 @@ STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", 
 
 class RoomError(ValueError):
     """A room operation that cannot be done; the message is for the person who asked."""
+
+
+class StoreDown(RoomError):
+    """The store (Redis) did not answer."""
+
+
+class NotTeacher(RoomError):
+    """Only the room's teacher may do that."""
+
+
+class RoomGone(RoomError):
+    """The room has ended (or is not there)."""
 
 
 # -- the stores ------------------------------------------------------------------------------------
@@ -242,7 +256,7 @@ class RedisKV:
             try:
                 return command(*args, **kwargs)
             except self._errors as e:
-                raise RoomError(f"The classroom's Redis server did not answer ({type(e).__name__})"
+                raise StoreDown(f"The classroom's Redis server did not answer ({type(e).__name__})"
                                 ": try again in a moment, or ask whoever runs the app.") from e
 
         return call
@@ -413,7 +427,7 @@ class Rooms:
 
     def _keys(self, code: str, quiz_id: int | None = None) -> list[str]:
         keys = [self._key(code, p) for p in ("meta", "state", "step", "quiz", "v", "sv",
-                                             "members", "removed", "teacher")]
+                                             "members", "removed", "teacher", "stepby")]
         if quiz_id is not None:
             keys.append(self._key(code, f"answers:{quiz_id}"))
         return keys
@@ -436,9 +450,9 @@ class Rooms:
     def _check_teacher(self, code: str, token: str) -> None:
         meta = self._meta(code)
         if meta is None:
-            raise RoomError(f"Room {show_code(code)} has ended (or expired).")
+            raise RoomGone(f"Room {show_code(code)} has ended (or expired).")
         if not isinstance(token, str) or not hmac.compare_digest(meta["teacher"], _digest(token)):
-            raise RoomError(f"Only the teacher of room {show_code(code)} can change it.")
+            raise NotTeacher(f"Only the teacher of room {show_code(code)} can change it.")
 
     @staticmethod
     def _state_json(state: dict[str, Any]) -> str:
@@ -510,19 +524,53 @@ class Rooms:
             raise RoomError("The step must be a whole number.")
         return step
 
-    def update(self, code: str, token: str, **changes: Any) -> int:
-        """Change the shared state (only the teacher); returns the new version."""
+    def update(self, code: str, token: str, step_from: tuple[str, int] | None = None,
+               **changes: Any) -> int:
+        """Change the shared state (only the teacher); returns the new version.
+
+        ``step_from`` is (the teacher's tab, the number of the view's move) that the step comes
+        from: a step from a move older than one this tab already set is left out (``push_step``).
+        """
         self._check_teacher(code, token)
         changes = dict(changes)
         if "step" in changes:
-            self.kv.set(self._key(code, "step"), str(self._step(changes.pop("step"))),
-                        ex=self.ttl)
-            if not changes:
-                return self._bump(code, step_only=True)
+            step = self._step(changes.pop("step"))
+            if step_from is None or self._newer(code, *step_from):
+                self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
+                if not changes:
+                    return self._bump(code, step_only=True)
+            elif not changes:
+                return self.version(code) or 0
         state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
         state.update(changes)
         self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
         return self._bump(code)
+
+    def _newer(self, code: str, tab: str, seq: int) -> bool:
+        """Whether move ``seq`` of the teacher's ``tab`` is no older than the last step set (and
+        if so, it is the last now). Another tab's move is always newer: the last hand wins."""
+        key = self._key(code, "stepby")
+        raw = self.kv.get(key)
+        if raw is not None:
+            last = json.loads(raw)
+            if last.get("tab") == tab and int(last.get("seq", 0)) > seq:
+                return False
+        self.kv.set(key, json.dumps({"tab": tab, "seq": seq}), ex=self.ttl)
+        return True
+
+    def push_step(self, code: str, token: str, step: int, tab: str, seq: int) -> bool:
+        """The teacher's in-browser view sets the room's step directly, at each key (the route
+        ``POST .../step``), without waiting for its page's rerun: no step is merged away when
+        the teacher's server is slow. False for a move older than one already set."""
+        self._check_teacher(code, token)
+        if not isinstance(tab, str) or not tab or isinstance(seq, bool) or not isinstance(seq, int):
+            raise RoomError("A step needs the tab and the number of its move.")
+        step = self._step(step)
+        if not self._newer(code, tab[:64], seq):
+            return False
+        self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
+        self._bump(code, step_only=True)
+        return True
 
     def _bump(self, code: str, step_only: bool = False) -> int:
         if not step_only:

@@ -299,10 +299,12 @@ export default function (component) {
     root.bpeSeq += 1;
     root.bpeCurrent = current;
   }
+  // a classroom teacher's view also sets the room's step at once (ui/classroom.py's watcher)
+  const publish = () => { if (window.bpeRoomPublish) window.bpeRoomPublish(current, root.bpeSeq); };
   function go(k) {
     moved(k);
     draw(current);
-    if (!timer) sendSoon();
+    if (!timer) { sendSoon(); publish(); }
   }
   const speeds = [[1, "1 step/s"], [5, "5 steps/s"], [20, "20 steps/s"], [60, "60 steps/s"]];
   if (n / 10 > 60) speeds.push([Math.ceil(n / 10), "whole training in 10 s"]);
@@ -315,6 +317,7 @@ export default function (component) {
     if (timer) { cancelAnimationFrame(timer); timer = null; }
     play.textContent = "▶ Play";
     sendSoon();
+    publish();
   }
   // Play: every frame moves on by (steps per second) x (seconds since the last frame), so the
   // fastest speed draws a new step on every frame the browser paints
