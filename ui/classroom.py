@@ -57,6 +57,8 @@ from ui.session_keys import KEEP_PREFIX, KEPT, keep
 
 POLL_MS = 250  # how often a following student's browser asks the server "anything new?"
 TEACHER_POLL_MS = 1000  # how often the teacher's browser checks in and reads the counts
+WALK_MS = 100  # a follower's view walks through a few steps the teacher made between two polls
+WALK_MOST = 5  # ... at most this many; a longer jump is made at once
 WAIT_RERUN_MS = 2000  # a student whose room the store lost asks the page this often to rejoin
 LOST_WAIT_S = 60.0  # how long a missing room (not closed) may take to come back before it ends
 ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
@@ -604,6 +606,20 @@ export default function (component) {
   }
   let timer = null, stopped = false;
   const since = Date.now();
+  // A step that moved on by a few (two keys between two polls) is walked through, WALK_MS
+  // each, so that no merge is skipped on a student's screen; a long jump is made at once.
+  const walk = (view, target) => {
+    parentElement.bpeWalkTo = target;
+    clearTimeout(parentElement.bpeWalk);
+    const next = () => {
+      if (parentElement.bpeWalkTo !== target || !view.root.isConnected) return;
+      const here = view.step(), gap = target - here;
+      if (gap === 0) return;
+      view.follow(Math.abs(gap) <= data.walk_most ? here + Math.sign(gap) : target);
+      if (view.step() !== target) parentElement.bpeWalk = setTimeout(next, data.walk_ms);
+    };
+    next();
+  };
   parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); };
   const rerun = (version) => { stopped = true; setTriggerValue("changed", version); };
   const tick = async () => {
@@ -633,7 +649,7 @@ export default function (component) {
       else if (pulse.state === data.state && here) {
         // only the step may differ: hold the view to the teacher's (nothing reruns here; the
         // view tells its server the step as under the student's own keys)
-        if (view.step() !== pulse.step) view.follow(pulse.step);
+        if (view.step() !== pulse.step) walk(view, pulse.step);
       } else if (pulse.version !== data.version) {
         return rerun(pulse.version);  // anything else, or no stepping view: the page takes it
       }
@@ -680,6 +696,7 @@ def _noticed() -> None:
 
 def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
     data: dict[str, Any] = {"said": WATCH_SAID, "first_ms": POLL_MS, "every_ms": POLL_MS,
+                            "walk_ms": WALK_MS, "walk_most": WALK_MOST,
                             "wait_ms": WAIT_RERUN_MS, "down": bool(ss.get("_room_down")),
                             # new on every run: a watcher that asked for this rerun (and
                             # stopped) starts again even when nothing else in its data changed
