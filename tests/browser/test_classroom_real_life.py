@@ -73,11 +73,25 @@ def lesson(browser):
         print("\n" + text)
 
 
+@pytest.fixture
+def crowd(browser):
+    """``crowd(base, who)``: a new Person on server ``base``; all closed after the test."""
+    made: list[Person] = []
+
+    def person(base: str, who: str) -> Person:
+        made.append(Person(browser, base, who))
+        return made[-1]
+
+    yield person
+    for p in made:
+        p.close()
+
+
 class Person:
     """One browser context: one Streamlit session."""
 
     def __init__(self, browser, base: str, who: str):
-        self.who, self.base = who, base
+        self.who, self.base, self.closed = who, base, False
         self.ctx = browser.new_context(viewport=VIEWPORT)
         self.ctx.set_default_timeout(ACTION_MS)
         self.page = self.ctx.new_page()
@@ -133,7 +147,9 @@ class Person:
         return str(path)
 
     def close(self) -> None:
-        self.ctx.close()
+        if not self.closed:
+            self.closed = True
+            self.ctx.close()
 
 
 def until(what: str, check, people: list[Person], timeout: float = WAIT_S) -> float:
@@ -226,162 +242,154 @@ def count_is(teacher: Person, n: int):
 # -- members are people; the teacher comes back ----------------------------------------------------
 
 
-def test_live_count_student_reload_and_teacher_reload(browser, lesson):
+def test_live_count_student_reload_and_teacher_reload(crowd, lesson):
     _, a, b = lesson
-    teacher = Person(browser, a, "teacher")
-    ann, bob = Person(browser, a, "ann"), Person(browser, b, "bob")
+    teacher = crowd(a, "teacher")
+    ann, bob = crowd(a, "ann"), crowd(b, "bob")
     people = [teacher, ann, bob]
-    try:
-        code = open_room(teacher, TEACHER_TEXT)
-        until("the teacher's count says 0", count_is(teacher, 0), people)
-        projector(teacher)
-        join(ann, code)
-        measured["count after a join on the teacher's server"] = until(
-            "the count says 1", count_is(teacher, 1), people)
-        join(bob, code)
-        measured["count after a join on the other server"] = until(
-            "the count says 2", count_is(teacher, 2), people)
-        teacher.idle(teacher.metric("Students"))
-        until("the Students metric says 2",
-              lambda: teacher.metric("Students").inner_text() == "2", people)
+    code = open_room(teacher, TEACHER_TEXT)
+    until("the teacher's count says 0", count_is(teacher, 0), people)
+    projector(teacher)
+    join(ann, code)
+    measured["count after a join on the teacher's server"] = until(
+        "the count says 1", count_is(teacher, 1), people)
+    join(bob, code)
+    measured["count after a join on the other server"] = until(
+        "the count says 2", count_is(teacher, 2), people)
+    teacher.idle(teacher.metric("Students"))
+    until("the Students metric says 2",
+          lambda: teacher.metric("Students").inner_text() == "2", people)
 
-        # Bob reloads: the same member, and still two students
-        before = member(bob)
-        assert before
-        bob.page.reload(wait_until="domcontentloaded")
-        bob.idle(bob.sidebar.get_by_text(f"Classroom {code} · you are a student"))
-        assert member(bob) == before
-        time.sleep(2 * 1.0)  # two of the teacher's polls: a new member would show as 3
-        assert teacher.status() == "Students here now: 2"
+    # Bob reloads: the same member, and still two students
+    before = member(bob)
+    assert before
+    bob.page.reload(wait_until="domcontentloaded")
+    bob.idle(bob.sidebar.get_by_text(f"Classroom {code} · you are a student"))
+    assert member(bob) == before
+    time.sleep(2 * 1.0)  # two of the teacher's polls: a new member would show as 3
+    assert teacher.status() == "Students here now: 2"
 
-        # the teacher reloads: back in the room with its text, and the class still follows
-        to_steps(teacher)
-        to_steps(ann)
-        teacher.page.reload(wait_until="domcontentloaded")
-        start = time.monotonic()
-        teacher.idle(teacher.sidebar.get_by_text(f"Classroom {code} · you teach"))
-        measured["teacher back in the room after a reload"] = time.monotonic() - start
-        assert teacher.sidebar.get_by_label("Text", exact=True).input_value() == TEACHER_TEXT
-        until("the teacher's count says 2 after the reload", count_is(teacher, 2), people)
-        to_steps(teacher)
-        k = press_right(teacher, 2)
-        until(f"Ann's view follows the teacher to step {k}", lambda: ann.step() == k, people)
-    finally:
-        for p in people:
-            p.close()
+    # the teacher reloads: back in the room with its text, and the class still follows
+    to_steps(teacher)
+    to_steps(ann)
+    teacher.page.reload(wait_until="domcontentloaded")
+    start = time.monotonic()
+    teacher.idle(teacher.sidebar.get_by_text(f"Classroom {code} · you teach"))
+    measured["teacher back in the room after a reload"] = time.monotonic() - start
+    assert teacher.sidebar.get_by_label("Text", exact=True).input_value() == TEACHER_TEXT
+    until("the teacher's count says 2 after the reload", count_is(teacher, 2), people)
+    to_steps(teacher)
+    k = press_right(teacher, 2)
+    until(f"Ann's view follows the teacher to step {k}", lambda: ann.step() == k, people)
 
 
-def test_a_teacher_who_leaves_is_missed_and_students_keep_their_work(browser, lesson):
+def test_a_teacher_who_leaves_is_missed_and_students_keep_their_work(crowd, lesson):
     _, a, b = lesson
-    teacher = Person(browser, a, "teacher")
-    ann = Person(browser, b, "ann")
+    teacher = crowd(a, "teacher")
+    ann = crowd(b, "ann")
     people = [teacher, ann]
-    try:
-        code = open_room(teacher, TEACHER_TEXT)
-        join(ann, code)
-        until("Ann's status is quiet", lambda: ann.status() == "", people)
+    code = open_room(teacher, TEACHER_TEXT)
+    join(ann, code)
+    until("Ann's status is quiet", lambda: ann.status() == "", people)
 
-        # "Students follow my page": the class goes where the teacher goes
-        teacher.main.get_by_text("Students follow my page", exact=True).click()
-        teacher.idle()
-        teacher.go("Tokens", teacher.metric("Tokens"))
-        on_tokens = ann.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
-            has=ann.page.get_by_text("Tokens", exact=True))
-        measured["a student follows the teacher's page"] = until(
-            "Ann is taken to the Tokens page", lambda: on_tokens.count() == 1, people)
+    # "Students follow my page": the class goes where the teacher goes
+    teacher.main.get_by_text("Students follow my page", exact=True).click()
+    teacher.idle()
+    teacher.go("Tokens", teacher.metric("Tokens"))
+    on_tokens = ann.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
+        has=ann.page.get_by_text("Tokens", exact=True))
+    measured["a student follows the teacher's page"] = until(
+        "Ann is taken to the Tokens page", lambda: on_tokens.count() == 1, people)
 
-        teacher.close()  # the tab is gone, without a word
-        people = [ann]
-        measured["students told the teacher is gone (timeout 3 s)"] = until(
-            "Ann is told the teacher left", lambda: "teacher has left" in ann.status(), people)
-        assert ann.sidebar.get_by_label("Text", exact=True).input_value() == TEACHER_TEXT
-        assert ann.sidebar.get_by_text(f"Classroom {code} · you are a student").is_visible()
-    finally:
-        for p in people:
-            p.close()
+    teacher.close()  # the tab is gone, without a word
+    people = [ann]
+    measured["students told the teacher is gone (timeout 3 s)"] = until(
+        "Ann is told the teacher left", lambda: "teacher has left" in ann.status(), people)
+    assert ann.sidebar.get_by_label("Text", exact=True).input_value() == TEACHER_TEXT
+    assert ann.sidebar.get_by_text(f"Classroom {code} · you are a student").is_visible()
 
 
 # -- outages are said and survived -----------------------------------------------------------------
 
 
-def test_redis_dies_and_restarts_mid_lesson_on_two_servers(browser, lesson):
+def test_redis_dies_and_restarts_mid_lesson_on_two_servers(crowd, lesson):
     import redis as redis_client
 
     redis, a, b = lesson
-    teacher = Person(browser, a, "teacher")
-    ann, bob = Person(browser, a, "ann"), Person(browser, b, "bob")
+    teacher = crowd(a, "teacher")
+    ann, bob = crowd(a, "ann"), crowd(b, "bob")
     people = [teacher, ann, bob]
-    try:
-        code = open_room(teacher, TEACHER_TEXT)
-        join(ann, code)
-        join(bob, code)
-        for p in people:
-            to_steps(p)
-        k = press_right(teacher, 3)
-        until(f"both students show step {k}", lambda: ann.step() == k and bob.step() == k, people)
+    code = open_room(teacher, TEACHER_TEXT)
+    join(ann, code)
+    join(bob, code)
+    for p in people:
+        to_steps(p)
+    k = press_right(teacher, 3)
+    until(f"both students show step {k}", lambda: ann.step() == k and bob.step() == k, people)
 
-        redis.kill()
-        measured["every screen says the store is down"] = until(
-            "every screen says the server is not answering",
-            lambda: all("not answering" in p.status() for p in people), people)
-        for p in (ann, bob):  # they keep what they show
-            assert p.step() == k
+    redis.kill()
+    measured["every screen says the store is down"] = until(
+        "every screen says the server is not answering",
+        lambda: all("not answering" in p.status() for p in people), people)
+    for p in (ann, bob):  # they keep what they show
+        assert p.step() == k
 
-        redis.restart()  # empty
-        client = redis_client.Redis.from_url(redis.url)
-        meta = f"bpelab:room:{code.replace('-', '')}:meta"
-        measured["the teacher's session puts the room back"] = until(
-            "the room is back in Redis under the same code", lambda: client.exists(meta), people)
-        measured["both students back in the room"] = until(
-            "both students are members again",
-            lambda: client.hlen(f"bpelab:room:{code.replace('-', '')}:members") == 2, people)
-        client.close()
-        until("the screens say nothing more", lambda: all(
-            p.status() in ("", "Students here now: 2") for p in people), people)
-        k2 = press_right(teacher, 2)
-        assert k2 == k + 2
-        measured["students follow again after the restart"] = until(
-            f"both students follow to step {k2}",
-            lambda: ann.step() == k2 and bob.step() == k2, people)
-        assert teacher.sidebar.get_by_label("Text", exact=True).input_value() == TEACHER_TEXT
-    finally:
-        for p in people:
-            p.close()
+    redis.restart()  # empty
+    client = redis_client.Redis.from_url(redis.url)
+    meta = f"bpelab:room:{code.replace('-', '')}:meta"
+    measured["the teacher's session puts the room back"] = until(
+        "the room is back in Redis under the same code", lambda: client.exists(meta), people)
+    measured["both students back in the room"] = until(
+        "both students are members again",
+        lambda: client.hlen(f"bpelab:room:{code.replace('-', '')}:members") == 2, people)
+    client.close()
+    until("the screens say nothing more", lambda: all(
+        p.status() in ("", "Students here now: 2") for p in people), people)
+    k2 = press_right(teacher, 2)
+    assert k2 == k + 2
+    measured["students follow again after the restart"] = until(
+        f"both students follow to step {k2}",
+        lambda: ann.step() == k2 and bob.step() == k2, people)
+    assert teacher.sidebar.get_by_label("Text", exact=True).input_value() == TEACHER_TEXT
 
 
 # -- no key press is lost, and the view never moves on its own -------------------------------------
 
 
-def test_thirty_fast_presses_while_the_server_reruns(browser, lesson):
+def test_thirty_fast_presses_while_the_server_reruns(crowd, lesson):
     """30 ArrowRight presses at 10 a second on the in-browser view, which tells its server the
     step at most every 250 ms (so the server reruns while the keys come): the view ends exactly
-    30 steps on, never shows a step lower than one before it, and the server ends on that step."""
-    _, a, _ = lesson
-    teacher = Person(browser, a, "presser")
-    try:
-        code = open_room(teacher)  # a teacher: each rerun also publishes to the room
-        assert code
-        to_steps(teacher)
-        view = teacher.view()
-        start = teacher.step()
-        n = int(view.get_by_role("slider", name=STEP_LABEL).get_attribute("max"))
-        assert start + PRESSES <= n
-        teacher.page.evaluate(RECORD_STEPS_JS, view.element_handle())
-        slider = view.get_by_role("slider", name=STEP_LABEL)
-        slider.focus()
-        t0 = time.monotonic()
-        for i in range(PRESSES):
-            slider.press("ArrowRight")
-            time.sleep(max(0.0, t0 + (i + 1) * PRESS_GAP_S - time.monotonic()))
-        want = start + PRESSES
-        until("the view shows +30", lambda: teacher.step() == want, [teacher])
-        until("the server's Step metric shows +30",
-              lambda: teacher.metric("Step").inner_text() == f"{want:,} of {n:,}", [teacher])
-        time.sleep(1.0)  # any late rerun would move it now
-        steps = teacher.page.evaluate("() => window.__steps")
-        assert teacher.step() == want
-        assert all(x <= y for x, y in zip(steps, steps[1:])), steps
-        assert steps[-1] == want and steps[0] == start
-        measured["presses: steps recorded"] = f"{len(steps)} (from {start} to {steps[-1]})"
-    finally:
-        teacher.close()
+    30 steps on, never shows a step lower than one before it, and the server (its Step metric, and
+    the room it teaches) ends on that step."""
+    import redis as redis_client
+
+    redis, a, _ = lesson
+    teacher = crowd(a, "presser")
+    code = open_room(teacher)  # a teacher: each rerun also publishes to the room
+    assert code
+    to_steps(teacher)
+    view = teacher.view()
+    start = teacher.step()
+    n = int(view.get_by_role("slider", name=STEP_LABEL).get_attribute("max"))
+    assert start + PRESSES <= n
+    teacher.page.evaluate(RECORD_STEPS_JS, view.element_handle())
+    slider = view.get_by_role("slider", name=STEP_LABEL)
+    slider.focus()
+    t0 = time.monotonic()
+    for i in range(PRESSES):
+        slider.press("ArrowRight")
+        time.sleep(max(0.0, t0 + (i + 1) * PRESS_GAP_S - time.monotonic()))
+    want = start + PRESSES
+    until("the view shows +30", lambda: teacher.step() == want, [teacher])
+    until("the server's Step metric shows +30",
+          lambda: teacher.metric("Step").inner_text() == f"{want:,} of {n:,}", [teacher])
+    time.sleep(1.0)  # any late rerun would move it now
+    steps = teacher.page.evaluate("() => window.__steps")
+    assert teacher.step() == want
+    assert all(x <= y for x, y in zip(steps, steps[1:])), steps
+    assert steps[-1] == want and steps[0] == start
+    client = redis_client.Redis.from_url(redis.url, decode_responses=True)
+    room_step = f"bpelab:room:{code.replace('-', '')}:step"
+    until("the room's step is +30", lambda: client.get(room_step) == str(want), [teacher])
+    client.close()
+    measured["presses: steps recorded"] = f"{len(steps)} (from {start} to {steps[-1]})"

@@ -22,9 +22,8 @@ BPE_LAB_LIVE_STUDENTS=30 for a full class.
 Follow latency is measured in the pages, on one clock (Date.now(): every page runs on this
 machine): from the teacher's key press (a capturing keydown listener) to the first moment a
 student's ``[data-testid=bpe-steps]`` shows that ``data-step`` (a 20 ms interval in the student's
-page). It includes the 300 ms the teacher's view waits after the last key before telling its
-server, the teacher's server publishing the step to the room, the student's poll of the room and
-whatever the student's page does to show it. Alongside, the report gives how long after the key
+page). It includes the teacher's view setting the room's step (its POST at the key), the
+student's poll of the room and whatever the student's page does to show it. Alongside, the report gives how long after the key
 the teacher's own page showed the server's "Step" metric for it. Timings are reported (printed
 with -s, and written to /tmp/live_classroom_report.txt), not asserted, except a generous FOLLOW_S
 bound: the machine has 2 cores shared by the servers and STUDENTS + 1 browser pages. Screenshots
@@ -493,8 +492,8 @@ def report(part: str, teacher: Person, students: list[Person], result: dict, wal
         f"{part}: {len(students)} students, {len(result['steps'])} steps; follow latency "
         f"(teacher's key to the student's view) {stats(latencies)}; quiz on merge {q['merge']}: "
         f"{q['answered']} answered, {q['right']} right; {wall:.0f} s",
-        f"  the teacher's own server showed each step (key to its Step metric, 300 ms wait "
-        f"included) {stats(result['served'])}",
+        f"  the teacher's own server showed each step (key to its Step metric; the view tells "
+        f"it at most every 250 ms) {stats(result['served'])}",
         f"  all joined {result['joined_s']:.1f} s after the teacher opened the app; slowest "
         f"follower {slowest.who} ({', '.join(f'{x:.2f}' for x in slowest.latencies)} s)",
         f"  server output: {tracebacks} traceback(s)" + (f", written to {log_path}"
