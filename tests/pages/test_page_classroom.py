@@ -592,3 +592,28 @@ def test_after_a_store_loss_the_teacher_puts_the_room_back_and_students_rejoin()
     assert rooms().pulse(code, sid) is not None
     a.switch_page(CLASSROOM).run()
     assert metrics(a)["Students"] == "1"
+
+
+def test_a_localhost_teacher_is_offered_this_machines_own_addresses():
+    """The machine's IPv4 addresses as ``ip -4 addr`` (iproute2) lists them, loopback left out:
+    read from the interfaces, with no lookup (tests run under tests/netguard.py)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("ip") is None:
+        pytest.skip("no iproute2 here to compare with")
+    listed = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True,
+                            check=True).stdout
+    want = [m for m in re.findall(r"inet (\d+\.\d+\.\d+\.\d+)/", listed)
+            if not m.startswith(("127.", "169.254."))]
+    assert ui.classroom.local_addresses() == want
+    # and a teacher who opened the app as localhost gets the join link on each of them
+    class Context:
+        url = "http://localhost:8501/classroom"
+    import streamlit as st
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(st, "context", Context())
+        assert ui.classroom.network_links("ABCDEFGH") == [f"http://{a}:8501/?room=ABCDEFGH"
+                                                           for a in want]
+        Context.url = "http://192.0.2.99:8501/"  # a real address: nothing more to offer
+        assert ui.classroom.network_links("ABCDEFGH") == []
