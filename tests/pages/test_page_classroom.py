@@ -617,3 +617,15 @@ def test_a_localhost_teacher_is_offered_this_machines_own_addresses():
                                                            for a in want]
         Context.url = "http://192.0.2.99:8501/"  # a real address: nothing more to offer
         assert ui.classroom.network_links("ABCDEFGH") == []
+
+
+def test_the_teacher_link_is_shown_once_on_request():
+    a, code = teacher()
+    token = in_room(a)["token"]
+    assert not [c for c in a.code if token in c.value]  # not until asked (the projector)
+    a.button(key="room_teacher_link_show").click().run()
+    shown = [c.value for c in a.code if token in c.value]
+    assert shown == [f"?teach={code}.{token}"]  # AppTest has no address: the query alone
+    a.run()
+    assert not [c for c in a.code if token in c.value]
+    assert "room_teacher_link_show" not in button_keys(a)
