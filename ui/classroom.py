@@ -4,13 +4,17 @@ A session is in at most one room (``ss["_room"]``), as its teacher (holding the 
 as a student (holding a student id). The room touches a run in the sidebar that every page draws
 first:
 
-- ``arrive()``, before the sidebar's widgets: a ``?room=CODE`` link joins; a following student
-  takes the room's state (text, tokenizer, step) and, when the teacher says so or a class quiz
-  starts, the teacher's page.
-- ``room_panel()``: the room's code, follow / explore, leave; for a following student, a small
-  watcher in the browser that asks the server for the room's pulse every POLL_MS (an HTTP route
-  of its own, ui/rooms_http.py: "nothing new" runs no script). When only the step moved, it moves
-  the in-browser stepping view; any other change reruns the page once, and ``arrive`` takes it.
+- ``arrive()``, before the sidebar's widgets: a ``?room=CODE`` link joins (``&member=ID``: as
+  that member again, after a reload); a teacher key the browser kept, or a teacher link
+  (``?teach=``), brings the teacher back (``reclaim``); a following student takes the room's
+  state (text, tokenizer, step) and, when the teacher says so or a class quiz starts, the
+  teacher's page. A room the store lost is put back by its teacher's session (``restore``) while
+  its students wait, then rejoin as the same members.
+- ``room_panel()``: the room's code, follow / explore, leave, and the room watcher
+  (ui/room_watch.py), in every session: it checks in with the room's pulse every POLL_MS (an
+  HTTP route of its own, ui/rooms_http.py: "nothing new" runs no script), says outages and a
+  missing teacher, shows the teacher the live count. When only the step moved, it moves the
+  in-browser stepping view; any other change reruns the page once, and ``arrive`` takes it.
 - ``publish()``, after the sidebar (and from the step page when the browser reports a step):
   the teacher's session shares what changed since it last did, training included.
 
