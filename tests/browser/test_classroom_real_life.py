@@ -235,6 +235,14 @@ def projector(teacher: Person) -> None:
     teacher.page.set_viewport_size(VIEWPORT)
 
 
+def class_of_two(crowd, a: str, b: str) -> tuple[Person, Person, Person, str]:
+    """A teacher on server A who opened a room with their own text; Ann (on A) and Bob (on B),
+    not joined yet; and the room's code."""
+    teacher = crowd(a, "teacher")
+    ann, bob = crowd(a, "ann"), crowd(b, "bob")
+    return teacher, ann, bob, open_room(teacher, TEACHER_TEXT)
+
+
 def count_is(teacher: Person, n: int):
     return lambda: teacher.status() == f"Students here now: {n}"
 
@@ -244,10 +252,8 @@ def count_is(teacher: Person, n: int):
 
 def test_live_count_student_reload_and_teacher_reload(crowd, lesson):
     _, a, b = lesson
-    teacher = crowd(a, "teacher")
-    ann, bob = crowd(a, "ann"), crowd(b, "bob")
+    teacher, ann, bob, code = class_of_two(crowd, a, b)
     people = [teacher, ann, bob]
-    code = open_room(teacher, TEACHER_TEXT)
     until("the teacher's count says 0", count_is(teacher, 0), people)
     projector(teacher)
     join(ann, code)
@@ -316,10 +322,8 @@ def test_redis_dies_and_restarts_mid_lesson_on_two_servers(crowd, lesson):
     import redis as redis_client
 
     redis, a, b = lesson
-    teacher = crowd(a, "teacher")
-    ann, bob = crowd(a, "ann"), crowd(b, "bob")
+    teacher, ann, bob, code = class_of_two(crowd, a, b)
     people = [teacher, ann, bob]
-    code = open_room(teacher, TEACHER_TEXT)
     join(ann, code)
     join(bob, code)
     for p in people:
