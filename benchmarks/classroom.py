@@ -1,27 +1,39 @@
-"""What following a teacher costs the server: CPU per student per minute, and the follow latency.
+"""Thirty screens following a teacher: the follow delay on every screen, the steps skipped, and
+the server's CPU per follower per step.
 
-Starts ``streamlit run app.py`` on a free loopback port (in-process rooms, or ``--redis URL``),
-opens one teacher and ``--students`` students in Debian's Chromium (one browser context each: one
-Streamlit session each), the teacher opens a room, the students join by its link, and everyone
-goes to "Step through merges". Then, reading the server's CPU time from /proc (user + system, the
-server process and its children):
+Starts a ``redis-server`` on loopback (tests/redis_server.py) and one ``streamlit run app.py``
+with its rooms there (``BPE_LAB_ROOMS``), so that this process can make simulated members. Opens
+the teacher and ``--real`` students in Debian's Chromium (one browser context each: a Streamlit
+session each; the students join by the link and go to "Step through merges"), and adds
+``--simulated`` followers: each a member of the room (``Rooms.join`` on the same Redis) and an
+HTTP client that asks the route ``/_bpelab/rooms/<CODE>/version?member=...`` every 250 ms after
+its last answer, as the browser's watcher does (and, as it does, counts a jump of 2 to 5 steps as
+walked through, 0.1 s a step). (On a 2-core machine 30 browser tabs starve the
+server; the simulated followers cost the server what a follower's polls cost, not its rerun.)
 
-1. idle: nobody moves for ``--idle`` seconds: what the students' polls alone cost;
-2. stepping: the teacher presses → once per second for ``--seconds`` seconds; every student's
-   in-browser view must show the teacher's step before the next press (the follow latency is the
-   time from the press until the last student shows it, read from Python every 10 ms).
+Phases, the server's CPU read from /proc (user + system, the server and its waited-for children):
 
-It prints the CPU seconds per student per minute of each phase (the teacher's own share taken
-out: a first stepping phase with no student measures it), and the latency's median and p95.
+1. the teacher alone presses → once a second for ``--alone`` seconds: the teacher's own cost;
+2. everyone present, nobody moves, ``--idle`` seconds: what the polls alone cost;
+3. the teacher presses → once a second for ``--seconds`` seconds.
 
-    python benchmarks/classroom.py --students 8 --markdown
+The follow delay of a step on a screen is from the teacher's key press (time.time() here) to the
+first moment that screen shows the step: a real student's in-browser view (a MutationObserver on
+its ``data-step``, Date.now(): the same machine's clock), a simulated follower's first answer with
+that step. A step is skipped on a screen that never shows it. CPU per follower per step is phase 3's
+server CPU less the teacher's own (phase 1's rate), divided by followers and steps; the real
+students' share is given apart (``--real-only`` seconds more with the simulated followers
+stopped).
 
-Needs /usr/bin/chromium (apt-get install chromium) and the dev requirements (playwright).
+    python benchmarks/classroom.py --real 4 --simulated 26 --seconds 60 --markdown
+
+Needs /usr/bin/chromium and /usr/bin/redis-server and the dev requirements (playwright).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -29,18 +41,33 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from redis_server import start_redis  # noqa: E402
+
+from ui.rooms import RedisKV, Rooms  # noqa: E402
+
 CHROMIUM = os.environ.get("BPE_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 STEPS = "[data-testid=bpe-steps]"
 TICKS = os.sysconf("SC_CLK_TCK")
+POLL_S = 0.25  # the watcher's period (ui/classroom.py POLL_MS)
+WALK_S, WALK_MOST = 0.1, 5  # a jump of a few steps is walked through (WALK_MS, WALK_MOST)
+# Every (Date.now() / 1000, step) the page's stepping view shows.
+RECORD_JS = """(view) => {
+  window.__seen = [[Date.now() / 1000, Number(view.dataset.step)]];
+  new MutationObserver(() => window.__seen.push([Date.now() / 1000, Number(view.dataset.step)]))
+    .observe(view, {attributes: true, attributeFilter: ['data-step']});
+}"""
 
 
 def free_port() -> int:
@@ -56,6 +83,9 @@ def cpu_seconds(pid: int) -> float:
     return (utime + stime + cutime + cstime) / TICKS
 
 
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 @contextmanager
 def server(env: dict[str, str]):
     port = free_port()
@@ -67,12 +97,11 @@ def server(env: dict[str, str]):
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, **env})  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         deadline = time.monotonic() + 30
         while True:
             try:
-                with opener.open(url + "/_stcore/health", timeout=2) as r:
+                with OPENER.open(url + "/_stcore/health", timeout=2) as r:
                     if r.read().strip() == b"ok":
                         break
             except OSError:
@@ -101,47 +130,93 @@ def go(page, title: str) -> None:
     page.locator(f"[data-testid=stSidebarNavLink][aria-current=page]:has-text('{title}')").wait_for()
 
 
-def step_of(page) -> str | None:
-    return page.locator(STEPS).get_attribute("data-step")
+def step_of(page) -> int:
+    return int(page.locator(STEPS).get_attribute("data-step"))
 
 
-def step_phase(teacher, students, seconds: int, pid: int) -> tuple[float, list[float]]:
-    """The teacher presses → once a second; returns (server CPU seconds, latencies)."""
+class Simulated(threading.Thread):
+    """A follower that polls the route as the watcher does, recording (time, step) answers."""
+
+    def __init__(self, url: str, code: str, sid: str):
+        super().__init__(daemon=True)
+        self.url = f"{url}/_bpelab/rooms/{code}/version?member={sid}"
+        self.seen: list[tuple[float, int]] = []
+        self.failed = 0
+        self.running = threading.Event()
+        self.running.set()
+        self.done = False
+
+    def run(self) -> None:
+        while not self.done:
+            if not self.running.is_set():
+                time.sleep(0.05)
+                continue
+            try:
+                with OPENER.open(self.url, timeout=10) as r:
+                    pulse = json.loads(r.read())
+                now, step = time.time(), pulse["step"]
+                last = self.seen[-1][1] if self.seen else step
+                if 1 < step - last <= WALK_MOST:  # the watcher walks through them, as a view does
+                    self.seen += [(now + WALK_S * i, last + i) for i in range(1, step - last)]
+                    now += WALK_S * (step - last - 1)
+                self.seen.append((now, step))
+            except OSError:
+                self.failed += 1
+            time.sleep(POLL_S)
+
+
+def press_phase(teacher, pid: int, seconds: int) -> tuple[float, list[tuple[int, float]]]:
+    """The teacher presses → once a second; returns (server CPU seconds, [(step, press time)])."""
     slider = teacher.get_by_role("slider", name="Merges applied (k)")
-    latencies = []
+    slider.focus()
+    presses = []
     cpu0 = cpu_seconds(pid)
     start = time.monotonic()
     for i in range(seconds):
-        tick = start + i
-        time.sleep(max(0.0, tick - time.monotonic()))
-        pressed = time.monotonic()
+        time.sleep(max(0.0, start + i - time.monotonic()))
+        at = time.time()
         slider.press("ArrowRight")
-        want = step_of(teacher)
-        waiting = list(students)
-        while waiting and time.monotonic() - pressed < 30:
-            waiting = [s for s in waiting if step_of(s) != want]
-            if waiting:
-                time.sleep(0.01)
-        if waiting:
-            raise SystemExit(f"{len(waiting)} students did not follow to step {want} in 30 s")
-        if students:
-            latencies.append(time.monotonic() - pressed)
+        presses.append((step_of(teacher), at))
     time.sleep(max(0.0, start + seconds - time.monotonic()))
-    return cpu_seconds(pid) - cpu0, latencies
+    return cpu_seconds(pid) - cpu0, presses
+
+
+def delays(seen: list[tuple[float, int]], presses: list[tuple[int, float]]
+           ) -> tuple[list[float], int]:
+    """Each pressed step's delay on one screen (first time it showed that step or a later one,
+    after the press), and how many pressed steps that screen never showed."""
+    out, skipped = [], 0
+    shown = {k for _, k in seen}
+    for k, at in presses:
+        if k not in shown:
+            skipped += 1
+        first = next((t for t, s in seen if t >= at - 0.05 and s >= k), None)
+        if first is not None:
+            out.append(max(0.0, first - at))
+    return out, skipped
+
+
+def pct(values: list[float], q: float) -> float:
+    xs = sorted(values)
+    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--students", type=int, default=8)
-    parser.add_argument("--seconds", type=int, default=60, help="stepping phase, one step a second")
-    parser.add_argument("--idle", type=int, default=30, help="idle phase, seconds")
-    parser.add_argument("--redis", default="", help="a redis:// URL: rooms in Redis")
+    parser.add_argument("--real", type=int, default=4, help="students in Chromium")
+    parser.add_argument("--simulated", type=int, default=26, help="followers that only poll")
+    parser.add_argument("--seconds", type=int, default=60, help="stepping, one step a second")
+    parser.add_argument("--alone", type=int, default=20, help="the teacher alone, seconds")
+    parser.add_argument("--idle", type=int, default=20, help="nobody moves, seconds")
+    parser.add_argument("--real-only", type=int, default=20,
+                        help="stepping with the simulated followers stopped, seconds (0: skip)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    env = {"BPE_LAB_ROOMS": args.redis} if args.redis else {}
-    with server(env) as (url, pid), sync_playwright() as pw:
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    with start_redis() as redis_url, server({"BPE_LAB_ROOMS": redis_url}) as (url, pid), \
+            sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         teacher = open_page(browser, url)
         go(teacher, "Classroom")
@@ -150,42 +225,80 @@ def main() -> None:
         go(teacher, "Step through merges")
         teacher.locator(STEPS).wait_for()
         teacher.locator(IDLE).wait_for(state="attached")
-        alone_cpu, _ = step_phase(teacher, [], max(10, args.seconds // 3), pid)
-        alone_per_min = alone_cpu / max(10, args.seconds // 3) * 60
+        alone_cpu, _ = press_phase(teacher, pid, args.alone)
+        alone_rate = alone_cpu / args.alone
 
-        students = []
-        for _ in range(args.students):
+        real = []
+        for _ in range(args.real):
             page = open_page(browser, f"{url}/?room={code}")
             go(page, "Step through merges")
             page.locator(STEPS).wait_for()
-            students.append(page)
+            real.append(page)
+        rooms = Rooms(RedisKV(redis_url))
+        sims = [Simulated(url, code, rooms.join(code, client=f"simulated-{i}"))
+                for i in range(args.simulated)]
+        for s in sims:
+            s.start()
         want = step_of(teacher)
-        deadline = time.monotonic() + 60
-        while any(step_of(s) != want for s in students) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        deadline = time.monotonic() + 120
+        while any(step_of(p) != want for p in real) and time.monotonic() < deadline:
+            time.sleep(0.2)
         time.sleep(2)
-
+        followers = args.real + args.simulated
         cpu0 = cpu_seconds(pid)
         time.sleep(args.idle)
         idle_cpu = cpu_seconds(pid) - cpu0
-        stepping_cpu, latencies = step_phase(teacher, students, args.seconds, pid)
+
+        for p in real:
+            p.evaluate(RECORD_JS, p.locator(STEPS).element_handle())
+        for s in sims:
+            s.seen.clear()
+        load_during = None
+        cpu, presses = press_phase(teacher, pid, args.seconds)
+        load_during = Path("/proc/loadavg").read_text().split()[:3]
+        time.sleep(3)  # the last step reaches every screen
+        all_delays, skipped_screens, skipped_steps = [], 0, 0
+        for p in real:
+            d, skipped = delays([tuple(x) for x in p.evaluate("() => window.__seen")], presses)
+            all_delays += d
+            skipped_steps += skipped
+            skipped_screens += bool(skipped)
+        real_delays = list(all_delays)
+        for s in sims:
+            d, skipped = delays(s.seen, presses)
+            all_delays += d
+            skipped_steps += skipped
+            skipped_screens += bool(skipped)
+
+        real_only = None
+        if args.real_only and args.real:
+            for s in sims:
+                s.running.clear()
+            time.sleep(1)
+            real_cpu, _ = press_phase(teacher, pid, args.real_only)
+            real_only = (real_cpu - alone_rate * args.real_only) / (args.real * args.real_only)
+        for s in sims:
+            s.done = True
         browser.close()
 
-    n = args.students
-    idle_per = idle_cpu / args.idle * 60 / n
-    stepping_per = (stepping_cpu / args.seconds * 60 - alone_per_min) / n
-    lat = sorted(latencies)
-    p95 = lat[min(len(lat) - 1, round(0.95 * (len(lat) - 1)))]
-    store = "Redis" if args.redis else "in-process"
+    per_step = (cpu - alone_rate * args.seconds) / (followers * args.seconds)
     rows = [
-        ("students following", f"{n}"),
-        ("rooms", store),
-        ("server CPU per student per minute, idle (polls only)", f"{idle_per:.2f} s"),
-        ("server CPU per student per minute, teacher steps once a second",
-         f"{stepping_per:.2f} s"),
-        ("the teacher alone, stepping once a second", f"{alone_per_min:.2f} s per minute"),
-        ("follow latency, key press to the last student's view: median / p95",
-         f"{statistics.median(lat):.2f} s / {p95:.2f} s"),
+        ("followers", f"{followers} ({args.real} in Chromium, {args.simulated} simulated)"),
+        ("steps, one a second", f"{args.seconds}"),
+        ("follow delay, key press to the screen: median / p95 / max (all followers)",
+         f"{statistics.median(all_delays):.2f} s / {pct(all_delays, .95):.2f} s / "
+         f"{max(all_delays):.2f} s ({len(all_delays)} samples)"),
+        ("follow delay, the Chromium students only: median / p95",
+         f"{statistics.median(real_delays):.2f} s / {pct(real_delays, .95):.2f} s"
+         if real_delays else "–"),
+        ("steps skipped (screens that skipped one)", f"{skipped_steps} ({skipped_screens})"),
+        ("server CPU per follower per step (all followers)", f"{per_step * 1000:.1f} ms"),
+        ("server CPU per Chromium student per step (simulated stopped)",
+         "–" if real_only is None else f"{real_only * 1000:.1f} ms"),
+        ("server CPU per follower per second, nobody moving (polls)",
+         f"{idle_cpu / args.idle / followers * 1000:.2f} ms"),
+        ("the teacher alone, stepping once a second", f"{alone_rate * 1000:.0f} ms per second"),
+        ("load average before / during", f"{' '.join(load_before)} / {' '.join(load_during)}"),
     ]
     if args.markdown:
         print("| measure | value |\n|---|---|")

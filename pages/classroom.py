@@ -17,9 +17,14 @@ from ui.state import active_tokenizer, projector_mode, sidebar, tokenizer_label,
 sidebar()
 ss = st.session_state
 
+# The code on one line whatever the column's width (sized to the box: 9 characters of about
+# 0.68 em); the link breaks anywhere but inside ?room=CODE (a nowrap span).
 CODE_CSS = """<style>
-.room-code { font: 700 5.5rem/1.1 ui-monospace, monospace; letter-spacing: .08em; }
-.room-link { font: 600 1.6rem/1.3 ui-monospace, monospace; word-break: break-all; }
+.room-box { container-type: inline-size; }
+.room-code { font: 700 min(5.5rem, 15cqi)/1.1 ui-monospace, monospace; letter-spacing: .08em;
+  white-space: nowrap; }
+.room-link, .room-link-other { font: 600 min(1.6rem, 4.5cqi)/1.3 ui-monospace, monospace; overflow-wrap: anywhere; }
+.room-link .whole, .room-link-other .whole { white-space: nowrap; }
 </style>"""
 
 st.title("Classroom")
@@ -43,9 +48,44 @@ def _quiz_question(tok, training):
     return quiz, qz.make_question(tok, quiz["k"])
 
 
-def _answered_count(students: int) -> None:
-    """The teacher's count of answers, refreshed every ANSWERS_POLL_S (only this fragment)."""
-    st.metric("Answered", f"{cr.rooms().answered(room['code'])} of {students}")
+def _counts() -> None:
+    """The teacher's live counts, read again every ANSWERS_POLL_S (only this fragment reruns):
+    the students checking in now, and how many of them answered the question."""
+    try:
+        students = len(cr.rooms().members(room["code"], room["token"]))
+        answered = cr.rooms().answered(room["code"])
+    except cr.RoomError as e:
+        st.warning(md_escape(str(e)))
+        return
+    quiz = cr.rooms().quiz(room["code"])
+    cols = st.columns(2)
+    cols[0].metric("Students", f"{students:,}")
+    if quiz is not None:
+        cols[1].metric("Answered", f"{answered} of {students}")
+
+
+def _link_html(code_text: str) -> str:
+    """The join link, breakable anywhere but inside ``?room=CODE``."""
+    link = cr.join_link(room["code"])
+    head, _, tail = link.rpartition("?")
+    return (f'{html.escape(head)}<span class="whole">{html.escape("?" + tail)}</span>'
+            if head else f'<span class="whole">{html.escape(link)}</span>')
+
+
+def _members() -> None:
+    """Who is here (nicknames; the anonymous numbered), each with a Remove button."""
+    try:
+        members = cr.rooms().members(room["code"], room["token"])
+    except cr.RoomError as e:
+        st.warning(md_escape(str(e)))
+        return
+    if not members:
+        st.caption("Nobody yet.")
+        return
+    for i, (sid, name) in enumerate(sorted(members.items(), key=lambda m: (not m[1], m[1]))):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.text(name or f"(anonymous {i + 1})")
+        right.button("Remove", key=f"room_remove_{i}", on_click=cr.remove_member, args=(sid,))
 
 
 if room is None:
@@ -67,6 +107,8 @@ if room is None:
         st.text_input("Nickname (optional: only your teacher sees it)", key="room_nickname",
                       max_chars=MAX_NICKNAME)
         st.button("Join", key="room_join", type="primary", on_click=cr.join_from_form)
+        if ss.get("_room_join_error"):  # beside the form, where the code was typed
+            st.error(md_escape(ss["_room_join_error"]))
     cr.show_message()
     st.stop()
 
@@ -77,11 +119,19 @@ def teacher_view(room, current, tok, training) -> None:
     """The room's code and link for the projector, the follow-page switch, the class quiz."""
     left, right = st.columns([3, 2])
     with left:
-        st.html(CODE_CSS + f'<div>Join code</div><div class="room-code">{html.escape(code)}</div>'
-                f'<div>or open</div><div class="room-link">'
-                f'{html.escape(cr.join_link(room["code"]))}</div>')
+        st.html(CODE_CSS + f'<div class="room-box"><div>Join code</div>'
+                f'<div class="room-code">{html.escape(code)}</div><div>or open</div>'
+                f'<div class="room-link">{_link_html(code)}</div></div>')
+        others = cr.network_links(room["code"])
+        if others:
+            st.caption("This browser reached the app by a name only this machine knows: students "
+                       "open one of this machine's network addresses instead.")
+            st.html(CODE_CSS + "".join(f'<div class="room-box"><div class="room-link-other">'
+                                       f'{html.escape(u.rpartition("?")[0])}<span class="whole">'
+                                       f'{html.escape("?" + u.rpartition("?")[2])}</span></div>'
+                                       f'</div>' for u in others))
     with right:
-        st.metric("Students", current.students)
+        st.fragment(_counts, run_every=cr.ANSWERS_POLL_S)()
         ss["room_follow_page"] = room["follow_page"]
         st.toggle("Students follow my page", key="room_follow_page", on_change=cr.set_follow_page,
                   help="Off: they follow your text, tokenizer and step on the page they chose.")
@@ -91,8 +141,16 @@ def teacher_view(room, current, tok, training) -> None:
         st.button("Close the room", key="room_close", on_click=cr.close_room,
                   help="Every student gets their own text and tokenizer back.")
     with st.expander("Who is here", expanded=False, key="room_members"):
-        names = sorted(n for n in cr.rooms().nicknames(room["code"], room["token"]) if n)
-        st.text(", ".join(names) if names else "No nicknames given (students are anonymous).")
+        st.fragment(_members, run_every=cr.ANSWERS_POLL_S * 5)()
+    if ss.get("_room_teacher_link") == "offer":
+        with st.expander("Your teacher link: come back from another device (keep it private)",
+                         expanded=False, key="room_teacher_link_box"):
+            st.write("This browser comes back to the room by itself after a reload. To teach "
+                     "from another device, open this link there. It is shown once: keep it off "
+                     "the projector, and out of the students' hands.")
+            if st.button("Show my teacher link once", key="room_teacher_link_show"):
+                st.code(cr.teacher_link(room["code"], room["token"]), language=None)
+                ss["_room_teacher_link"] = "shown"
 
     st.header("Class quiz: predict the next merge")
     quiz, question = _quiz_question(tok, training)
@@ -120,10 +178,6 @@ def teacher_view(room, current, tok, training) -> None:
         st.markdown(f"**Which pair does merge {k + 1} join?**")
         for option in question.options:
             st.markdown("- " + code_span(option.label))
-        if quiz["revealed"]:
-            st.metric("Answered", f"{cr.rooms().answered(room['code'])} of {current.students}")
-        else:
-            st.fragment(_answered_count, run_every=cr.ANSWERS_POLL_S)(current.students)
         b = st.columns(3)
         b[0].button("Reveal", key="room_quiz_reveal", type="primary", on_click=cr.quiz_reveal,
                     disabled=quiz["revealed"], width="stretch")

@@ -113,10 +113,17 @@ def step_view(tok, text: str, n: int, training: str | None) -> None:
 
 
 def _from_browser() -> None:
-    """The in-browser view stopped at a step (300 ms after the last move, or on pause)."""
+    """The in-browser view moved (it tells at most every 250 ms while moving, and its last
+    step): ``{"k": step, "seq": the number of its move}``. The number goes back with the next
+    data, so that the view knows which of its moves the rerun has heard (ui/steps_component.py)."""
     state = ss.get("step_component") or {}
-    k = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
-    if isinstance(k, int):
+    told = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
+    k, seq = (told.get("k"), told.get("seq")) if isinstance(told, dict) else (told, None)
+    if isinstance(k, int) and not isinstance(k, bool):
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            if seq < ss.get("_step_seq", 0):
+                return  # an older move arriving late: the view is past it
+            ss["_step_seq"] = seq
         _set_step(k)
 
 
@@ -133,7 +140,7 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
     back, ahead = sv.prev_change(counts, k), sv.next_change(counts, k)
 
     if instant:
-        data = dict(stepping_data(tok, text), step=k)
+        data = dict(stepping_data(tok, text), step=k, seq=ss.get("_step_seq", 0))
         steps_component()(data=data, key="step_component", on_step_change=_from_browser)
     else:
         _server_controls(k, n, back, ahead)

@@ -2,7 +2,9 @@
 
 ``start_redis()`` runs it in a temporary folder, with nothing saved to disk (``--save ''``,
 ``--appendonly no``), and yields its URL (``redis://127.0.0.1:<port>/0``) once it answers PING;
-on leaving, the server is stopped and the folder removed. It raises RuntimeError when the server
+on leaving, the server is stopped and the folder removed. ``restartable_redis()`` yields a
+``RedisProcess`` instead, which a test can ``kill()`` (SIGKILL: an outage) and ``restart()``
+(empty, on the same port). It raises RuntimeError when the server
 does not start; ``missing_redis()`` says beforehand why it cannot (callers skip, or in CI fail).
 """
 
@@ -32,6 +34,18 @@ def missing_redis() -> str | None:
     except ImportError:
         return "the redis package is not installed (pip install -r requirements.txt)"
     return None
+
+
+def require_redis(what: str = "the Redis tests") -> None:
+    """Skip the calling test when Redis cannot run here; in CI (CI=true), fail it instead."""
+    import pytest
+    from support import in_ci
+
+    reason = missing_redis()
+    if reason is not None:
+        if in_ci():
+            pytest.fail(f"CI=true but {what} cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
 
 
 def _free_port() -> int:
@@ -91,3 +105,64 @@ def start_redis() -> Iterator[str]:
                 break  # not a lost race for the port: another port will not help
         raise RuntimeError(f"{REDIS_SERVER} did not start on port {port} (it must answer PING "
                            f"within {START_TIMEOUT:.0f} s):\n{output}")
+
+
+class RedisProcess:
+    """A ``redis-server`` on a fixed loopback port that a test kills and starts again."""
+
+    def __init__(self, folder: str, port: int):
+        self.folder, self.port = folder, port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        log = open(Path(self.folder) / "redis.log", "ab")
+        self.proc = subprocess.Popen(
+            [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--dir", self.folder, "--daemonize", "no"],
+            cwd=self.folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _pong(self.port):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{REDIS_SERVER} did not start on port {self.port}:\n"
+                                   + (Path(self.folder) / "redis.log").read_text("utf-8",
+                                                                                  "replace"))
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: every key is gone (nothing is saved)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            _stop(self.proc)
+
+
+@contextlib.contextmanager
+def restartable_redis() -> Iterator[RedisProcess]:
+    """A fresh ``redis-server`` for the ``with`` block, on a port it keeps across restarts."""
+    with tempfile.TemporaryDirectory(prefix="bpelab-redis-") as folder:
+        server = None
+        for _ in range(PORT_TRIES):
+            server = RedisProcess(folder, _free_port())
+            try:
+                server.start()
+                break
+            except RuntimeError:
+                server.stop()
+                server = None
+        if server is None:
+            raise RuntimeError(f"{REDIS_SERVER} did not start (tried {PORT_TRIES} ports)")
+        try:
+            yield server
+        finally:
+            server.stop()

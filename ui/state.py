@@ -42,11 +42,11 @@ from ui.choices import (
 from ui.classroom import (
     Shared,
     arrive,
-    membership,
     publish,
     read_room_import,
     register_watcher,
     room_panel,
+    room_query,
     show_message,
 )
 from ui.escape import md_escape
@@ -263,9 +263,7 @@ def _update_link() -> None:
     ss = st.session_state
     step = ss.get("step") if isinstance(ss.get("step"), int) else None
     query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step)
-    room = membership()
-    if room and room["role"] == "student":  # a reload joins again
-        query["room"] = room["code"]
+    query.update(room_query())  # a student's reload comes back as the same member
     if {k: st.query_params[k] for k in st.query_params} != query:
         st.query_params.from_dict(query)
 

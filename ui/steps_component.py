@@ -271,13 +271,45 @@ export default function (component) {
     root.dataset.step = String(k);
   }
 
-  let current = Math.min(Math.max(data.step || 0, 0), n), timer = null, sendTimer = null;
-  root.bpeStop = () => { cancelAnimationFrame(timer); clearTimeout(sendTimer); timer = null; };
+  // Who owns the step: the view, while the user acts. Every move here (a key, the slider, Play,
+  // a classroom's follow) counts in root.bpeSeq and is sent with its number; the server hands
+  // back, with each rerun's data, the number of the last move it heard (data.seq). Data from a
+  // rerun that has not heard the latest move is older than the view: its step is ignored, so a
+  // rerun never moves the view back. Kept on the root: it outlives the reruns that call this.
+  const heard = data.seq || 0;
+  if (root.bpeSeq === undefined || heard > root.bpeSeq) root.bpeSeq = heard;
+  const clamp = (k) => Math.min(Math.max(k, 0), n);
+  let current = heard >= root.bpeSeq || root.bpeCurrent === undefined
+    ? clamp(data.step || 0) : clamp(root.bpeCurrent);
+  let timer = null;
+  root.bpeCurrent = current;
+  if (root.bpeSendTimer === undefined) root.bpeSendTimer = null;
+  root.bpeStop = () => { cancelAnimationFrame(timer); timer = null; };
+  // the server hears the step at most every SEND_MS while it moves, and the last one always
+  // (a send that is still waiting when a rerun comes keeps waiting: it sends root.bpeCurrent)
+  const SEND_MS = 250;
+  const send = () => {
+    root.bpeSendTimer = null;
+    root.bpeSentAt = performance.now();
+    setStateValue("step", { k: root.bpeCurrent, seq: root.bpeSeq });
+  };
+  root.bpeSend = send;  // the latest rerun's setStateValue
+  const sendSoon = () => {
+    if (root.bpeSendTimer !== null) return;
+    const wait = Math.max(0, (root.bpeSentAt || -1e9) + SEND_MS - performance.now());
+    root.bpeSendTimer = setTimeout(() => root.bpeSend(), wait);
+  };
+  function moved(k) {
+    current = clamp(k);
+    root.bpeSeq += 1;
+    root.bpeCurrent = current;
+  }
+  // a classroom teacher's view also sets the room's step at once (ui/classroom.py's watcher)
+  const publish = () => { if (window.bpeRoomPublish) window.bpeRoomPublish(current, root.bpeSeq); };
   function go(k) {
-    current = Math.min(Math.max(k, 0), n);
+    moved(k);
     draw(current);
-    clearTimeout(sendTimer);
-    if (!timer) sendTimer = setTimeout(() => setStateValue("step", current), 300);
+    if (!timer) { sendSoon(); publish(); }
   }
   const speeds = [[1, "1 step/s"], [5, "5 steps/s"], [20, "20 steps/s"], [60, "60 steps/s"]];
   if (n / 10 > 60) speeds.push([Math.ceil(n / 10), "whole training in 10 s"]);
@@ -289,21 +321,21 @@ export default function (component) {
   function stop() {
     if (timer) { cancelAnimationFrame(timer); timer = null; }
     play.textContent = "▶ Play";
-    setStateValue("step", current);
+    sendSoon();
+    publish();
   }
   // Play: every frame moves on by (steps per second) x (seconds since the last frame), so the
   // fastest speed draws a new step on every frame the browser paints
   play.onclick = () => {
     if (timer) return stop();
-    clearTimeout(sendTimer);
-    if (current >= n) current = 0;
+    if (current >= n) moved(0);
     play.textContent = "⏸ Pause";
     let last = performance.now(), carried = 0;
     const frame = (now) => {
       carried += (now - last) / 1000 * Number(speed.value);
       last = now;
       const moves = Math.floor(carried);
-      if (moves > 0) { carried -= moves; current = Math.min(n, current + moves); draw(current); }
+      if (moves > 0) { carried -= moves; moved(current + moves); draw(current); }
       if (current >= n) { timer = null; return stop(); }
       timer = requestAnimationFrame(frame);
     };
@@ -320,8 +352,20 @@ export default function (component) {
     for (let i = 0; i < countSteps.length; i++) if (countSteps[i] > current) return go(countSteps[i]);
     go(n);
   };
-  // a classroom room moves this view when only the teacher's step changed (ui/classroom.py)
-  window.bpeStepsView = { root, step: () => current, follow: (k) => { if (!timer) go(k); } };
+  // A classroom room moves this view when only the teacher's step changed (ui/classroom.py).
+  // Followed steps reach this view's own server once the teacher pauses (FOLLOW_SETTLE_MS after
+  // the last): while the teacher steps once a second, no follower's server reruns for each step
+  // (the view, its tokens and its counts move at once; the details below it catch up).
+  const FOLLOW_SETTLE_MS = 1200;
+  const follow = (k) => {
+    if (timer || clamp(k) === current) return;
+    moved(k);
+    draw(current);
+    clearTimeout(root.bpeSettle);
+    root.bpeSettle = setTimeout(() => { if (root.bpeSendTimer === null) root.bpeSend(); },
+                                FOLLOW_SETTLE_MS);
+  };
+  window.bpeStepsView = { root, step: () => current, follow };
   draw(current);
 }
 """

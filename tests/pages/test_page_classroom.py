@@ -22,9 +22,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support import open_page
 
+import ui.classroom
 import ui.rooms
 from ui import quiz as qz
-from ui.classroom import rooms
+from ui.classroom import LOST_WAIT_S, rooms
 from ui.rooms import MemoryKV, show_code
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -286,15 +287,23 @@ def test_the_teacher_token_is_never_in_the_link_or_on_the_page():
     a.run()
     token = in_room(a)["token"]
     card = next(h.value for h in a.html if "room-code" in h.value)
-    link = re.search(r'class="room-link">([^<]*)<', card).group(1)
-    assert link == f"?room={code}"
+    link = re.search(r'class="room-link">(.*?)</div>', card).group(1)
+    assert re.sub("<[^>]+>", "", link) == f"?room={code}"
+    assert f'<span class="whole">?room={code}</span>' in link  # never broken inside the code
     assert token not in card
     assert all(token not in v for v in a.query_params.values())
-    drawn = everything(a)
+    # The token reaches the teacher's own browser once per run, as the room watcher's "keep"
+    # (for localStorage: a reload comes back); nothing else carries it
+    watchers = [n for n in a.sidebar if 'component_name: "bpe_lab.room_watch"' in str(n.proto)]
+    assert len(watchers) == 1 and token in str(watchers[0].proto)
+    drawn = "\n".join(str(node.proto) for part in (a.main, a.sidebar) for node in part
+                      if node not in watchers)
     assert code in drawn.replace("-", "")
     assert token not in drawn
     for m in list(a.markdown) + list(a.caption):
         assert token not in m.value
+    b = student(code, "Bob")  # a student's page: nowhere, the watcher included
+    assert token not in everything(b) and in_room(a)["presence"] not in everything(b)
 
 
 # -- 4. expiry --------------------------------------------------------------------------------------
@@ -319,6 +328,12 @@ def test_a_room_nobody_touches_for_its_ttl_ends_and_students_get_their_work_back
     clock.now += 10  # past the ttl, with no change by the teacher
     assert rooms().room(code) is None
 
+    b.run()  # no tombstone: it may be a store that restarted; the teacher may put it back
+    assert not b.exception and in_room(b)["waiting"]
+    assert b.text_area(key="text").value != OWN_TEXT  # the student keeps what they see
+    wall = FakeClock(rooms().clock())
+    monkeypatch.setattr(rooms(), "clock", wall)
+    wall.now += LOST_WAIT_S + 1  # nobody did
     b.run()
     assert not b.exception
     assert in_room(b) is None
@@ -327,11 +342,14 @@ def test_a_room_nobody_touches_for_its_ttl_ends_and_students_get_their_work_back
     assert b.text_area(key="text").value == OWN_TEXT
     assert b.session_state["tok"].merges == own.merges
 
+    # the teacher's session (a forgotten tab) still holds the room: its next run puts it back
+    # under the same code, as after a store restart (the teacher closes it to end it)
     a.run()
     assert not a.exception
-    assert in_room(a) is None
-    assert "room has ended" in messages(a, "info") + messages(a, "error")
-    assert not [h for h in a.html if "room-code" in h.value]
+    assert in_room(a)["code"] == code and rooms().room(code) is not None
+    assert "it is back" in messages(a, "info")
+    a.button(key="room_close").click().run()
+    assert in_room(a) is None and rooms().closed(code)
     assert "room_open" in button_keys(a)  # back to "open a room"
 
 
@@ -483,3 +501,131 @@ def test_a_hostile_nickname_is_shown_escaped_on_the_teachers_page():
     s.run()  # the student's own page greets it escaped too
     greeting = next(m.value for m in s.markdown if m.value.startswith("You are in room"))
     assert not RAW_IMG.search(greeting) and r"\<img" in greeting
+
+
+# -- 6. real life: reloads, a teacher who comes back, a store that restarts (issue 25) -------------
+
+
+def test_a_student_who_reloads_comes_back_as_the_same_member():
+    a, code = teacher()
+    b = student(code, "Ann")
+    sid = in_room(b)["sid"]
+    query = dict(b.query_params)
+    assert query["room"] == code and query["member"] == sid  # the address a reload opens
+    again = open_page(query={"room": code, "member": sid})  # the reload: a new session
+    assert in_room(again)["sid"] == sid and in_room(again)["nickname"] == "Ann"
+    a.run()
+    assert metrics(a)["Students"] == "1"  # one person, not two
+
+
+def test_a_teacher_link_brings_the_teacher_back_to_the_room_with_its_state():
+    a, code = teacher()
+    a.text_area(key="text").set_value("the teacher's own pasted text").run()
+    a.session_state["step"] = 7
+    a.switch_page("pages/steps.py").run()
+    token = in_room(a)["token"]
+    link = ui.classroom.teacher_link(code, token)
+    assert link == f"?teach={code}.{token}"
+    assert token not in ui.classroom.join_link(code)
+    back = open_page(query={"teach": f"{code}.{token}"})  # another device
+    assert not back.exception
+    room = in_room(back)
+    assert (room["role"], room["code"]) == ("teacher", code)
+    assert back.text_area(key="text").value == "the teacher's own pasted text"
+    assert back.session_state["step"] == 7
+    assert "teach" not in back.query_params  # out of the address bar at once
+    wrong = open_page(query={"teach": f"{code}.not-the-token"})
+    assert in_room(wrong) is None and "Only the teacher" in messages(wrong, "error")
+
+
+def test_a_wrong_code_is_refused_beside_the_join_form_not_in_the_sidebar():
+    b = join_by_form(new_app(), "ZZZZ-ZZZZ")
+    assert in_room(b) is None
+    main_errors = [e.value for e in b.main.error]
+    assert any("No room has that code" in e for e in main_errors)
+    assert not [e for e in b.sidebar.error if "No room" in e.value]
+
+
+def test_the_students_own_page_shows_the_cleaned_nickname():
+    _, code = teacher()
+    b = student(code, "Ann\u202egnp.exe")
+    assert in_room(b)["nickname"] == "Anngnp.exe"
+    shown = " ".join(m.value for m in b.markdown).replace("\\", "")  # Markdown escapes
+    assert "as **Anngnp.exe**" in shown and "\u202e" not in everything(b)
+
+
+def test_the_teacher_removes_a_member_who_is_told_and_gets_their_work_back():
+    a, code = teacher()
+    b = new_app()
+    own_work(b)
+    join_by_form(b, typed(code), "joker")
+    a.run()
+    a.get("expander")  # the members list is drawn in its expander
+    remove = [x for x in a.button if (x.key or "").startswith("room_remove_")]
+    assert len(remove) == 1
+    remove[0].click().run()
+    a.run()
+    assert metrics(a)["Students"] == "0"
+    b.run()
+    assert in_room(b) is None
+    assert "removed you" in messages(b, "info")
+    assert b.text_area(key="text").value == OWN_TEXT
+
+
+def test_after_a_store_loss_the_teacher_puts_the_room_back_and_students_rejoin():
+    kv = rooms().kv
+    if not isinstance(kv, MemoryKV):
+        pytest.skip("needs the in-process store (BPE_LAB_ROOMS is set)")
+    a, code = teacher()
+    set_step(a, 5)
+    b = student(code, "Ann")
+    sid = in_room(b)["sid"]
+    with kv._lock:  # the store restarts, empty
+        kv._data.clear()
+        kv._deadline.clear()
+    b.run()  # the student's page notices first: it waits, and keeps what it shows
+    assert in_room(b)["waiting"] and b.session_state["step"] == 5
+    a.run()  # the teacher's next run puts it back, same code, same step
+    assert rooms().room(code).state["step"] == 5 and in_room(a)["code"] == code
+    b.run()  # the student's watcher asks again: back in, as the same member
+    assert not in_room(b)["waiting"] and in_room(b)["sid"] == sid
+    assert rooms().pulse(code, sid) is not None
+    a.switch_page(CLASSROOM).run()
+    assert metrics(a)["Students"] == "1"
+
+
+def test_a_localhost_teacher_is_offered_this_machines_own_addresses():
+    """The machine's IPv4 addresses as ``ip -4 addr`` (iproute2) lists them, loopback left out:
+    read from the interfaces, with no lookup (tests run under tests/netguard.py)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("ip") is None:
+        pytest.skip("no iproute2 here to compare with")
+    listed = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True,
+                            check=True).stdout
+    want = [m for m in re.findall(r"inet (\d+\.\d+\.\d+\.\d+)/", listed)
+            if not m.startswith(("127.", "169.254."))]
+    assert ui.classroom.local_addresses() == want
+    # and a teacher who opened the app as localhost gets the join link on each of them
+    class Context:
+        url = "http://localhost:8501/classroom"
+    import streamlit as st
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(st, "context", Context())
+        assert ui.classroom.network_links("ABCDEFGH") == [f"http://{a}:8501/?room=ABCDEFGH"
+                                                           for a in want]
+        Context.url = "http://192.0.2.99:8501/"  # a real address: nothing more to offer
+        assert ui.classroom.network_links("ABCDEFGH") == []
+
+
+def test_the_teacher_link_is_shown_once_on_request():
+    a, code = teacher()
+    token = in_room(a)["token"]
+    assert not [c for c in a.code if token in c.value]  # not until asked (the projector)
+    a.button(key="room_teacher_link_show").click().run()
+    shown = [c.value for c in a.code if token in c.value]
+    assert shown == [f"?teach={code}.{token}"]  # AppTest has no address: the query alone
+    a.run()
+    assert not [c for c in a.code if token in c.value]
+    assert "room_teacher_link_show" not in button_keys(a)

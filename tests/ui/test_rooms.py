@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from redis_server import missing_redis, start_redis
-from support import in_ci
+from redis_server import require_redis, start_redis
 
 import ui.rooms as rooms_module
 from ui.rooms import (
@@ -100,11 +99,7 @@ class Store:
 @pytest.fixture(scope="module")
 def redis_url():
     """A redis-server of this module's own, on a free loopback port, stopped at the end."""
-    reason = missing_redis()
-    if reason is not None:
-        if in_ci():
-            pytest.fail(f"CI=true but the Redis tests cannot run: {reason}", pytrace=False)
-        pytest.skip(reason)
+    require_redis("the Redis tests")
     with start_redis() as url:
         yield url
 
@@ -189,7 +184,9 @@ def test_closing_ends_the_room_for_everyone(store):
         rooms.update(code, token, step=1)
     with pytest.raises(RoomError, match="No room has that code"):
         rooms.join(code, client="s2")
-    assert not [t for t in store.dump() if code in t]  # every key of the room is gone
+    # every key of the room is gone, but the tombstone that tells "closed" from "lost"
+    assert [t for t in store.dump() if code in t] == [f"bpelab:room:{code}:closed"]
+    assert rooms.closed(code)
 
 
 # -- the teacher's token ----------------------------------------------------------------------------
@@ -364,7 +361,9 @@ def test_answers_are_capped_like_students(store, small_class):
     with pytest.raises(RoomError, match="all the answers it can take"):
         rooms.answer(code, late, quiz["id"], (97, 98))
     rooms.answer(code, sids[1], quiz["id"], (97, 98))  # replacing an answer is no new one
-    assert rooms.answered(code) == 3
+    assert len(rooms.answers(code, token)) == 3
+    # "n of N": the answers of the current members (the first student left)
+    assert (rooms.answered(code), rooms.room(code).students) == (2, 3)
 
 
 def test_a_state_too_large_is_refused(store, monkeypatch):
@@ -595,3 +594,174 @@ def test_open_kv():
     for setting in ("Memory", "http://127.0.0.1:6379", "redis:/x", "127.0.0.1:6379", "sqlite://"):
         with pytest.raises(RoomError, match="BPE_LAB_ROOMS must be"):
             open_kv(setting)
+
+
+# -- members are people: check-ins, expiry, removal, limits (issue 25) -----------------------------
+
+
+def timed_rooms(store: Store, member_timeout: float = 60, teacher_timeout: float = 6):
+    """Rooms over ``store`` whose check-ins run on a clock the test moves (on Redis too: the
+    check-in times are data, not Redis expiries)."""
+    clock = store.clock or FakeClock()
+    return Rooms(store.kv, clock=clock, member_timeout=member_timeout,
+                 teacher_timeout=teacher_timeout), clock
+
+
+def test_a_member_who_stops_checking_in_leaves_the_count_and_comes_back_by_checking_in(store):
+    rooms, clock = timed_rooms(store, member_timeout=60)
+    code, token = open_room(rooms)
+    polling = rooms.join(code, client="s1", nickname="Ann")
+    silent = rooms.join(code, client="s2", nickname="Bob")
+    assert rooms.room(code).students == 2
+    for _ in range(7):  # Ann's browser polls every 10 s for 70 s; Bob's tab is gone
+        clock.now += 10
+        assert rooms.pulse(code, polling)["version"] == 1
+    assert rooms.room(code).students == 1
+    assert sorted(rooms.nicknames(code, token)) == ["Ann"]
+    assert rooms.pulse(code, silent) is not None  # Bob's laptop wakes up: he checks in again
+    assert rooms.room(code).students == 2
+
+
+def test_the_teacher_removes_a_member_who_is_told_and_cannot_come_back_as_that_member(store):
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms)
+    ghost = rooms.join(code, client="s1", nickname="ghost")
+    stays = rooms.join(code, client="s2", nickname="Ann")
+    assert rooms.remove(code, token, ghost)
+    assert sorted(rooms.members(code, token).values()) == ["Ann"]
+    assert rooms.room(code).students == 1
+    assert rooms.pulse(code, ghost) is None and rooms.removed(code, ghost)  # the watcher's 404
+    with pytest.raises(RoomError, match="removed you"):
+        rooms.join(code, client="s1", student=ghost)
+    with pytest.raises(RoomError, match="Only the teacher"):
+        rooms.remove(code, "not the token", stays)
+    assert rooms.pulse(code, stays) is not None
+
+
+def test_a_full_room_makes_way_for_a_new_student_once_its_ghosts_expire(store, small_class):
+    rooms, clock = timed_rooms(store, member_timeout=60)
+    code, _ = open_room(rooms)
+    ghosts = [rooms.join(code, client=f"script{i}") for i in range(small_class)]
+    with pytest.raises(RoomError, match="is full"):
+        rooms.join(code, client="real", nickname="Ann")
+    clock.now += 30
+    keeps = ghosts[0]
+    rooms.pulse(code, keeps)  # one of them is a real student who polls
+    clock.now += 40  # the others have not checked in for 70 s
+    ann = rooms.join(code, client="real", nickname="Ann")
+    assert rooms.room(code).students == 2
+    assert rooms.pulse(code, ann) is not None and rooms.pulse(code, keeps) is not None
+    assert rooms.pulse(code, ghosts[1]) is None  # its place was taken: a 404, it must rejoin
+    rooms.join(code, client="real2")
+    with pytest.raises(RoomError, match="is full"):  # three current members: full again
+        rooms.join(code, client="real3")
+
+
+def test_a_student_who_comes_back_stays_the_same_member(store):
+    rooms, _ = timed_rooms(store)
+    code, _ = open_room(rooms)
+    sid = rooms.join(code, client="s1", nickname="Ann")
+    for _ in range(3):  # reloads: the page joins again with the id it kept
+        assert rooms.join(code, client="s1", nickname="Ann", student=sid) == sid
+    assert rooms.room(code).students == 1
+
+
+def test_the_teacher_is_gone_when_their_browser_stops_checking_in(store):
+    rooms, clock = timed_rooms(store, teacher_timeout=6)
+    code, token = open_room(rooms)
+    sid = rooms.join(code, client="s1")
+    presence = rooms_module.presence_id(token)
+    assert presence not in token and token not in presence
+    for _ in range(4):
+        clock.now += 2
+        assert rooms.pulse(code, teacher=presence) == {"version": 1, "students": 1,
+                                                       "answered": 0}
+        assert rooms.pulse(code, sid)["teacher"] is True
+    clock.now += 7
+    assert rooms.pulse(code, sid)["teacher"] is False
+    assert rooms.pulse(code, teacher="a guess") is None  # no counts without the presence id
+    rooms.reclaim(code, token)  # the teacher reloads and comes back
+    assert rooms.pulse(code, sid)["teacher"] is True
+
+
+def test_a_room_the_store_lost_is_put_back_under_its_code_by_its_teacher(store):
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms, dict(STATE, step=4))
+    sid = rooms.join(code, client="s1", nickname="Ann")
+    rooms.update(code, token, text="the teacher's text")
+    before = rooms.version(code)
+    for key in rooms._keys(code):  # a Redis restart: everything gone, no tombstone
+        store.kv.delete(key)
+    assert rooms.room(code) is None and not rooms.closed(code)
+    quiz = {"id": 3, "k": 5, "revealed": False}
+    assert rooms.restore(code, token, dict(STATE, text="the teacher's text", step=4), quiz)
+    room = rooms.room(code)
+    assert (room.state["text"], room.state["step"], room.quiz) == ("the teacher's text", 4, quiz)
+    assert room.version != before  # every student's watcher sees a change
+    assert rooms.pulse(code, sid) is None  # the student is no member yet: their page rejoins
+    assert rooms.join(code, client="s1", nickname="Ann", student=sid) == sid
+    assert rooms.restore(code, token, STATE) is False  # there already: nothing to do
+    with pytest.raises(RoomError, match="Only the teacher"):
+        rooms.restore(code, "another token", STATE)
+    rooms.close(code, token)
+    with pytest.raises(RoomError, match="was closed"):  # closed is closed
+        rooms.restore(code, token, STATE)
+
+
+def test_joins_and_answers_are_limited_per_client_address(store, monkeypatch):
+    monkeypatch.setattr(rooms_module, "JOINS_PER_MINUTE", 3)
+    monkeypatch.setattr(rooms_module, "ANSWERS_PER_MINUTE", 4)
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms)
+    sids = [rooms.join(code, client="203.0.113.9") for _ in range(3)]
+    with pytest.raises(RoomError, match="Too many joins"):
+        rooms.join(code, client="203.0.113.9")
+    assert rooms.join(code, client="198.51.100.7")  # another address is not held up
+    assert rooms.join(code, client="203.0.113.9", student=sids[0]) == sids[0]  # a member's return
+    quiz = rooms.start_quiz(code, token, 0)
+    for i in range(4):
+        rooms.answer(code, sids[i % 3], quiz["id"], (97, 97), client="203.0.113.9")
+    with pytest.raises(RoomError, match="Too many answers"):
+        rooms.answer(code, sids[0], quiz["id"], (97, 98), client="203.0.113.9")
+    if store.kind == "memory":  # a minute later (Redis's own expiry: the wrong-code test's)
+        store.wait(61)
+        rooms.answer(code, sids[0], quiz["id"], (97, 98), client="203.0.113.9")
+
+
+FORGED = [f"10.9.{i}.{i}" for i in range(5)]  # what a script puts in X-Forwarded-For
+
+
+@pytest.mark.parametrize("trusted, peer, counted_as", [
+    ("", "203.0.113.9", "203.0.113.9"),  # no proxy named: the header is ignored
+    ("", None, "127.0.0.1"),  # a script on the server's own machine (uvicorn believed it)
+    ("10.0.0.5", "203.0.113.9", "203.0.113.9"),  # a direct client: not the proxy
+    ("10.0.0.0/24", "10.0.0.5", "forged"),  # through the named proxy: the address it saw
+])
+def test_a_forged_x_forwarded_for_gives_no_fresh_tries(store, monkeypatch, trusted, peer,
+                                                       counted_as):
+    """Wrong codes from one script that writes a new X-Forwarded-For each time: without a
+    trusted proxy they all count against the script's own address; through a trusted proxy
+    (which appends the address it saw), against that address."""
+    monkeypatch.setattr(rooms_module, "JOIN_TRIES_PER_MINUTE", 3)
+    rooms, _ = timed_rooms(store)
+    proxies = rooms_module.trusted_proxies(trusted)
+    refused = []
+    for fake in FORGED:
+        if counted_as == "forged":  # the proxy appends the one real client's address
+            header = f"{fake}, 192.0.2.44"
+        else:
+            header = fake
+        seen = fake if peer is None else peer  # uvicorn replaces a loopback peer by the header
+        client = rooms_module.client_address(seen, header, proxies)
+        assert client == ("192.0.2.44" if counted_as == "forged" else counted_as)
+        try:
+            rooms.join("ZZZZ-ZZZZ", client=client)
+        except RoomError as e:
+            refused.append("Too many" in str(e))
+    assert refused == [False, False, False, True, True]
+
+
+def test_trusted_proxies_are_addresses_or_networks():
+    assert rooms_module.trusted_proxies("") == ()
+    with pytest.raises(RoomError, match="not an address"):
+        rooms_module.trusted_proxies("proxy.example")

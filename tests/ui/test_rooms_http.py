@@ -17,7 +17,7 @@ from starlette.requests import Request
 
 import ui.rooms as rooms_module
 from ui.rooms import MemoryKV, RedisKV, Rooms
-from ui.rooms_http import ROUTES, VERSION_PATH, room_version
+from ui.rooms_http import ROUTES, STEP_PATH, VERSION_PATH, room_step, room_version
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,14 +44,14 @@ def test_a_student_of_the_room_reads_its_version_and_sees_it_move(rooms):
     code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher")
     sid = rooms.join(code, client="student")
     status, body, headers = ask(code, sid)
-    assert (status, body) == (200, {"version": 1, "state": 1, "step": 0})
+    assert (status, body) == (200, {"version": 1, "state": 1, "step": 0, "teacher": True})
     assert headers["cache-control"] == "no-store"  # a cached answer would freeze the class
     rooms.update(code, token, step=3)  # only the step: the browser moves its view by itself
-    assert ask(code, sid)[:2] == (200, {"version": 2, "state": 1, "step": 3})
+    assert ask(code, sid)[:2] == (200, {"version": 2, "state": 1, "step": 3, "teacher": True})
     rooms.update(code, token, text="abab")  # anything else: the page reruns
-    assert ask(code, sid)[:2] == (200, {"version": 3, "state": 2, "step": 3})
+    assert ask(code, sid)[:2] == (200, {"version": 3, "state": 2, "step": 3, "teacher": True})
     rooms.start_quiz(code, token, 1)
-    assert ask(code, sid)[:2] == (200, {"version": 4, "state": 3, "step": 3})
+    assert ask(code, sid)[:2] == (200, {"version": 4, "state": 3, "step": 3, "teacher": True})
 
 
 def test_anyone_else_learns_nothing_from_a_code(rooms):
@@ -79,10 +79,11 @@ def test_a_store_that_does_not_answer_is_a_503_not_a_crash(monkeypatch):
         dead.kv.client.close()
 
 
-def test_the_route_is_get_only_and_on_the_documented_path():
-    (route,) = ROUTES
-    assert route.path == "/_bpelab/rooms/{code}/version"
-    assert route.methods == {"GET", "HEAD"}
+def test_the_routes_are_on_the_documented_paths_with_their_methods():
+    version, step = ROUTES
+    assert version.path == "/_bpelab/rooms/{code}/version"
+    assert version.methods == {"GET", "HEAD"}
+    assert step.path == "/_bpelab/rooms/{code}/step" and step.methods == {"POST"}
 
 
 def test_streamlit_run_serves_the_route_beside_the_app():
@@ -94,4 +95,38 @@ def test_streamlit_run_serves_the_route_beside_the_app():
     namespace: dict = {"__name__": "app", "__file__": str(ROOT / "app.py")}
     exec(compile((ROOT / "app.py").read_text(encoding="utf-8"), "app.py", "exec"), namespace)
     app = namespace["app"]
-    assert [r.path for r in app._user_routes] == [VERSION_PATH]
+    assert [r.path for r in app._user_routes] == [VERSION_PATH, STEP_PATH]
+
+
+def push(code: str, body: object) -> tuple[int, dict]:
+    raw = json.dumps(body).encode() if not isinstance(body, bytes) else body
+    scope = {"type": "http", "method": "POST", "path": STEP_PATH.format(code=code),
+             "path_params": {"code": code}, "query_string": b"", "headers": []}
+
+    async def receive():
+        return {"type": "http.request", "body": raw, "more_body": False}
+
+    with ThreadPoolExecutor(1) as pool:
+        response = pool.submit(lambda: asyncio.run(room_step(Request(scope, receive)))).result()
+    return response.status_code, json.loads(response.body)
+
+
+def test_the_teachers_view_sets_the_step_at_each_key_and_an_older_move_never_wins(rooms):
+    code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher")
+    sid = rooms.join(code, client="student")
+    for seq in range(1, 4):  # three keys: each is the room's step at once
+        assert push(code, {"token": token, "step": 10 + seq, "tab": "t1", "seq": seq}) == (
+            200, {"set": True})
+        assert ask(code, sid)[1]["step"] == 10 + seq
+    # the page's rerun arrives late with move 2's step: the room stays at move 3's
+    rooms.update(code, token, step=12, step_from=("t1", 2))
+    assert rooms.room(code).state["step"] == 13
+    assert push(code, {"token": token, "step": 12, "tab": "t1", "seq": 2}) == (200, {"set": False})
+    # another tab of the teacher (a reload) starts its own numbers: the last hand wins
+    assert push(code, {"token": token, "step": 5, "tab": "t2", "seq": 1})[1] == {"set": True}
+    assert rooms.room(code).state["step"] == 5
+    assert push(code, {"token": "forged", "step": 1, "tab": "t3", "seq": 9})[0] == 403
+    assert push(code, b"{not json")[0] == 400
+    assert push(code, {"token": token, "step": -1, "tab": "t2", "seq": 2})[0] == 400
+    rooms.close(code, token)
+    assert push(code, {"token": token, "step": 1, "tab": "t2", "seq": 3})[0] == 404
