@@ -85,7 +85,7 @@ def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
     spec = json.loads(source)
     files = [(name, base64.b64decode(data)) for name, data in spec["files"]]
     imported = read_uploads(files, special_tokens=spec["specials"],
-                            pattern=IMPORT_PATTERNS[spec["pattern"]])
+                            pattern=IMPORT_PATTERNS.get(spec["pattern"]))  # an unknown label: the sidecar decides
     return imported.tok, imported.name
 
 
