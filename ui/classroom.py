@@ -84,8 +84,9 @@ def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
 
     spec = json.loads(source)
     files = [(name, base64.b64decode(data)) for name, data in spec["files"]]
+    # a label this version does not know (a room from an older server): the sidecar decides
     imported = read_uploads(files, special_tokens=spec["specials"],
-                            pattern=IMPORT_PATTERNS.get(spec["pattern"]))  # an unknown label: the sidecar decides
+                            pattern=IMPORT_PATTERNS.get(spec["pattern"]))
     return imported.tok, imported.name
 
 
