@@ -99,6 +99,11 @@ class _Cutter:
             "\r" in s or "\n" in s for s in specials
         )
 
+    @property
+    def can_cut(self) -> bool:
+        """False when no place can be cut (no split and no special token): one block."""
+        return self.special_re is not None or self.at_lines
+
     def pieces(self, text: str) -> list[str]:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
 
@@ -215,6 +220,8 @@ def _file_blocks(files: _Files, block_bytes: int, cutter: _Cutter) -> Iterator[t
 
 def _next_cut(files: _Files, target: int, cutter: _Cutter) -> int:
     """The first safe cut at or after byte ``target`` (the end of the corpus if none)."""
+    if not cutter.can_cut:
+        return files.total
     pos = target
     while pos < files.total:
         lo = max(0, pos - 4 * CONTEXT)
@@ -249,9 +256,10 @@ def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator
                               f" it must give str{hint}, or pass file paths in a list")
         held.append(text)
         size += len(text)
-        while size >= max(block_chars, searched) + 2 * CONTEXT:
+        # look for a cut once a block is held, and again only when a block more is held
+        while cutter.can_cut and size >= searched + block_chars + 2 * CONTEXT:
             whole = "".join(held)
-            c = cutter.find(whole, max(block_chars, searched), len(whole) - CONTEXT,
+            c = cutter.find(whole, max(block_chars, searched - CONTEXT), len(whole) - CONTEXT,
                             starts=True, ends=False)
             if c is None:
                 held, searched = [whole], len(whole) - CONTEXT
