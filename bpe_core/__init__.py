@@ -11,7 +11,7 @@ Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), `
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
 seeds' exact merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a
 tokenizer.json does before BPE), ``formats.py`` (the file formats as plain data), ``files.py``
-(loading) and ``check.py`` (a learner's own merges checked against the reference, with the
+(loading) and ``check/`` (a learner's own merges checked against the reference, with the
 likely mistake). Then who pays for tokens: ``languages.py`` (a parallel text in 33 languages and
 scripts), ``costs.py`` (the language tax), ``numbers.py`` (what numbers cost; digit split rules),
 ``health.py`` (tokens that are half a character, unreachable, never used or only stepping

@@ -753,15 +753,19 @@ class Tokenizer:
     # -- files ---------------------------------------------------------------------------------
 
     def save(self, file_prefix: str) -> None:
-        """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable)."""
+        """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable).
+
+        A tokenizer with a training ``history`` also gets ``file_prefix.model.bpe-lab.json``
+        (sidecar.py), so that ``bpe_core.load`` gives the history back.
+        """
         from .formats import to_minbpe
+        from .sidecar import write_atomic, write_with_sidecar
 
         model_text, vocab_text = to_minbpe(self)
         prefix = os.fspath(file_prefix)
-        with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
-            f.write(model_text)
-        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-            f.write(vocab_text)
+        write_atomic(prefix + ".vocab", vocab_text.encode("utf-8"))
+        write_with_sidecar("minbpe", self, {"file": (prefix + ".model", model_text.encode("utf-8"))},
+                           needed=False)
 
     def load(self, model_file: str) -> None:
         """Read a minbpe ``.model`` file into this tokenizer, as minbpe does::
@@ -770,17 +774,20 @@ class Tokenizer:
             tok.load("toy.model")
 
         All or nothing: a bad file is a ValueError and the tokenizer stays as it was.
+        The training history comes back from the sidecar ``save`` writes beside the file.
         ``bpe_core.load(path)`` reads every format and returns a new tokenizer.
         """
         from .formats import parse_minbpe
+        from .sidecar import read_sidecar, sidecar_path
 
         name = os.fspath(model_file)
         try:
-            with open(name, encoding="utf-8") as f:
-                text = f.read(64 * 1024 * 1024 + 1)
+            with open(name, "rb") as f:
+                data = f.read(64 * 1024 * 1024 + 1)
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ValueError(f"cannot read {name} as a .model file: {e}") from e
-        if len(text) > 64 * 1024 * 1024:
+        if len(data) > 64 * 1024 * 1024:
             raise ValueError(f"{name} is too large for a .model file")
         pattern, special_tokens, merges = parse_minbpe(text, name)
         if pattern and not self.splits:
@@ -791,33 +798,50 @@ class Tokenizer:
                               merges={pair: 256 + i for i, pair in enumerate(merges)})
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
+        side_name = sidecar_path(name)
+        if os.path.exists(side_name):
+            with open(side_name, "rb") as f:
+                side = read_sidecar(f.read(), side_name)
+            if side.format != "minbpe":
+                raise ValueError(f"{side_name} describes a {side.format} file, not a .model file")
+            side.check_files({"file": (name, data)})
+            fresh.history = side.records(fresh)
         self.__dict__.update(fresh.__dict__)
 
     def save_hf(self, path: str) -> None:
-        """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it)."""
-        from .formats import to_hf_json
+        """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it).
 
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(to_hf_json(self))
+        A tokenizer with a training ``history`` also gets ``path + ".bpe-lab.json"`` (sidecar.py).
+        """
+        from .formats import to_hf_json
+        from .sidecar import write_with_sidecar
+
+        write_with_sidecar("hf", self, {"file": (os.fspath(path), to_hf_json(self).encode("utf-8"))},
+                           needed=False)
 
     def save_tiktoken(self, path: str) -> None:
-        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them). The file has no
-        pattern and no special tokens: ``formats.tiktoken_encoding(self)`` gives all of
-        ``tiktoken.Encoding``'s arguments, the pattern spelled for tiktoken's regex engine."""
+        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them) and, beside them,
+        ``path + ".bpe-lab.json"`` with the split pattern, the special tokens and the history,
+        which the ranks cannot hold (``bpe_core.load`` reads it). ``formats.tiktoken_encoding(self)``
+        gives all of ``tiktoken.Encoding``'s arguments, the pattern spelled for tiktoken's engine."""
         from .formats import to_tiktoken
+        from .sidecar import write_with_sidecar
 
-        with open(path, "wb") as f:
-            f.write(to_tiktoken(self))
+        write_with_sidecar("tiktoken", self, {"file": (os.fspath(path), to_tiktoken(self))},
+                           needed=True)
 
     def save_gpt2(self, vocab_path: str, merges_path: str) -> None:
-        """Write GPT-2 style ``vocab.json`` and ``merges.txt``."""
+        """Write GPT-2 style ``vocab.json`` and ``merges.txt`` and, beside the vocab.json,
+        ``vocab_path + ".bpe-lab.json"`` with the split pattern, the special tokens and the
+        history, which the pair cannot hold (``bpe_core.load`` reads it)."""
         from .formats import to_gpt2_files
+        from .sidecar import write_with_sidecar
 
         vocab_text, merges_text = to_gpt2_files(self)
-        with open(vocab_path, "w", encoding="utf-8") as f:
-            f.write(vocab_text)
-        with open(merges_path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(merges_text)
+        write_with_sidecar("gpt2", self, {"vocab": (os.fspath(vocab_path), vocab_text.encode("utf-8")),
+                                          "merges": (os.fspath(merges_path),
+                                                     merges_text.encode("utf-8"))},
+                           needed=True)
 
     def __repr__(self) -> str:
         kind = type(self).__name__

@@ -275,6 +275,27 @@ def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator
 # Counting one block (in a worker process, a Dask worker, or here)
 
 
+def read_block(block: tuple, errors: str = "strict") -> tuple[str, int]:
+    """A block of files (``((path, start, end), ...)``, as ``file_blocks`` gives them): its text
+    and its size in bytes. Bytes that are not UTF-8 are a CorpusError naming the file and the
+    offset (or U+FFFD with ``errors="replace"``)."""
+    texts, size = [], 0
+    for path, start, end in block:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+        size += len(data)
+        try:
+            texts.append(data.decode("utf-8", errors))
+        except UnicodeDecodeError as e:
+            raise CorpusError(
+                f"{path}: the bytes at offset {start + e.start:,} are not UTF-8"
+                f" ({shorten(e.object[e.start:e.end])}: {e.reason}); re-encode the file as"
+                ' UTF-8, or read them as U+FFFD with errors="replace" (--errors replace)'
+            ) from None
+    return "".join(texts), size
+
+
 def _count_block(
     block: str | tuple, pattern: str, specials: list[str], errors: str, timeout: float | None
 ) -> tuple[dict[bytes, int], int]:
@@ -285,21 +306,7 @@ def _count_block(
     if isinstance(block, str):
         text, size, where = block, len(block.encode("utf-8")), "a block of the corpus iterator"
     else:
-        texts, size = [], 0
-        for path, start, end in block:
-            with open(path, "rb") as f:
-                f.seek(start)
-                data = f.read(end - start)
-            size += len(data)
-            try:
-                texts.append(data.decode("utf-8", errors))
-            except UnicodeDecodeError as e:
-                raise CorpusError(
-                    f"{path}: the bytes at offset {start + e.start:,} are not UTF-8"
-                    f" ({shorten(e.object[e.start:e.end])}: {e.reason}); re-encode the file as"
-                    ' UTF-8, or read them as U+FFFD with errors="replace" (--errors replace)'
-                ) from None
-        text = "".join(texts)
+        text, size = read_block(block, errors)
         first, last = block[0], block[-1]
         where = f"bytes {first[1]:,}..{last[2]:,} of {last[0]}" if first[0] == last[0] else \
             f"bytes {first[1]:,} of {first[0]} to {last[2]:,} of {last[0]}"
@@ -485,3 +492,36 @@ def count_pieces(
     if done == 0:
         raise CorpusError(f"the corpus is empty: {what} gave no text")
     return PieceCounts(counts, done, n_blocks, runner.max_in_flight, workers, len(counts))
+
+
+class FileBlocks(NamedTuple):
+    """Corpus files cut into blocks: their total size and the blocks, in order."""
+
+    total: int  # bytes in all the files
+    blocks: Iterator[tuple]  # ((path, start, end), ...) each; read_block gives its text
+
+
+def file_blocks(
+    paths: Iterable[str | os.PathLike],
+    *,
+    pattern: str,
+    special_tokens: Iterable[str] = (),
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> FileBlocks:
+    """The blocks ``count_pieces`` cuts files into, for other work on a corpus in parallel (the
+    command line's ``bpe-lab encode``): each cut falls after a special token or beside a line
+    break where ``pattern`` splits the text the same way with and without it, so encoding the
+    blocks one by one gives the ids of encoding the whole text. Blocks are found as they are
+    asked for; nothing but the text around a cut is read here.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("one<|e|>two<|e|>three")
+    >>> cut = file_blocks([path], pattern="[a-z]+", special_tokens=["<|e|>"], block_bytes=4)
+    >>> cut.total, [read_block(b)[0] for b in cut.blocks]
+    (21, ['one<|e|>', 'two<|e|>', 'three'])
+    """
+    specials = training_specials(special_tokens)
+    files = _Files([os.fspath(p) for p in paths])
+    return FileBlocks(files.total, _file_blocks(files, block_bytes, _Cutter(pattern, specials, None)))

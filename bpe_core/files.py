@@ -21,6 +21,8 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
     to_minbpe,
 )
 from .regex_tokenizer import RegexTokenizer
+from .sidecar import SIDECAR_SUFFIX, Sidecar, is_sidecar, read_sidecar, sidecar_path, tokenizer_kind
+from .text import shorten
 
 MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
 
@@ -64,7 +66,8 @@ def detect_format(data: bytes) -> str:
     """Which kind of tokenizer file ``data`` is, from its content.
 
     One of "minbpe", "hf" (tokenizer.json), "gpt2-vocab" (vocab.json / encoder.json),
-    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken"; ValueError when it is none of them.
+    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken", or "sidecar" (a bpe-lab sidecar, which
+    describes one of the others); ValueError when it is none of them.
 
     >>> detect_format(b"minbpe v1\\n\\n0\\n")
     'minbpe'
@@ -75,6 +78,8 @@ def detect_format(data: bytes) -> str:
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
     if first.strip() in (b"minbpe v1", b"bpe v1"):
         return "minbpe"
+    if is_sidecar(data):
+        return "sidecar"
     if head.startswith(b"{"):
         try:
             document = json.loads(data)
@@ -110,13 +115,17 @@ def read_tokenizer(
     pattern: str | None = None,
     special_tokens: dict[str, int] | None = None,
     partner_name: str | None = None,
+    sidecar: bytes | None = None,
+    sidecar_name: str | None = None,
 ) -> Tokenizer:
     """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
 
     GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=`` (and its
-    name as ``partner_name``, for messages). tiktoken
-    and GPT-2 files do not store the split pattern: ``pattern`` defaults to GPT-4's (tiktoken)
-    or GPT-2's (vocab.json + merges.txt).
+    name as ``partner_name``, for messages). ``sidecar``: the bpe-lab sidecar saved with the
+    file (sidecar.py), which gives the split pattern, the special tokens and the training
+    history; it must describe this very file. Without one, tiktoken ranks need ``pattern=`` and
+    ``special_tokens=`` and GPT-2 files need ``pattern=`` (the files do not hold them): a
+    ValueError says which to pass, never a default.
     """
     if len(data) > MAX_MODEL_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
@@ -127,24 +136,108 @@ def read_tokenizer(
             kind = detect_format(data)
         except ValueError as e:
             raise ValueError(f"{name}, line 1: {e}") from None
-    if kind == "minbpe":
-        return _from_minbpe(_text(data, name), name)
-    if kind == "hf":
-        return build(parse_hf_json(_text(data, name), name), name)
-    if kind == "tiktoken":
-        return build(parse_tiktoken(data, pattern=pattern, special_tokens=special_tokens,
-                                    name=name), name)
+    if kind == "sidecar":
+        raise ValueError(f"{name} is a bpe-lab sidecar: it describes a tokenizer file saved"
+                         f" beside it; load that file (the same name without '{SIDECAR_SUFFIX}')")
+    fmt = {"gpt2-vocab": "gpt2", "gpt2-merges": "gpt2"}.get(kind, kind)
+    if kind == "gpt2-vocab" and merges is None:
+        raise ValueError(f"{name} is a GPT-2 style vocab.json: it needs its merges.txt too;"
+                         " pass that file's bytes as merges=")
+    if kind == "gpt2-merges" and vocab is None:
+        raise ValueError(f"{name} is a GPT-2 style merges.txt: it needs its vocab.json too;"
+                         " pass that file's bytes as vocab=")
     if kind == "gpt2-vocab":
-        if merges is None:
-            raise ValueError(f"{name} is a GPT-2 style vocab.json: it needs its merges.txt too")
-        other = partner_name or "merges.txt"
-        return build(parse_gpt2_files(_text(data, name), _text(merges, other), pattern=pattern,
-                                      special_tokens=special_tokens, names=(name, other)), name)
-    if vocab is None:
-        raise ValueError(f"{name} is a GPT-2 style merges.txt: it needs its vocab.json too")
-    other = partner_name or "vocab.json"
-    return build(parse_gpt2_files(_text(vocab, other), _text(data, name), pattern=pattern,
-                                  special_tokens=special_tokens, names=(other, name)), other)
+        files = {"vocab": (name, data), "merges": (partner_name or "merges.txt", merges)}
+    elif kind == "gpt2-merges":
+        files = {"vocab": (partner_name or "vocab.json", vocab), "merges": (name, data)}
+    else:
+        files = {"file": (name, data)}
+    side = None
+    if sidecar is not None:
+        side = read_sidecar(sidecar, sidecar_name or files.get("vocab", files.get("file"))[0]
+                            + SIDECAR_SUFFIX)
+        if side.format != fmt:
+            raise ValueError(f"{side.name} describes a {side.format} file, but"
+                             f" {name} is {FORMAT_NAMES[fmt]}; give the sidecar saved with it")
+        side.check_files(files)
+        for keyword, given, saved in (("pattern", pattern, side.pattern),
+                                      ("special_tokens", special_tokens, side.special_tokens)):
+            if given is not None and given != saved:
+                raise ValueError(f"{keyword}={shorten(given)} differs from the {keyword}"
+                                 f" {shorten(saved)} that {side.name} gives for this file; leave"
+                                 f" {keyword}= out, or delete the sidecar")
+        pattern, special_tokens = side.pattern, side.special_tokens
+    if kind == "minbpe":
+        tok = _from_minbpe(_text(data, name), name)
+    elif kind == "hf":
+        tok = build(parse_hf_json(_text(data, name), name), name)
+    elif kind == "tiktoken":  # the file is checked first: its own faults come first
+        parsed = parse_tiktoken(data, pattern=pattern or "", special_tokens=special_tokens or {},
+                                name=name)
+        _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
+        tok = build(parsed, name)
+    else:
+        (vocab_name, vocab_data), (merges_name, merges_data) = files["vocab"], files["merges"]
+        parsed = parse_gpt2_files(_text(vocab_data, vocab_name), _text(merges_data, merges_name),
+                                  pattern=pattern or "", special_tokens=special_tokens,
+                                  names=(vocab_name, merges_name))
+        _refuse_missing(vocab_name, "GPT-2 style vocab.json + merges.txt files", pattern is None,
+                        False)
+        tok = build(parsed, vocab_name)
+    if side is not None:
+        _agree(tok, side)
+        tok.history = side.records(tok)
+    return tok
+
+
+FORMAT_NAMES = {"minbpe": "a minbpe .model", "hf": "a tokenizer.json", "tiktoken": "tiktoken ranks",
+                "gpt2": "a GPT-2 vocab.json + merges.txt"}
+_PATTERN_HINT = {
+    "tiktoken ranks": "pattern=bpe_core.GPT4_SPLIT_PATTERN for OpenAI's cl100k_base,"
+                      " GPT4O_SPLIT_PATTERN for o200k_base",
+    "GPT-2 style vocab.json + merges.txt files": "pattern=bpe_core.GPT2_SPLIT_PATTERN for"
+                                             " OpenAI's GPT-2 files",
+}
+
+
+class MissingSettingsError(ValueError):
+    """A file that does not hold its split pattern or special tokens came without its sidecar:
+    ``keywords`` says which of ``pattern`` and ``special_tokens`` to pass."""
+
+    def __init__(self, message: str, keywords: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.keywords = keywords
+
+
+def _refuse_missing(name: str, what: str, no_pattern: bool, no_specials: bool) -> None:
+    """A file that does not hold its split pattern (or special tokens) and came without its
+    sidecar: say which keywords to pass, never guess."""
+    missing = []
+    if no_pattern:
+        missing.append(f"pattern= (the split pattern it was made with: {_PATTERN_HINT[what]},"
+                       " or \"\" for no split)")
+    if no_specials:
+        missing.append("special_tokens= (e.g. {'<|endoftext|>': 100257}, or {} for none)")
+    if missing:
+        lacks = " or ".join(["the split pattern"] * no_pattern + ["the special tokens"] * no_specials)
+        raise MissingSettingsError(
+            f"{name}: {what} do not hold {lacks}, and no bpe-lab sidecar"
+            f" ({os.path.basename(name)}{SIDECAR_SUFFIX}, written by bpe_core's save methods)"
+            " came with it; pass " + " and ".join(missing),
+            ("pattern",) * no_pattern + ("special_tokens",) * no_specials)
+
+
+def _agree(tok: Tokenizer, side: Sidecar) -> None:
+    """A sidecar beside a file that holds the same facts must say what the file says."""
+    checks = (("split pattern", tok.pattern, side.pattern),
+              ("special tokens", tok.special_tokens, side.special_tokens),
+              ("kind of tokenizer", tokenizer_kind(tok), side.kind),
+              ("vocabulary size", tok.vocab_size, side.vocab_size))
+    for what, found, saved in checks:
+        if found != saved:
+            raise ValueError(f"{side.name} says the {what} is {shorten(saved)}, but the file"
+                             f" gives {shorten(found)}; the sidecar is from another tokenizer:"
+                             " save the tokenizer again, or delete the sidecar")
 
 
 def _from_minbpe(text: str, name: str) -> Tokenizer:
@@ -175,6 +268,11 @@ def load(
     line is empty, else a ``RegexTokenizer``. For ``vocab.json`` / ``merges.txt`` the partner file
     is taken from ``merges_path`` / ``vocab_path`` or found beside it (merges.txt or vocab.bpe,
     vocab.json or encoder.json).
+
+    The bpe-lab sidecar beside the file (``<file>.bpe-lab.json``; for GPT-2 files, beside the
+    vocab.json), written by the save methods, gives back the split pattern, the special tokens
+    and the training history, so that everything bpe_core saves loads with the same ids. Without
+    it, tiktoken ranks need ``pattern=`` and ``special_tokens=``, GPT-2 files ``pattern=``.
     """
     name = os.fspath(path)
     data = _read(name)
@@ -190,8 +288,18 @@ def load(
             os.path.join(os.path.dirname(name), c) for c in _PARTNERS[kind]
         ]
         found = next((c for c in candidates if os.path.exists(c)), None)
-        if found is not None:
-            partner["merges" if kind == "gpt2-vocab" else "vocab"] = _read(found)
-            partner_name = os.fspath(found)
+        if found is None:
+            keyword, other = (("merges_path", "merges.txt") if kind == "gpt2-vocab"
+                              else ("vocab_path", "vocab.json"))
+            where = (f"{os.fspath(given)} does not exist" if given is not None
+                     else f"no {' or '.join(_PARTNERS[kind])} beside it")
+            raise ValueError(f"{name} is a GPT-2 style {'vocab.json' if kind == 'gpt2-vocab' else 'merges.txt'}:"
+                             f" it needs its {other} too, and {where}; pass {keyword}=")
+        partner["merges" if kind == "gpt2-vocab" else "vocab"] = _read(found)
+        partner_name = os.fspath(found)
+    vocab_file = partner_name if kind == "gpt2-merges" else name
+    side_name = sidecar_path(vocab_file)
+    sidecar = _read(side_name) if os.path.exists(side_name) else None
     return read_tokenizer(data, name, pattern=pattern, special_tokens=special_tokens,
-                          partner_name=partner_name, **partner)
+                          partner_name=partner_name, sidecar=sidecar, sidecar_name=side_name,
+                          **partner)

@@ -31,7 +31,6 @@ from typing import Any, NamedTuple
 import regex
 
 from .merges import apply_merges
-from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
 from .text import id_problem, parse_id, render_token, shorten
 
@@ -473,11 +472,12 @@ def parse_gpt2_files(
     vocab_text: str,
     merges_text: str,
     *,
-    pattern: str | None = None,
+    pattern: str,
     special_tokens: dict[str, int] | None = None,
     names: tuple[str, str] = ("vocab.json", "merges.txt"),
 ) -> TokenizerData:
-    """Read ``vocab.json`` + ``merges.txt``; the pattern defaults to GPT-2's.
+    """Read ``vocab.json`` + ``merges.txt`` with the split ``pattern`` they were made with (the
+    files do not say; OpenAI's GPT-2 files go with ``GPT2_SPLIT_PATTERN``).
 
     Entries of vocab.json that no merge makes and that are spelled like special tokens
     (``<|endoftext|>``, ``<pad>``, ``[MASK]``) become special tokens; any other entry that is not
@@ -507,8 +507,7 @@ def parse_gpt2_files(
     for s in list(vocab):  # any other unmade entry is refused below (a cut merges.txt)
         if len(s) != 1 and s not in made and (s in specials or _SPECIAL_SPELLING.fullmatch(s)):
             specials.setdefault(s, vocab.pop(s))
-    return _build(vocab_name, vocab, pairs, GPT2_SPLIT_PATTERN if pattern is None else pattern,
-                  specials, "vocab", merges_name)
+    return _build(vocab_name, vocab, pairs, pattern, specials, "vocab", merges_name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -518,8 +517,8 @@ def parse_gpt2_files(
 def to_tiktoken(tok: Any) -> bytes:
     """tiktoken's ``base64(token) rank`` lines; load with ``tiktoken.load.load_tiktoken_bpe``.
 
-    The file holds neither the split pattern nor the special tokens: ``tiktoken_encoding(tok)``
-    gives everything ``tiktoken.Encoding`` needs.
+    The file holds neither the split pattern nor the special tokens (``save_tiktoken`` writes
+    them in a sidecar): ``tiktoken_encoding(tok)`` gives everything ``tiktoken.Encoding`` needs.
     """
     _refuse_pipeline(tok, "tiktoken")
     _unique_tokens(tok, "tiktoken")
@@ -550,14 +549,12 @@ def tiktoken_encoding(tok: Any) -> dict[str, Any]:
 def parse_tiktoken(
     data: bytes,
     *,
-    pattern: str | None = None,
-    special_tokens: dict[str, int] | None = None,
+    pattern: str,
+    special_tokens: dict[str, int],
     name: str = "tiktoken file",
 ) -> TokenizerData:
-    """Read tiktoken ranks; the merges are recovered from the ranks (slow for 100 000+ tokens).
-
-    The pattern defaults to GPT-4's, since the file does not say which one it was made with.
-    """
+    """Read tiktoken ranks with the split ``pattern`` and ``special_tokens`` they go with (the
+    file holds neither); the merges are recovered from the ranks (slow for 100 000+ tokens)."""
     ranks = parse_tiktoken_ranks(data, name)
     total = sum(map(len, ranks))
     if total > MAX_RECOVER_BYTES:  # every token's merges are recovered from its bytes
@@ -570,8 +567,7 @@ def parse_tiktoken(
         merges = recover_merges(ranks)
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
-    return _assemble(name, ranks, merges, GPT4_SPLIT_PATTERN if pattern is None else pattern,
-                     special_tokens or {})
+    return _assemble(name, ranks, merges, pattern, special_tokens)
 
 
 def _check_ranks(ranks: dict[bytes, int], name: str) -> None:

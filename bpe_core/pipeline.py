@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 import regex
 
+from .oniguruma import from_oniguruma
 from .text import shorten
 
 # Hugging Face's ByteLevel pre-tokenizer regex (GPT-2's), as tokenizers writes it
@@ -183,30 +184,11 @@ def _rewrite(pattern: str, anchors: dict[str, str], inside: dict[str, str] | Non
     return "".join(out)
 
 
-_ONIG_WORD = r"\p{L}\p{M}\p{N}\p{Pc}"  # Oniguruma's \w (all numbers, no joiners)
 _PY_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}"  # the regex package's \w, for Oniguruma
 
 
-def from_oniguruma(pattern: str) -> str:
-    """A Hugging Face regex as the ``regex`` package must be given it to mean the same.
-
-    Oniguruma's ``^``/``$`` are line anchors, its ``\\Z`` is Python's ``$`` and its ``\\z`` is
-    Python's ``\\Z``; ``x{1,3}+`` is "``x{1,3}``, one or more times", not possessive.
-
-    >>> from_oniguruma(r"^\\s+$|\\p{N}{1,3}+")
-    '(?m:^)\\\\s+(?m:$)|(?:\\\\p{N}{1,3})+'
-    """
-    pattern = regex.sub(r"(?<!\\)((?:\\\\)*)\\x\{([0-9a-fA-F]{1,6})\}",
-                        lambda m: f"{m[1]}\\U{int(m[2], 16):08x}", pattern)  # \x{200D} -> \U0000200d
-    pattern = _rewrite(pattern, {"^": "(?m:^)", "$": "(?m:$)", "\\Z": "$", "\\z": "\\Z",
-                                 "\\w": f"[{_ONIG_WORD}]", "\\W": f"[^{_ONIG_WORD}]"},
-                       {"\\w": _ONIG_WORD})
-    pattern = regex.sub(_ATOM + r"(\{\d+(?:,\d*)?\})\+", r"(?:\1\2)+", pattern)
-    return regex.sub(r"\(\?>" + _ATOM + r"(\{\d+(?:,\d*)?\})\)", r"\1\2+", pattern)
-
-
 def to_oniguruma(pattern: str) -> str:
-    """The split pattern for Hugging Face's engine: the inverse of ``from_oniguruma``.
+    """The split pattern for Hugging Face's engine: the inverse of ``oniguruma.from_oniguruma``.
 
     A possessive interval ``\\p{N}{1,3}+`` becomes the atomic group ``(?>\\p{N}{1,3})``, and
     anchors are spelled so that they mean in Oniguruma what they mean in Python.
@@ -215,6 +197,8 @@ def to_oniguruma(pattern: str) -> str:
     '(?>\\\\p{N}{1,3})| ?\\\\p{L}++|\\\\s+\\\\Z'
     """
     _refuse_multiline(pattern, "Hugging Face")
+    if pattern.startswith("(?fi)"):  # full case folding: Oniguruma's own (?i)
+        pattern = "(?i)" + pattern[5:]
     pattern = _rewrite(pattern, {"^": "\\A", "$": "\\Z", "\\Z": "\\z", "(?m:^)": "^", "(?m:$)": "$",
                                  "\\w": f"[{_PY_WORD}]", "\\W": f"[^{_PY_WORD}]"},
                        {"\\w": _PY_WORD})
@@ -231,6 +215,10 @@ def to_tiktoken_pattern(pattern: str) -> str:
     if not pattern:
         return r"[\s\S]+"
     _refuse_multiline(pattern, "tiktoken")
+    if pattern.startswith("(?fi)"):
+        raise ValueError("the split pattern folds case fully ((?fi): ß matches ss, as a"
+                         " tokenizer.json's leading (?i) does), which tiktoken's regex engine"
+                         " cannot do; save it as tokenizer.json")
     return _rewrite(pattern, {"$": "(?=\\n?\\z)", "\\Z": "\\z", "(?m:^)": "(?:\\A|(?<=\\n))",
                               "(?m:$)": "(?=\\n|\\z)"})
 
@@ -444,7 +432,10 @@ def _regex_of(obj: object, name: str, key: str) -> str:
     if isinstance(obj, dict) and isinstance(obj.get("String"), str):
         return regex.escape(obj["String"])
     if isinstance(obj, dict) and isinstance(obj.get("Regex"), str):
-        return from_oniguruma(obj["Regex"])
+        try:
+            return from_oniguruma(obj["Regex"])
+        except ValueError as e:
+            raise ValueError(f"{name}: key '{key}': {e}") from None
     raise ValueError(f"{name}: key '{key}' should be {{\"String\": ...}} or {{\"Regex\": ...}},"
                      f" found {shorten(obj)}")
 

@@ -46,7 +46,7 @@ def split_by_pattern(
     split may still take (None: no bound); the regex engine raises TimeoutError past them."""
     chunks = compiled.findall(text, timeout=remaining())
     if sum(map(len, chunks)) == len(text):
-        return chunks
+        return [chunk for chunk in chunks if chunk]  # a pattern may match "" too
     out, end = [], 0
     for m in compiled.finditer(text, timeout=remaining()):
         if m.start() > end:

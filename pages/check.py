@@ -1,7 +1,5 @@
 """Check your BPE: bring the output of your own implementation; the page trains the reference
-with the same inputs and shows where the two part, and the likely mistake (``bpe_core.check``)."""
-
-import hashlib
+with the same inputs and shows where the two part, and what explains it (``bpe_core.check``)."""
 
 import streamlit as st
 
@@ -13,6 +11,8 @@ from ui.state import current_text, derived, sidebar
 
 MAX_MERGES_ASKED = 2_000  # the vocabulary size the page offers: 256 + specials + this
 DEMO_NAMES = {m.key: m.title for m in check.MISTAKES}
+SHOW = {"cause": st.warning, "causes": st.warning, "closest": st.info,
+        "another tie rule": st.info, "unknown": st.info}
 
 sidebar()
 ss = st.session_state
@@ -22,11 +22,11 @@ st.write(
     "Wrote your own BPE trainer (the seeds' `get_stats` and `merge`, minbpe, or CS336's "
     "`train_bpe`)? Run it on the text and settings below and bring its output here. The page "
     "trains the reference with the same inputs and shows whether your merges match, the first "
-    "merge where they part, both pairs with their counts at that step, and the most likely "
-    "cause, found by replaying your merges against known mistakes."
+    "merge where they part, both pairs with their counts at that step, and which known mistake "
+    "explains how many of your merges, found by replaying them."
 )
 
-# -- the task: a text and the settings ----------------------------------------------------------
+# -- the task: a text and the settings (from the sidebar's, until changed here) -----------------
 
 st.header("1. The task")
 source = st.radio("Text", ["The sidebar's text", "A text of my own"], horizontal=True,
@@ -40,22 +40,38 @@ if not text.strip():
     st.info("The text is empty: paste a text (or pick a sample in the sidebar).")
     st.stop()
 
+imported = ss.get("imported")
+task = cv.task_from_sidebar(ss.get("kind"), ss.get("pattern"), ss.get("vocab_size"),
+                            ss.get("specials"), imported[0].pattern if imported else None)
+follow = ss.get("_check_task_from") != task  # the sidebar changed: the task follows it
+for key, value in (("check_pattern", task.pattern_label), ("check_specials", task.specials),
+                   ("check_vocab", task.vocab_size),
+                   ("check_rule", next(iter(cv.RULE_LABELS)))):
+    if follow or key not in ss:
+        ss[key] = value
+ss["_check_task_from"] = task
+patterns = cv.pattern_options(task.custom)
+if ss["check_pattern"] not in patterns:
+    ss["check_pattern"] = task.pattern_label
+
 cols = st.columns(4)
-pattern_label = cols[0].selectbox("Split pattern", list(cv.PATTERNS), key="check_pattern")
-specials_text = cols[1].text_input("Special tokens", value="<|endoftext|>", key="check_specials",
-                                   help="Comma-separated. The text is cut at them before counting,"
-                                        " and they count in the vocabulary size (as CS336).")
+pattern_label = cols[0].selectbox("Split pattern", list(patterns), key="check_pattern",
+                                  help="The sidebar's, until you pick another here.")
+specials_text = cols[1].text_input("Special tokens", key="check_specials",
+                                   help="Comma-separated; empty for none. The text is cut at them"
+                                        " before counting, and they count in the vocabulary size"
+                                        " (as CS336).")
 try:
     specials = parse_specials(specials_text)
 except ValueError as e:
     st.error(md_escape(str(e)))
     st.stop()
 least = 256 + len(specials)
+ss["check_vocab"] = min(max(int(ss["check_vocab"]), least), least + MAX_MERGES_ASKED)
 vocab_size = cols[2].number_input("Vocabulary size", min_value=least,
-                                  max_value=least + MAX_MERGES_ASKED, value=least + 44,
-                                  key="check_vocab")
+                                  max_value=least + MAX_MERGES_ASKED, key="check_vocab")
 rule_label = cols[3].selectbox("Ties go to", list(cv.RULE_LABELS), key="check_rule")
-settings = {"pattern": cv.PATTERNS[pattern_label], "vocab_size": int(vocab_size),
+settings = {"pattern": patterns[pattern_label], "vocab_size": int(vocab_size),
             "special_tokens": list(specials), "tie_rule": cv.RULE_LABELS[rule_label]}
 settings_key = (settings["pattern"], int(vocab_size), specials, settings["tie_rule"])
 
@@ -67,43 +83,47 @@ right.code(cv.settings_call("bpe-lab-text.txt", int(vocab_size), specials, patte
 st.caption(f"{len(text):,} characters, {len(text.encode('utf-8', 'replace')):,} bytes: "
            f"{int(vocab_size) - least:,} merges to make.")
 
-# -- your output ---------------------------------------------------------------------------------
+# -- your output: the newest paste or upload is the one checked ---------------------------------
 
 st.header("2. Your output")
-how = st.radio("Bring it as", ["Paste", "Upload files"], horizontal=True, key="check_how")
-data, name, vocab_file = None, "", None
-report = None  # what checking the learner's merges found, when they gave some
-if how == "Paste":
-    pasted = st.text_area(
-        "Your merges", height=180, key="check_paste",
-        placeholder="merges = [(b' ', b't'), (b'h', b'e'), ...]   or   {(104, 101): 256, ...}"
-                    "   or a minbpe .model   or lines of a merges.txt",
-        help="Python literals are read as data, never run. CS336: paste `vocab = {...}` and "
-             "`merges = [...]`, or just the merges.")
-    data = pasted if pasted.strip() else None
-else:
-    uploads = st.file_uploader(
-        "Your files", accept_multiple_files=True, key="check_files",
-        type=["model", "txt", "json", "py", "tiktoken", "vocab", "bpe"],
-        help="A minbpe .model, CS336's merges.txt (with its vocab.json), a tokenizer.json, a "
-             ".tiktoken file, or a .py/.txt of Python literals.")
-    if uploads:
-        if len(uploads) > 2:
-            st.error("Upload one file, or a merges file and its vocab.json.")
-            st.stop()
-        files = {u.name: u.getvalue() for u in uploads}
-        vocabs = [n for n in files if n.endswith(".json") and len(files) == 2]
-        if vocabs:
-            vocab_file = files.pop(vocabs[0])
-        name, data = next(iter(files.items()))
+pasted = st.text_area(
+    "Paste your merges", height=180, key="check_paste",
+    placeholder="merges = [(b' ', b't'), (b'h', b'e'), ...]   or   {(104, 101): 256, ...}"
+                "   or a minbpe .model   or lines of a merges.txt",
+    help="Python literals are read as data, never run. CS336: paste `vocab = {...}` and "
+         "`merges = [...]`, or just the merges.")
+up_left, up_right = st.columns(2)
+upload = up_left.file_uploader(
+    "…or upload your merges file", key="check_file",
+    type=["model", "txt", "json", "py", "tiktoken", "vocab", "bpe"],
+    help="A minbpe .model, CS336's merges.txt, a tokenizer.json, a .tiktoken file, or a .py/.txt "
+         "of Python literals. A new upload replaces the previous one.")
+vocab_upload = up_right.file_uploader(
+    "its vocab.json (with a merges.txt only)", key="check_vocab_json", type=["json"])
+vocab_file = vocab_upload.getvalue() if vocab_upload is not None else None
+inputs = {
+    "paste": cv.fingerprint(pasted if pasted.strip() else None),
+    "upload": cv.fingerprint(upload.getvalue() if upload is not None else None,
+                             getattr(upload, "file_id", None), upload and upload.name,
+                             cv.fingerprint(vocab_file)),
+}
+chosen = cv.newest(inputs, ss.get("_check_inputs", {}), ss.get("_check_latest"))
+ss["_check_inputs"], ss["_check_latest"] = inputs, chosen
+data, name = None, ""
+if chosen == "paste":
+    data = pasted
+    vocab_file = None  # a vocab.json goes with an uploaded merges.txt
+elif chosen == "upload":
+    data, name = upload.getvalue(), upload.name
+if all(inputs.values()):
+    checked = f"the upload {name}" if chosen == "upload" else "the pasted text"
+    st.caption(md_escape(f"Checking {checked}: the newest of your paste and your upload."))
 
+report = None  # what checking the learner's merges found, when they gave some
 if data is None:
     st.info("Paste or upload your implementation's merges to check them.")
 else:
-    digest = hashlib.sha256(data.encode("utf-8", "replace") if isinstance(data, str)
-                            else data).hexdigest()
-    vocab_digest = hashlib.sha256(vocab_file).hexdigest() if vocab_file else None
-    key = ("check", digest, vocab_digest, name, settings_key)
+    key = ("check", inputs[chosen], name, settings_key)
 
     def run_check():
         try:
@@ -117,37 +137,35 @@ else:
     if problem:
         st.error(md_escape(problem))
     else:
-        st.caption(md_escape(f"Read {len(mine.merges):,} merges{' from ' + name if name else ''}"
-                             f": {mine.format}."))
+        st.caption(md_escape(check.learner_words(mine, name)))
         for note in mine.notes:
-            st.caption(md_escape(note))
+            st.caption(md_escape(check.note_words(note)))
+        other_pattern = check.pattern_words(mine, settings["pattern"])
+        if other_pattern is not None:
+            st.warning(md_escape(other_pattern))
         comparison = report.comparison
-        if comparison.matches:
-            st.success(md_escape(comparison.summary))
-        else:
-            st.error(md_escape(comparison.summary))
+        (st.success if comparison.matches else st.error)(
+            md_escape(check.comparison_words(comparison, cv.spell)))
         reference = check.merge_pairs(report.reference)
         st.dataframe(cv.side_by_side(mine.merges, reference, comparison.first_difference),
                      hide_index=True, key="check_side_by_side")
         if report.explanation is not None:
             st.subheader(f"Merge {report.explanation.step:,}: why they part")
-            st.markdown(md_escape(report.explanation.summary))
+            st.markdown(md_escape(check.step_words(report.explanation, cv.spell)))
             st.dataframe(cv.step_frame(report.explanation), hide_index=True,
                          key="check_step")
             st.caption("Counts in the reference's tokens just before that merge.")
-        if report.diagnoses:
-            best = report.diagnoses[0]
-            st.subheader("Most likely cause")
-            st.warning(f"**{md_escape(best.mistake.title)}**: {md_escape(best.detail)}.")
-            st.markdown(f"**What you see.** {md_escape(best.mistake.symptom)}")
-            st.markdown(f"**The idea of the fix.** {md_escape(best.mistake.fix)}")
-            if len(report.diagnoses) > 1:
-                with st.expander("Other mistakes that explain part of your merges"):
-                    st.dataframe(cv.diagnoses_frame(report.diagnoses[1:]), hide_index=True,
+        said = check.check_verdict(report, cv.spell)
+        if said.text:
+            st.subheader(said.heading)
+            SHOW[said.kind](md_escape(said.text))
+            if said.diagnosis is not None:
+                st.markdown(f"**What you see:** {md_escape(said.diagnosis.mistake.symptom)}")
+                st.markdown(f"**The idea of the fix:** {md_escape(said.diagnosis.mistake.fix)}")
+            if report.diagnoses:
+                with st.expander("The known mistakes that explain part or all of your merges"):
+                    st.dataframe(cv.diagnoses_frame(report.diagnoses), hide_index=True,
                                  key="check_diagnoses")
-        elif not comparison.matches:
-            st.info("None of the known mistakes gives your merges: compare the pairs above with "
-                    "your counts at that step.")
 
 # -- your encoder ----------------------------------------------------------------------------------
 
@@ -191,14 +209,15 @@ if ss.get("_check_demo") == picked:
         shown = check.check_merges(demo.merges, demo.text, **demo.settings)
         st.caption(md_escape(f"On the text “{demo.text[:120]}…”: {demo.detail}."))
         (st.success if shown.comparison.matches else st.error)(
-            md_escape(shown.comparison.summary))
+            md_escape(check.comparison_words(shown.comparison, cv.spell)))
         st.dataframe(cv.side_by_side(demo.merges, check.merge_pairs(shown.reference),
                                      shown.comparison.first_difference),
                      hide_index=True, key="check_zoo_table")
         if shown.explanation is not None:
-            st.markdown(md_escape(shown.explanation.summary))
-        if shown.diagnoses:
-            st.caption(md_escape("Diagnosed as: " + shown.diagnoses[0].summary))
+            st.markdown(md_escape(check.step_words(shown.explanation, cv.spell)))
+        said = check.check_verdict(shown, cv.spell)
+        if said.text:
+            st.caption(md_escape(f"{said.heading}: {said.text}"))
     else:
         tok = check.train_reference(mistake.demo_text, pattern=cv.PATTERNS["GPT-2 (CS336)"],
                                     vocab_size=256 + 30)

@@ -106,16 +106,24 @@ st.write(
     " `vocab.json` together with its `merges.txt`. The format is read from the content. A file"
     " that cannot be read leaves the current tokenizer as it is."
 )
+st.write(
+    "tiktoken ranks hold neither the split pattern nor the special tokens, and GPT-2 files hold"
+    " no split pattern: upload the **bpe-lab sidecar** saved with them (`….bpe-lab.json`, from"
+    " the downloads above or `bpe_core`'s save methods) in the same upload, or give them"
+    " below. Nothing is guessed. The sidecar also brings back the merge history."
+)
 pattern_col, specials_col = st.columns(2)
 pattern_col.selectbox(
     "Split pattern for tiktoken and GPT-2 files", list(IMPORT_PATTERNS), key="import_pattern",
     on_change=read_import, args=("options",),
-    help="These files do not store the split pattern. .model and tokenizer.json files do.",
+    help="These files do not store the split pattern; their bpe-lab sidecar does, and so do"
+         " .model and tokenizer.json files.",
 )
 specials_col.text_input(
     "Special tokens for tiktoken files (token=id, comma-separated)", key="import_specials",
-    placeholder="<|endoftext|>=100257", on_change=read_import, args=("options",),
-    help="tiktoken files do not store special tokens. Other formats do; this is ignored for them.",
+    placeholder="<|endoftext|>=100257, or none", on_change=read_import, args=("options",),
+    help="tiktoken files do not store special tokens (their bpe-lab sidecar does); write none"
+         " if the file has none. Other formats store them; this is ignored for them.",
 )
 st.file_uploader(
     f"Tokenizer file(s), up to {MAX_IMPORT_MB} MB each", accept_multiple_files=True,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_core.files import detect_format, to_minbpe
+from bpe_core.files import MissingSettingsError, detect_format, to_minbpe
 from bpe_core.formats import (
     pipeline_problem,
     to_gpt2_files,
@@ -26,6 +26,7 @@ from bpe_core.formats import (
     whole_token_problem,
 )
 from bpe_core.pipeline import to_tiktoken_pattern
+from bpe_core.sidecar import SIDECAR_SUFFIX, make_sidecar
 from bpe_core.text import MAX_TOKEN_ID
 from ui.choices import REGEX_TIMEOUT
 from ui.tables import merge_rows
@@ -124,6 +125,17 @@ def gpt2_merges_bytes(tok: bpe_core.Tokenizer) -> bytes:
     return to_gpt2_files(tok)[1].encode("utf-8")
 
 
+def tiktoken_sidecar_bytes(tok: bpe_core.Tokenizer) -> bytes:
+    """The bpe-lab sidecar of ``tiktoken_bytes(tok)``: its pattern, special tokens, history."""
+    return make_sidecar(tok, "tiktoken", {"file": tiktoken_bytes(tok)})
+
+
+def gpt2_sidecar_bytes(tok: bpe_core.Tokenizer) -> bytes:
+    """The bpe-lab sidecar of the GPT-2 pair: its pattern, special tokens and history."""
+    return make_sidecar(tok, "gpt2", {"vocab": gpt2_vocab_bytes(tok),
+                                      "merges": gpt2_merges_bytes(tok)})
+
+
 HISTORY_COLUMNS = ["step", "id", "left", "right", "token", "bytes_hex", "count"]
 
 
@@ -169,11 +181,19 @@ EXPORTS: tuple[Export, ...] = (
            "`tokenizers.Tokenizer.from_file` reads it: split pattern, merges, special tokens."),
     Export("export_tiktoken", "tiktoken ranks", ".tiktoken", "text/plain", tiktoken_bytes,
            "`tiktoken.load.load_tiktoken_bpe` reads it; give tiktoken the pattern and special"
-           " tokens yourself (the file has neither)."),
+           " tokens yourself (the file has neither: its sidecar below has them)."),
+    Export("export_tiktoken_sidecar", "tiktoken sidecar", ".tiktoken" + SIDECAR_SUFFIX,
+           "application/json", tiktoken_sidecar_bytes,
+           "The split pattern, special tokens and merge history the ranks cannot hold. Keep it"
+           " beside the .tiktoken file: `bpe_core.load` and this page read it."),
     Export("export_gpt2_vocab", "GPT-2 vocab.json", "-vocab.json", "application/json",
            gpt2_vocab_bytes, "GPT-2's encoder.json format: token -> id. Needs merges.txt."),
     Export("export_gpt2_merges", "GPT-2 merges.txt", "-merges.txt", "text/plain",
            gpt2_merges_bytes, "GPT-2's vocab.bpe format: one merge per line. Needs vocab.json."),
+    Export("export_gpt2_sidecar", "GPT-2 sidecar", "-vocab.json" + SIDECAR_SUFFIX,
+           "application/json", gpt2_sidecar_bytes,
+           "The split pattern, special tokens and merge history the pair cannot hold. Keep it"
+           " beside the vocab.json: `bpe_core.load` and this page read it."),
     Export("export_history", "Merge history CSV", "-merges.csv", "text/csv", history_csv_bytes,
            "step, id, left, right, token, bytes_hex, count (count only for tokenizers trained"
            " here)."),
@@ -190,14 +210,16 @@ def export_problems(tok: bpe_core.Tokenizer) -> dict[str, str | None]:
     tiktoken = pipeline_problem(tok, "tiktoken") or keyed or whole_token_problem(tok)
     gpt2 = pipeline_problem(tok, "vocab.json + merges.txt") or keyed
     by_key = {"export_model": minbpe, "export_vocab": minbpe, "export_hf": keyed,
-              "export_tiktoken": tiktoken, "export_gpt2_vocab": gpt2, "export_gpt2_merges": gpt2,
+              "export_tiktoken": tiktoken, "export_tiktoken_sidecar": tiktoken,
+              "export_gpt2_vocab": gpt2, "export_gpt2_merges": gpt2, "export_gpt2_sidecar": gpt2,
               "export_history": None}
     return {e.key: by_key[e.key] for e in EXPORTS}
 
 
 def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
-    """Every format this tokenizer can be written in, in one zip, with a README.txt that gives
-    the split pattern and special tokens (which tiktoken and GPT-2 files do not hold)."""
+    """Every format this tokenizer can be written in, in one zip, with the bpe-lab sidecars
+    (for a .model and a tokenizer.json only when there is a merge history to keep) and a
+    README.txt that gives the split pattern and special tokens."""
     problems = export_problems(tok)
     buffer = io.BytesIO()
     left_out = []
@@ -207,6 +229,11 @@ def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
                 left_out.append(f"{e.title}: {problems[e.key]}")
                 continue
             z.writestr(stem + e.suffix, e.make(tok))
+        history_sidecars = {"export_model": "minbpe", "export_hf": "hf"}
+        for e in EXPORTS:  # the files that hold everything but the history
+            if tok.history and e.key in history_sidecars and not problems[e.key]:
+                z.writestr(stem + e.suffix + SIDECAR_SUFFIX,
+                           make_sidecar(tok, history_sidecars[e.key], {"file": e.make(tok)}))
         readme = [
             f"{stem}: a byte-level BPE tokenizer exported by bpe-lab",
             f"vocabulary size: {tok.vocab_size}",
@@ -248,13 +275,13 @@ def file_stem(label: str) -> str:
 
 MAX_IMPORT_MB = 10
 MAX_IMPORT_BYTES = MAX_IMPORT_MB * 1024 * 1024
-MAX_IMPORT_FILES = 3
+MAX_IMPORT_FILES = 4  # vocab.json + merges.txt + their sidecar (+ a .vocab listing)
 MAX_IMPORT_SPECIALS = 20
 MAX_IMPORT_ID = MAX_TOKEN_ID  # bpe_core's readers refuse larger ids (they mean nothing)
 
 # label in the import page's selectbox -> split pattern given to the reader (None: its default)
 IMPORT_PATTERNS: dict[str, str | None] = {
-    "Format's default (GPT-4 for tiktoken, GPT-2 for vocab.json + merges.txt)": None,
+    "Not given (read from the file's bpe-lab sidecar)": None,
     "GPT-4 (cl100k_base)": GPT4_SPLIT_PATTERN,
     "GPT-2": GPT2_SPLIT_PATTERN,
     "GPT-4o (o200k_base)": GPT4O_SPLIT_PATTERN,
@@ -268,6 +295,7 @@ FORMAT_TITLES = {
     "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
     "gpt2-merges": "GPT-2 vocab.json + merges.txt",
 }
+FORMAT_FILE = {"gpt2-vocab": "vocab.json", "gpt2-merges": "merges.txt"}
 PATTERN_FREE = ("tiktoken", "gpt2-vocab", "gpt2-merges")  # formats that do not store the pattern
 
 
@@ -279,6 +307,7 @@ class Imported:
     name: str
     format: str  # a FORMAT_TITLES key
     notes: tuple[str, ...] = ()
+    sidecar: bool = False  # whether a bpe-lab sidecar came with the file(s)
 
 
 def safe_name(name: str) -> str:
@@ -291,12 +320,19 @@ def safe_name(name: str) -> str:
     return cleaned or "upload"
 
 
-def parse_import_specials(text: str) -> dict[str, int]:
-    """Special tokens for a tiktoken or GPT-2 upload, written ``token=id`` and comma-separated.
+def parse_import_specials(text: str) -> dict[str, int] | None:
+    """Special tokens for a tiktoken or GPT-2 upload, written ``token=id`` and comma-separated;
+    ``none`` for none, and None when nothing is written (then the sidecar must say).
 
     >>> parse_import_specials("<|endoftext|>=100257, <|pad|>=100258")
     {'<|endoftext|>': 100257, '<|pad|>': 100258}
+    >>> parse_import_specials("none"), parse_import_specials(" ")
+    ({}, None)
     """
+    if not text.strip():
+        return None
+    if text.strip().lower() == "none":
+        return {}
     specials: dict[str, int] = {}
     for item in text.split(","):
         item = item.strip()
@@ -322,7 +358,7 @@ def parse_import_specials(text: str) -> dict[str, int]:
 
 
 def _kind(name: str, data: bytes) -> str:
-    if name.endswith(".model"):
+    if name.endswith(".model"):  # not a sidecar ending .model.bpe-lab.json
         return "minbpe"
     try:
         return detect_format(data)
@@ -338,8 +374,9 @@ def _safe_kind(name: str, data: bytes) -> str:
 
 
 def _one_tokenizer(kinds: list[str | None]) -> bool:
-    """Whether files of these kinds (None: a .vocab listing) make exactly one tokenizer."""
-    readable = sorted(k for k in kinds if k is not None)
+    """Whether files of these kinds (None: a .vocab listing) make exactly one tokenizer (a
+    sidecar goes with the tokenizer file)."""
+    readable = sorted(k for k in kinds if k not in (None, "sidecar"))
     return len(readable) == 1 or readable == ["gpt2-merges", "gpt2-vocab"]
 
 
@@ -349,21 +386,32 @@ def pick_upload(files: list[tuple[str, bytes]], new: list[bool]) -> list[int]:
     A multiple-file uploader keeps earlier files: adding ``b.model`` under ``a.model`` means
     "read b.model". All files are read when they make one tokenizer (one file, or vocab.json +
     merges.txt); else the new ones, with a GPT-2 half paired with the latest other half.
+    A bpe-lab sidecar goes with the tokenizer read (the newest sidecar, when there are several);
+    when only a sidecar was added, the latest tokenizer file is read again with it.
     """
     kinds = [None if safe_name(name).endswith(".vocab") else _safe_kind(safe_name(name), data)
              for name, data in files]
-    everything = list(range(len(files)))
-    if _one_tokenizer(kinds):
-        return everything
-    newest = [i for i in everything if new[i]]
+    sidecars = [i for i, kind in enumerate(kinds) if kind == "sidecar"]
+    others = [i for i, kind in enumerate(kinds) if kind != "sidecar"]
+    if _one_tokenizer([kinds[i] for i in others]):
+        chosen = others
+    else:
+        newest = [i for i in others if new[i]]
+        if not newest:  # only a sidecar was added
+            newest = [i for i in others if kinds[i] is not None][-1:]
+        chosen = _newest_tokenizer(kinds, newest, new) or others
+    return sorted(chosen + sidecars[-1:])
+
+
+def _newest_tokenizer(kinds: list[str | None], newest: list[int], new: list[bool]) -> list[int]:
     halves = {"gpt2-vocab": "gpt2-merges", "gpt2-merges": "gpt2-vocab"}
     readable_new = [i for i in newest if kinds[i] is not None]
     if len(readable_new) == 1 and kinds[readable_new[0]] in halves:
         other = halves[kinds[readable_new[0]]]  # type: ignore[index]
-        partners = [i for i in everything if kinds[i] == other and not new[i]]
+        partners = [i for i in range(len(kinds)) if kinds[i] == other and not new[i]]
         if partners:
             return sorted([partners[-1], *newest])
-    return newest or everything
+    return newest
 
 
 def read_uploads(
@@ -372,17 +420,20 @@ def read_uploads(
     pattern: str | None = None,
     special_tokens: dict[str, int] | None = None,
 ) -> Imported:
-    """A tokenizer from uploaded ``(file name, bytes)``: one file, or vocab.json + merges.txt.
+    """A tokenizer from uploaded ``(file name, bytes)``: one file, or vocab.json + merges.txt,
+    with or without the bpe-lab sidecar saved with it.
 
-    The format is detected from the content. ``pattern`` and ``special_tokens`` are used only by
-    formats that do not store them (tiktoken; GPT-2 files). Anything unreadable is a ValueError
-    that names the file (and the line, where there is one).
+    The format is detected from the content. ``pattern`` and ``special_tokens`` (None: not
+    given) are for tiktoken and GPT-2 files without their sidecar, which do not store them;
+    without either, the ValueError says what to upload or choose. Anything unreadable is a
+    ValueError that names the file (and the line, where there is one).
     """
     if not files:
         raise ValueError("No file uploaded.")
     if len(files) > MAX_IMPORT_FILES:
         raise ValueError(
-            f"{len(files)} files: upload one tokenizer file, or a vocab.json with its merges.txt."
+            f"{len(files)} files: upload one tokenizer file, or a vocab.json with its merges.txt,"
+            " and the bpe-lab sidecar saved with it."
         )
     for name, data in files:
         if len(data) > MAX_IMPORT_BYTES:
@@ -391,24 +442,45 @@ def read_uploads(
                 " page reads."
             )
     named = [(safe_name(name), data) for name, data in files]
-    readable = [(name, data) for name, data in named if not name.endswith(".vocab")]
+    sidecars = [(name, data) for name, data in named
+                if not name.endswith(".vocab") and _safe_kind(name, data) == "sidecar"]
+    if len(sidecars) > 1:
+        raise ValueError("Upload one bpe-lab sidecar (the one saved with the tokenizer file);"
+                         f" found {', '.join(name for name, _ in sidecars)}.")
+    sidecar = sidecars[0] if sidecars else (None, None)
+    readable = [(name, data) for name, data in named
+                if not name.endswith(".vocab") and (name, data) not in sidecars]
     notes = []
-    if len(readable) < len(named):
-        if not readable:
-            raise ValueError(
-                f"{named[0][0]} is minbpe's readable listing of the tokens, which cannot be"
-                " loaded: upload the .model file saved with it."
-            )
+    if not readable:
+        if sidecars:
+            raise ValueError(f"{sidecar[0]} is a bpe-lab sidecar: it goes with the tokenizer file"
+                             " saved beside it. Upload that file too.")
+        raise ValueError(
+            f"{named[0][0]} is minbpe's readable listing of the tokens, which cannot be"
+            " loaded: upload the .model file saved with it."
+        )
+    if len(readable) + len(sidecars) < len(named):
         notes.append("The .vocab file is a listing for people; the tokenizer was read from the"
                      " other file.")
+    if sidecars:
+        notes.append(f"The split pattern, special tokens and merge history come from the"
+                     f" bpe-lab sidecar {sidecar[0]}.")
 
-    specials = special_tokens or None
     if len(readable) == 1:
         name, data = readable[0]
         kind = _kind(name, data)
-        tok = bpe_core.read_tokenizer(data, name, pattern=pattern, special_tokens=specials)
+        if kind in ("gpt2-vocab", "gpt2-merges"):
+            other = "merges.txt" if kind == "gpt2-vocab" else "vocab.json"
+            raise ValueError(f"{name} is a GPT-2 style {FORMAT_FILE[kind]}: it needs its {other}"
+                             " too. Upload both in one go (with their bpe-lab sidecar).")
+        try:
+            tok = bpe_core.read_tokenizer(data, name, pattern=pattern,
+                                          special_tokens=special_tokens, sidecar=sidecar[1],
+                                          sidecar_name=sidecar[0])
+        except MissingSettingsError as e:
+            raise _missing(kind, name, e.keywords) from None
         notes += [f"Left out: {note}" for note in tok.ignored]
-        return Imported(_checked(tok), name, kind, tuple(notes))
+        return Imported(_checked(tok), name, kind, tuple(notes), bool(sidecars))
 
     kinds = {_kind(name, data): (name, data) for name, data in readable}
     if len(readable) != 2 or set(kinds) != {"gpt2-vocab", "gpt2-merges"}:
@@ -419,10 +491,29 @@ def read_uploads(
             f" only GPT-2 style vocab.json + merges.txt come as two files. Found: {found}."
         )
     (vocab_name, vocab), (merges_name, merges) = kinds["gpt2-vocab"], kinds["gpt2-merges"]
-    tok = bpe_core.read_tokenizer(vocab, vocab_name, merges=merges, pattern=pattern,
-                                  special_tokens=specials)
+    try:
+        tok = bpe_core.read_tokenizer(vocab, vocab_name, merges=merges, pattern=pattern,
+                                      special_tokens=special_tokens, partner_name=merges_name,
+                                      sidecar=sidecar[1], sidecar_name=sidecar[0])
+    except MissingSettingsError as e:
+        raise _missing("gpt2-vocab", vocab_name, e.keywords) from None
     return Imported(_checked(tok), f"{vocab_name} + {merges_name}", "gpt2-vocab",
-                    tuple(notes))
+                    tuple(notes), bool(sidecars))
+
+
+def _missing(kind: str, name: str, keywords: tuple[str, ...]) -> ValueError:
+    """What a file without its sidecar lacks, said in the page's words (bpe_core's
+    ``MissingSettingsError`` says it in keywords)."""
+    missing = []
+    if "pattern" in keywords:
+        missing.append("choose its split pattern above")
+    if "special_tokens" in keywords:
+        missing.append("write its special tokens above (none if it has none)")
+    what = ("tiktoken ranks do not hold the split pattern or the special tokens"
+            if kind == "tiktoken" else "GPT-2 files do not hold the split pattern")
+    return ValueError(f"{name}: {what}. Upload the bpe-lab sidecar saved with it"
+                      f" ({name}{SIDECAR_SUFFIX}) together with it, or " + " and ".join(missing)
+                      + ".")
 
 
 def _checked(tok: bpe_core.Tokenizer) -> bpe_core.Tokenizer:
@@ -437,7 +528,9 @@ def import_summary(imported: Imported) -> list[tuple[str, str]]:
     tok = imported.tok
     specials = ", ".join(f"{s} = {i}" for s, i in tok.special_tokens.items()) or "none"
     pattern = tok.pattern or "none (no split: the whole text is one chunk)"
-    if imported.format in PATTERN_FREE:
+    if imported.sidecar:
+        pattern += "  (from the bpe-lab sidecar)"
+    elif imported.format in PATTERN_FREE:
         pattern += "  (chosen on this page: the file does not store it)"
     return [
         ("File", imported.name),
@@ -447,4 +540,6 @@ def import_summary(imported: Imported) -> list[tuple[str, str]]:
         ("Merges", f"{tok.num_merges:,}"),
         ("Split pattern", pattern),
         ("Special tokens", specials),
+        ("Merge history", f"{len(tok.history):,} steps (from the sidecar)" if tok.history
+         else "none"),
     ] + ([("Before BPE", "; ".join(tok.pipeline.described))] if tok.pipeline is not None else [])

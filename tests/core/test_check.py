@@ -1,10 +1,10 @@
 """Check your BPE (bpe_core/check.py): a learner's output read safely, compared with the reference,
 the first difference explained, and the mistake named.
 
-The learners are written plainly in this file (``learner_train``), the way a student writes BPE:
-count every pair of every distinct chunk, take the most frequent by the rule's key, merge, again.
-Its switches put in each known mistake; none of it comes from check.py, whose own trainer
-(``replay_training``) is what the diagnosis replays.
+The learners are written plainly in tests/learners.py (``learner_train``), the way a student writes
+BPE: count every pair of every distinct chunk, take the most frequent by the rule's key, merge,
+again. Its switches put in each known mistake; none of it comes from bpe_core.check, whose own
+trainer (``replay_training``) is what the diagnosis replays.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections import Counter
 
 import pytest
 import regex
+from learners import learner_train, merge_ids
 from support import CORPORA
 
 import bpe_core
@@ -63,72 +64,6 @@ CAMEL = " ".join(["JSONDecoder", "HTTPServer", "getValue", "setValue", "ValueErr
                   "parseInt", "toString", "XMLHttpRequest", "isNaN"] * 8)
 MERGES = 80
 VOCAB = 256 + MERGES
-
-
-# -- a learner's BPE, written plainly ---------------------------------------------------------
-
-
-def learner_train(text, vocab_size, pattern="", specials=(), tie_rule="seen", *,
-                  count_overlaps=True, cut_specials=True, specials_in_size=True, extra=0,
-                  use_counts=True, merge_from="left", merge_all=True):
-    """BPE as a student writes it; the keywords after * put in one mistake each."""
-    parts = [text]
-    if specials and cut_specials:
-        alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
-        parts = [p for p in regex.split(alternatives, text) if p]
-    words = []
-    for part in parts:
-        words += regex.findall(pattern, part) if pattern else [part]
-    counted = Counter(words)  # each distinct chunk once, with how often it occurs
-    chunks = [list(w.encode("utf-8")) for w in counted]
-    weights = [n if use_counts else 1 for n in counted.values()]
-    vocab = {i: bytes([i]) for i in range(256)}
-    num_merges = vocab_size - 256 - (len(specials) if specials_in_size else 0) + extra
-    merges = []
-    for step in range(num_merges):
-        stats = {}
-        for ids, n in zip(chunks, weights):
-            i = 0
-            while i < len(ids) - 1:
-                pair = (ids[i], ids[i + 1])
-                stats[pair] = stats.get(pair, 0) + n
-                # counted like str.count: in a run x x x the second (x, x) overlaps the first
-                if not count_overlaps and ids[i] == ids[i + 1] and i + 2 < len(ids) \
-                        and ids[i + 2] == ids[i]:
-                    i += 2
-                else:
-                    i += 1
-        if not stats:
-            break
-        if tie_rule == "seen":
-            pair = max(stats, key=stats.get)
-        elif tie_rule == "bytes":
-            pair = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
-        else:
-            pair = min(stats, key=lambda p: (-stats[p], p))
-        idx = 256 + step
-        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
-        merges.append((vocab[pair[0]], vocab[pair[1]]))
-        for c, ids in enumerate(chunks):
-            if merge_from == "right":  # the mistake: scan from the right (the list reversed)
-                chunks[c] = merge_ids(ids[::-1], (pair[1], pair[0]), idx, merge_all)[::-1]
-            else:
-                chunks[c] = merge_ids(ids, pair, idx, merge_all)
-    return merges
-
-
-def merge_ids(ids, pair, idx, merge_all=True):
-    """Replace the pair, left to right, everywhere (or, the mistake, only its first time)."""
-    out, i, merged = [], 0, False
-    while i < len(ids):
-        if (merge_all or not merged) and i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            out.append(idx)
-            merged = True
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
 
 
 def report_for(mine, text, pattern, vocab_size=VOCAB, specials=(), tie_rule="seen"):
@@ -348,7 +283,9 @@ def test_a_tie_says_which_rule_picks_which():
     assert step.mine.count == step.reference.count == 1
     assert step.reference.pair == (b"m", b"z")
     assert [t.pair for t in step.tied] == [(b"m", b"z"), (b"z", b"a"), (b"a", b"b")]
-    assert step.winners == {"seen": (b"m", b"z"), "bytes": (b"z", b"a"), "ids": (b"a", b"b")}
+    assert step.winners == {"seen": (b"m", b"z"), "bytes": (b"z", b"a"), "ids": (b"a", b"b"),
+                            # the zoo's: ab is seen last; (z, a) = (122, 97) has the greatest ids
+                            "last_seen": (b"a", b"b"), "greatest_ids": (b"z", b"a")}
     assert "Your pick is the one the 'bytes' rule makes" in step.summary
 
 

@@ -202,8 +202,9 @@ def test_read_tokenizer_takes_bytes_like_an_upload(trained):
     loaded = read_tokenizer(vocab.encode(), "vocab.json", merges=merges.encode(),
                             pattern=tok.pattern)
     assert_same_tokenizer(loaded, tok)
-    loaded = read_tokenizer(to_tiktoken(tok), "ranks.tiktoken", special_tokens=SPECIALS)
-    assert_same_tokenizer(loaded, tok)  # tiktoken files default to GPT-4's pattern
+    loaded = read_tokenizer(to_tiktoken(tok), "ranks.tiktoken", pattern=tok.pattern,
+                            special_tokens=SPECIALS)
+    assert_same_tokenizer(loaded, tok)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,17 +260,20 @@ def test_openais_gpt2_files_load_like_the_preset(tmp_path):
     folder = openai_files_dir() / "gpt2"
     preset = pretrained("gpt2")
     for path in (folder / "encoder.json", folder / "vocab.bpe"):
-        assert_same_tokenizer(load(path), preset)  # GPT-2's pattern is the default
+        with pytest.raises(ValueError, match=r"pass pattern= .*GPT2_SPLIT_PATTERN"):
+            load(path)  # the files do not say their pattern: no silent default
+        assert_same_tokenizer(load(path, pattern=GPT2_SPLIT_PATTERN), preset)
     # the same files under the names other tools give them
     shutil.copy(folder / "encoder.json", tmp_path / "vocab.json")
     shutil.copy(folder / "vocab.bpe", tmp_path / "merges.txt")
-    assert_same_tokenizer(load(tmp_path / "vocab.json"), preset)
+    assert_same_tokenizer(load(tmp_path / "vocab.json", pattern=GPT2_SPLIT_PATTERN), preset)
 
 
 def test_openais_cl100k_ranks_load_like_the_preset():
     folder = openai_files_dir()
     preset = pretrained("cl100k_base")
-    loaded = load(folder / "cl100k_base.tiktoken", special_tokens=preset.special_tokens)
+    loaded = load(folder / "cl100k_base.tiktoken", pattern=GPT4_SPLIT_PATTERN,
+                  special_tokens=preset.special_tokens)
     assert_same_tokenizer(loaded, preset)  # the merges recovered at load time are the shipped ones
 
 
@@ -441,7 +445,7 @@ def test_malformed_file_is_a_value_error_naming_file_and_place(case, small, tmp_
     path = tmp_path / filename
     path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     with pytest.raises(ValueError) as info:
-        load(path, special_tokens={"<|endoftext|>": 400})
+        load(path, pattern="", special_tokens={"<|endoftext|>": 400})
     message = str(info.value)
     assert str(path) in message
     for fragment in fragments:
@@ -488,7 +492,7 @@ def test_bad_merges_txt_line_is_named(gpt2_pair, line, content, fragment):
     merges_path.write_text("\n".join(lines), encoding="utf-8")
     for path in (vocab_path, merges_path):
         with pytest.raises(ValueError) as info:
-            load(path)
+            load(path, pattern="")
         message = str(info.value)
         assert f"{merges_path}, line {line}" in message or f"merges.txt, line {line}" in message
         assert fragment in message
@@ -499,7 +503,7 @@ def test_merges_txt_not_utf8_names_its_line(gpt2_pair):
     merges_path.write_bytes(merges_path.read_bytes() + b"\xff\xfe \x80\n")
     lines = merges_path.read_bytes().count(b"\n")
     with pytest.raises(ValueError, match=f"line {lines}"):
-        load(vocab_path)
+        load(vocab_path, pattern="")
 
 
 def test_bad_line_in_a_partner_file_names_that_file(small, tmp_path):
@@ -509,7 +513,7 @@ def test_bad_line_in_a_partner_file_names_that_file(small, tmp_path):
     lines[4] = "a b c"
     (tmp_path / "vocab.bpe").write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(ValueError) as info:
-        load(tmp_path / "encoder.json")
+        load(tmp_path / "encoder.json", pattern="")
     assert "vocab.bpe" in str(info.value) and "line 5" in str(info.value)
 
 
@@ -524,7 +528,7 @@ def test_vocab_json_that_is_a_list_is_refused(gpt2_pair):
 def test_tiktoken_duplicate_rank_names_where(small):
     data = _tiktoken_lines(small, lambda ls: _bad_merge_line(ls, 7, b"Bw== 6"))
     with pytest.raises(ValueError) as info:
-        read_tokenizer(data, "ranks.tiktoken")
+        read_tokenizer(data, "ranks.tiktoken", pattern="", special_tokens={})
     message = str(info.value)
     assert "line 8" in message or "rank 6" in message or " 6" in message
 
@@ -532,7 +536,7 @@ def test_tiktoken_duplicate_rank_names_where(small):
 def test_tiktoken_negative_rank_is_refused(small):
     data = _tiktoken_lines(small, lambda ls: _bad_merge_line(ls, 5, b"BQ== -1"))
     with pytest.raises(ValueError, match="line 6"):
-        read_tokenizer(data, "ranks.tiktoken")
+        read_tokenizer(data, "ranks.tiktoken", pattern="", special_tokens={})
 
 
 @pytest.mark.parametrize("fmt", ["hf", "gpt2"])
@@ -570,7 +574,8 @@ PREFIXES = [b"{", b'{"model": ', b"#version: 0.2\n", b"IQ== 0\n", b"minbpe v1\n"
 @given(prefix=st.sampled_from(PREFIXES), data=st.binary(max_size=500))
 def test_random_bytes_after_a_plausible_start_are_a_value_error_or_load(prefix, data):
     try:
-        tok = read_tokenizer(prefix + data, "x", vocab=b"{}", merges=b"")
+        tok = read_tokenizer(prefix + data, "x", vocab=b"{}", merges=b"", pattern="",
+                             special_tokens={})
     except ValueError:
         return
     assert tok.decode(tok.encode("hello world")) == "hello world"
@@ -585,9 +590,10 @@ def valid_files(small) -> dict[str, tuple[bytes, dict]]:
     lines = ["minbpe v1", "", "1", "<|endoftext|> 400"] + [f"{a} {b}" for a, b in basic.merges]
     return {
         "hf": (to_hf_json(small).encode(), {}),
-        "tiktoken": (to_tiktoken(small), {"special_tokens": {"<|endoftext|>": 400}}),
-        "gpt2-vocab": (vocab.encode(), {"merges": merges.encode()}),
-        "gpt2-merges": (merges.encode(), {"vocab": vocab.encode()}),
+        "tiktoken": (to_tiktoken(small), {"special_tokens": {"<|endoftext|>": 400},
+                                          "pattern": small.pattern}),
+        "gpt2-vocab": (vocab.encode(), {"merges": merges.encode(), "pattern": small.pattern}),
+        "gpt2-merges": (merges.encode(), {"vocab": vocab.encode(), "pattern": small.pattern}),
         "minbpe": ("\n".join(lines).encode() + b"\n", {}),
     }
 

@@ -73,7 +73,7 @@ def test_a_token_of_more_than_2000_bytes_survives_every_format():
     tok.train("abcd" * 3000, 270)
     assert max(map(len, tok.vocab.values())) > 2000
     text = "abcd" * 1000 + "x"
-    other = read_tokenizer(to_tiktoken(tok), "long.tiktoken", pattern="")
+    other = read_tokenizer(to_tiktoken(tok), "long.tiktoken", pattern="", special_tokens={})
     assert other.merges == tok.merges and other.encode(text) == tok.encode(text)
     assert tiktoken.Encoding(**tiktoken_encoding(tok)).encode(text) == tok.encode(text)
 

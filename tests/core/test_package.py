@@ -1,10 +1,11 @@
-"""``pip install .`` gives a working library on its own: the wheel holds bpe_core and its GPT
-vocabularies and nothing else, its metadata says the truth, and the installed package encodes
-like tiktoken from any folder, away from this checkout.
+"""``pip install .`` gives a working library on its own: the wheel holds bpe_core with its GPT
+vocabularies and the ``bpe-lab`` command (bpe_lab) and nothing else, its metadata says the truth,
+the installed package encodes like tiktoken from any folder, away from this checkout, and the
+installed ``bpe-lab`` command trains and describes a tokenizer there.
 
 The wheel is built from a copy of the checkout with the setuptools that requirements-dev.txt pins
 (no build isolation: nothing is downloaded), and installed into fresh virtual environments that
-see the machine's packages (for ``regex``) but not this checkout.
+see the running environment's packages (for ``regex``) but not this checkout.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from pathlib import Path
@@ -49,6 +51,9 @@ EXPECTED = [  # OpenAI's ids for "hello world", as tiktoken gives them
 PARALLEL = " ".join(f"{lang.code}:{len(lang.lines)}" for lang in load_parallel())
 
 
+DEPENDENCIES = ["regex", "tqdm"]  # pyproject's [project] dependencies, as import names
+
+
 def run(*cmd, cwd) -> str:
     done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
                           timeout=240)
@@ -76,17 +81,30 @@ def wheel(source, tmp_path_factory) -> Path:
 
 
 def fresh_venv(folder: Path) -> Path:
-    """A new virtual environment that sees the machine's packages (pip and the pinned setuptools
-    among them: it gets no older copies of its own); its python."""
-    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", folder,
-        cwd=folder.parent)
-    return folder / "bin" / "python"
+    """A new virtual environment that sees the packages of the environment running the tests (pip,
+    ``regex`` and the pinned setuptools among them) but not this checkout; its python.
+
+    ``venv --system-site-packages`` would not do: made from inside a virtual environment, it sees
+    the base interpreter's packages instead of the running environment's. A ``.pth`` file in the
+    new environment names the running one's package folders, after its own.
+    """
+    run(sys.executable, "-m", "venv", "--without-pip", folder, cwd=folder.parent)
+    python = folder / "bin" / "python"
+    inner = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                cwd=folder).strip()
+    outer = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    Path(inner, "running-environment.pth").write_text("".join(f"{p}\n" for p in outer))
+    return python
 
 
-def test_the_wheel_holds_the_library_and_its_vocabularies_only(wheel):
+def test_the_wheel_holds_the_library_its_vocabularies_and_the_command_only(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names}
-    assert top == {"bpe_core", f"bpe_lab-{bpe_core.__version__}.dist-info"}
+    assert top == {"bpe_core", "bpe_lab", f"bpe_lab-{bpe_core.__version__}.dist-info"}
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert "bpe-lab = bpe_lab.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    command = {Path(n).name for n in names if n.startswith("bpe_lab/")}
+    assert {"__init__.py", "__main__.py", "cli.py"} <= command
     shipped = {Path(n).name for n in names if Path(n).parent == Path("bpe_core/data")}
     assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.tiktoken.gz",
                        "o200k_base.tiktoken.gz", "cl100k_base.merges.gz", "o200k_base.merges.gz"}
@@ -103,6 +121,10 @@ def test_the_wheels_metadata_says_the_version_and_what_it_needs(wheel):
     assert f"\nVersion: {bpe_core.__version__}\n" in text
     assert "\nRequires-Python: >=3.11\n" in text
     assert re.search(r"^Requires-Dist: regex\b", text, re.MULTILINE)
+    assert re.search(r"^Requires-Dist: tqdm>=4\.66$", text, re.MULTILINE)  # the progress bars
+    assert re.search(r"^Provides-Extra: dask$", text, re.MULTILINE)  # bpe-lab[dask]
+    needs = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert [re.match(r"[\w-]+", n).group() for n in needs] == DEPENDENCIES  # regex and tqdm, nothing more
 
 
 def lowest_python(spec: str) -> str:
@@ -132,6 +154,15 @@ def test_pip_install_dot_works_away_from_the_checkout(source, wheel, tmp_path):
     version, metadata_version = lines[1].split()
     assert version == metadata_version == bpe_core.__version__
     assert lines[2:] == [*EXPECTED, PARALLEL]
+    # the installed command, from its own script in the venv's bin/, away from the checkout
+    command = tmp_path / "venv" / "bin" / "bpe-lab"
+    (away / "corpus.txt").write_text("low lower lowest<|endoftext|>newer newest wider\n" * 20)
+    out = run(command, "train", "corpus.txt", "--vocab-size", "270", "--special-token",
+              "<|endoftext|>", "--workers", "1", "--out", "tok.model", cwd=away)
+    assert "wrote tok.model" in out
+    described = run(command, "info", "tok.model", cwd=away)
+    assert re.search(r"^merges\s+13$", described, re.MULTILINE)  # 270 - 256 - 1 special
+    assert re.search(r"^special tokens\s+<\|endoftext\|> = 269$", described, re.MULTILINE)
 
 
 def test_pip_install_editable_works_away_from_the_checkout(source, tmp_path):

@@ -7,6 +7,7 @@ import json
 import os
 
 import pytest
+from learners import learner_train, prefix
 from support import open_page
 
 from bpe_core import GPT2_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
@@ -22,9 +23,12 @@ VOCAB = 256 + 1 + 30  # 30 merges and the special token, counted as CS336 counts
 
 @pytest.fixture
 def at():
+    """The page on TEXT, set to CS336's task (the GPT-2 pattern, <|endoftext|>, 30 merges)."""
     app = open_page("pages/check.py")
     app.radio(key="check_source").set_value("A text of my own").run()
     app.text_area(key="check_text").set_value(TEXT).run()
+    app.selectbox(key="check_pattern").set_value("GPT-2 (CS336)")
+    app.text_input(key="check_specials").set_value("<|endoftext|>").run()
     app.number_input(key="check_vocab").set_value(VOCAB).run()
     assert not app.exception
     return app
@@ -45,10 +49,13 @@ def paste(app, text: str):
     return app.text_area(key="check_paste").set_value(text).run()
 
 
-def upload(app, *files):
-    app.radio(key="check_how").set_value("Upload files").run()
-    value = [(name, data, "application/octet-stream") for name, data in files]
-    return app.file_uploader(key="check_files").set_value(value).run()
+def upload(app, name, data, vocab_json=None):
+    """Upload a merges file (replacing any before it), and a merges.txt's vocab.json."""
+    app.file_uploader(key="check_file").set_value((name, data, "application/octet-stream"))
+    if vocab_json is not None:
+        app.file_uploader(key="check_vocab_json").set_value(
+            ("vocab.json", vocab_json, "application/json"))
+    return app.run()
 
 
 def errors(app) -> list[str]:
@@ -93,7 +100,7 @@ def test_a_minbpe_model_upload_matches_a_basic_tokenizer(at, tmp_path):
     at.number_input(key="check_vocab").set_value(256 + 20).run()
     tok = trained(pattern="", specials=(), vocab_size=256 + 20)
     tok.save(str(tmp_path / "mine"))
-    upload(at, ("mine.model", (tmp_path / "mine.model").read_bytes()))
+    upload(at, "mine.model", (tmp_path / "mine.model").read_bytes())
     assert not at.exception
     assert [s.value for s in at.success] and not errors(at), errors(at)
 
@@ -108,7 +115,7 @@ def test_a_merges_txt_with_its_vocab_json_matches(at):
     merges_txt = "\n".join(f"{spell(a)} {spell(b)}" for a, b in byte_pairs(tok)) + "\n"
     vocab_json = json.dumps({spell(t): i for i, t in tok.vocab.items()
                              if i not in tok.special_tokens.values()} | {"<|endoftext|>": 0})
-    upload(at, ("merges.txt", merges_txt.encode()), ("vocab.json", vocab_json.encode()))
+    upload(at, "merges.txt", merges_txt.encode(), vocab_json.encode())
     assert not at.exception
     assert [s.value for s in at.success] and not errors(at), errors(at)
 
@@ -184,3 +191,166 @@ def test_hostile_text_of_my_own_stays_text(at):
     assert not at.exception
     for value in [m.value for m in at.markdown] + errors(at):
         assert "<script>" not in value and "<img" not in value
+
+
+# -- the task starts from the sidebar; the newest input is checked ------------------------------
+
+
+def code_settings(app) -> str:
+    return app.code[0].value
+
+
+def test_the_task_starts_from_the_sidebar_and_follows_it():
+    app = open_page("pages/check.py")
+    # the sidebar's defaults: GPT-4 split, 512 tokens, no special tokens (minbpe's RegexTokenizer)
+    assert app.selectbox(key="check_pattern").value == "GPT-4 (minbpe's RegexTokenizer)"
+    assert app.text_input(key="check_specials").value == ""
+    assert "vocab_size=512, special_tokens=[]" in code_settings(app)
+    assert "seen first" in app.selectbox(key="check_rule").value
+    app.selectbox(key="kind").set_value("Train: GPT-2 split")
+    app.number_input(key="vocab_size").set_value(320)
+    app.text_input(key="specials").set_value("<|endoftext|>").run()
+    assert not app.exception
+    assert app.selectbox(key="check_pattern").value == "GPT-2 (CS336)"
+    assert "vocab_size=320, special_tokens=['<|endoftext|>']" in code_settings(app)
+    # a change made here stays until the sidebar changes again
+    app.number_input(key="check_vocab").set_value(300).run()
+    assert "vocab_size=300" in code_settings(app)
+    app.selectbox(key="kind").set_value("Train: custom split pattern").run()
+    app.text_input(key="pattern").set_value(r"\w+|\s+|[^\w\s]+").run()
+    assert not app.exception
+    assert app.selectbox(key="check_pattern").value == "custom: the sidebar's pattern"
+    assert "vocab_size=320" in code_settings(app)
+
+
+def test_a_correct_minbpe_file_matches_with_the_settings_the_page_starts_with(tmp_path):
+    from bpe_core.check import MINBPE_GPT4_SPLIT_PATTERN
+
+    app = open_page("pages/check.py")
+    tok = RegexTokenizer(MINBPE_GPT4_SPLIT_PATTERN)  # minbpe's RegexTokenizer, minbpe's pattern
+    tok.train(app.session_state["text"], 512)
+    tok.save(str(tmp_path / "mine"))
+    upload(app, "mine.model", (tmp_path / "mine.model").read_bytes())
+    assert not app.exception
+    assert [s.value for s in app.success] and not errors(app), errors(app)
+    captions = [c.value for c in app.caption]
+    assert any(md_escape("the GPT-4 pattern (as minbpe writes it)") in c for c in captions)
+
+
+def test_a_new_upload_or_paste_replaces_the_last_and_its_result(at, tmp_path):
+    wrong, right = trained("bytes"), trained()
+    wrong.save(str(tmp_path / "wrong"))
+    right.save(str(tmp_path / "right"))
+    upload(at, "wrong.model", (tmp_path / "wrong.model").read_bytes())
+    assert errors(at) and not at.success
+    upload(at, "right.model", (tmp_path / "right.model").read_bytes())
+    assert not at.exception
+    assert [s.value for s in at.success] and not errors(at)
+    assert any("right\\.model" in c.value for c in at.caption)
+    assert not any("wrong\\.model" in c.value for c in at.caption)
+    paste(at, "merges = " + repr(byte_pairs(wrong)))  # the paste is newer than the upload
+    assert errors(at) and not at.success
+    assert any("Checking the pasted text" in c.value for c in at.caption)
+    upload(at, "right.model", (tmp_path / "right.model").read_bytes())  # uploaded again
+    assert [s.value for s in at.success] and not errors(at)
+
+
+# -- what the page calls a cause, and what it does not ------------------------------------------
+
+
+def subheaders(app) -> list[str]:
+    return [s.value for s in app.subheader]
+
+
+def said(app) -> str:
+    return " ".join(e.value for e in [*app.warning, *app.info])
+
+
+def test_a_learner_with_last_seen_ties_gets_the_cause_with_all_its_merges(at):
+    mine = learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, ["<|endoftext|>"], tie_rule="last_seen")
+    paste(at, "merges = " + repr(mine))
+    assert not at.exception
+    assert "The cause" in subheaders(at)
+    assert md_escape("you broke ties by the 'last_seen' rule") in said(at)
+    assert md_escape(f"it explains all your {len(mine)} merges") in said(at)
+    assert not any("Most likely" in s for s in subheaders(at))
+
+
+def test_a_learner_with_two_mistakes_gets_the_closest_known_mistake_and_its_numbers(at):
+    specials = ["<|endoftext|>"]
+    mine = learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, specials, tie_rule="bytes",
+                         merge_from="right")
+    alone = prefix(learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, specials, tie_rule="bytes"),
+                   mine)
+    reference = prefix(learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, specials), mine)
+    assert reference < alone < len(mine)
+    paste(at, "merges = " + repr(mine))
+    assert not at.exception
+    assert "Closest known mistake" in subheaders(at)
+    assert not any("cause" in s.lower() for s in subheaders(at))
+    assert md_escape(f"it explains your first {alone} of {len(mine)} merges (the reference: the"
+                     f" first {reference})") in said(at)
+    table = next(d.value for d in at.dataframe if "explains your first" in d.value.columns)
+    assert f"{alone} of {len(mine)}" in table["explains your first"].tolist()
+
+
+def test_a_tie_rule_the_page_cannot_name_is_another_tie_rule_with_the_tied_pairs(at):
+    at.text_area(key="check_text").set_value("ab c dzyef")
+    at.selectbox(key="check_pattern").set_value("none (minbpe's BasicTokenizer)")
+    at.text_input(key="check_specials").set_value("").run()
+    at.number_input(key="check_vocab").set_value(257).run()
+    mine = learner_train("ab c dzyef", 257, tie_rule="gpt2_strings")  # (Ġ, d): see test_check_words
+    paste(at, "merges = " + repr(mine))
+    assert not at.exception
+    assert "Another tie rule" in subheaders(at)
+    assert "another tie rule" in said(at)
+    step = next(d.value for d in at.dataframe if "who" in d.value.columns)
+    assert len(step) == 9 and set(step["count"]) == {1}  # the nine pairs, each once: all tied
+    assert step["pair"].tolist()[:2] == ["· + d", "a + b"]  # yours, the reference's
+
+
+def test_byte_labels_keep_two_spaces_apart_from_one(at):
+    # "a    b    c": the reference merges " " + " ", then "  " + "  "; the learner "  " + "b"
+    at.text_area(key="check_text").set_value("a    b    c")
+    at.selectbox(key="check_pattern").set_value("none (minbpe's BasicTokenizer)")
+    at.text_input(key="check_specials").set_value("").run()
+    at.number_input(key="check_vocab").set_value(258).run()
+    paste(at, "merges = [(b' ', b' '), (b'  ', b'b')]")
+    assert not at.exception
+    assert errors(at)[0] == md_escape("Your merges match the first 1; at merge 2 you merged ·· + b"
+                                      " and the reference merged ·· + ··.")
+
+
+def test_a_file_with_another_split_pattern_than_the_task_s_is_flagged(tmp_path):
+    app = open_page("pages/check.py")  # the task: GPT-4, from the sidebar
+    tok = trained(pattern=GPT2_SPLIT_PATTERN, specials=(), vocab_size=256 + 20)
+    tok.save(str(tmp_path / "gpt2"))
+    upload(app, "gpt2.model", (tmp_path / "gpt2.model").read_bytes())
+    assert not app.exception
+    assert any(md_escape("Your file's split pattern is the GPT-2 pattern; the task's is the GPT-4"
+                         " pattern") in w.value for w in app.warning)
+
+
+def test_the_page_shows_the_sentences_of_the_plain_report_the_command_line_prints(at):
+    from bpe_core import check
+    from ui.check_view import spell
+
+    mine_pairs = learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, ["<|endoftext|>"],
+                               tie_rule="bytes", merge_from="right")
+    pasted = "merges = " + repr(mine_pairs)
+    paste(at, pasted)
+    assert not at.exception
+    mine = check.read_merges(pasted)
+    report = check.check_merges(mine, TEXT, pattern=GPT2_SPLIT_PATTERN, vocab_size=VOCAB,
+                                special_tokens=["<|endoftext|>"])
+    said = check.check_verdict(report, spell)
+    lines = check.report_lines(report, mine, spell=spell)
+    assert f"{said.heading}: {said.text}" in lines and len(lines) >= 5
+    shown = [e.value for kind in ("caption", "error", "markdown", "info", "warning", "success")
+             for e in getattr(at, kind)]
+    for line in lines:
+        if line == f"{said.heading}: {said.text}":
+            assert said.heading in subheaders(at) and md_escape(said.text) in shown
+        else:
+            label, _, rest = line.partition(": ")
+            assert md_escape(line) in shown or f"**{label}:** {md_escape(rest)}" in shown, line

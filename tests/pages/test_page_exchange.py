@@ -17,6 +17,7 @@ from ui.exchange import (
     gpt2_vocab_bytes,
     minbpe_model_bytes,
     tiktoken_bytes,
+    tiktoken_sidecar_bytes,
 )
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -142,6 +143,25 @@ def test_tiktoken_upload_takes_the_special_tokens_written_on_the_page(at):
     assert not at.exception and not at.error
     imported = at.session_state["imported"][0]
     assert imported.special_tokens == {"<|end|>": 300}
+    text = "aaab<|end|>daaabac"
+    assert imported.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+
+
+def test_tiktoken_without_its_sidecar_says_what_is_missing_and_reads_it_with_the_sidecar(at):
+    tok = basic_tokenizer()
+    before = at.session_state["tok"]
+    upload(at, ("abc.tiktoken", tiktoken_bytes(tok)))
+    assert not at.exception
+    message = at.error[0].value.replace("\\", "")
+    assert "do not hold the split pattern or the special tokens" in message
+    assert "abc.tiktoken.bpe-lab.json" in message and "choose its split pattern" in message
+    assert at.session_state["tok"] is before
+    upload(at, ("abc.tiktoken", tiktoken_bytes(tok)),
+           ("abc.tiktoken.bpe-lab.json", tiktoken_sidecar_bytes(tok)))
+    assert not at.exception and not at.error
+    imported = at.session_state["imported"][0]
+    assert type(imported) is BasicTokenizer and imported.special_tokens == {"<|end|>": 300}
+    assert imported.history == tok.history and len(tok.history) == 6
     text = "aaab<|end|>daaabac"
     assert imported.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
 

@@ -31,6 +31,7 @@ from ui.exchange import (
     export_problems,
     file_stem,
     gpt2_merges_bytes,
+    gpt2_sidecar_bytes,
     gpt2_vocab_bytes,
     hf_json_bytes,
     history_csv_bytes,
@@ -42,6 +43,7 @@ from ui.exchange import (
     read_uploads,
     safe_name,
     tiktoken_bytes,
+    tiktoken_sidecar_bytes,
     zip_bytes,
 )
 from ui.samples import load_samples
@@ -265,10 +267,18 @@ def test_zip_holds_every_format_that_fits_and_says_what_it_left_out(tok):
     stem = file_stem("GPT-4 split, 400 tokens")
     with zipfile.ZipFile(io.BytesIO(zip_bytes(tok, stem))) as z:
         names = set(z.namelist())
-        assert names == {stem + e.suffix for e in EXPORTS} | {"README.txt"}
+        assert tok.history  # trained here: the .model and tokenizer.json get a sidecar too
+        history = {stem + ".model.bpe-lab.json", stem + "-tokenizer.json.bpe-lab.json"}
+        assert names == {stem + e.suffix for e in EXPORTS} | {"README.txt"} | history
         for e in EXPORTS:
             assert z.read(stem + e.suffix) == e.make(tok)
         assert "Not included" not in z.read("README.txt").decode()
+        for main in (".model", "-tokenizer.json", ".tiktoken"):  # each with its sidecar
+            back = read_uploads([(stem + main, z.read(stem + main)),
+                                 (stem + main + ".bpe-lab.json",
+                                  z.read(stem + main + ".bpe-lab.json"))]).tok
+            same_tokenizer(back, tok)
+            assert back.history == tok.history
     with zipfile.ZipFile(io.BytesIO(zip_bytes(two_ids_for_abc(), "dup"))) as z:
         assert set(z.namelist()) == {"dup.model", "dup.vocab", "dup-merges.csv", "README.txt"}
         assert "same bytes" in z.read("README.txt").decode()
@@ -293,11 +303,28 @@ def test_read_uploads_reads_each_format(tok):
         same_tokenizer(imported.tok, tok)
 
 
-def test_read_uploads_uses_the_formats_default_pattern_when_none_is_chosen(tok):
-    assert read_uploads([("t.tiktoken", tiktoken_bytes(tok))]).tok.pattern == GPT4_SPLIT_PATTERN
+def test_read_uploads_guesses_no_pattern_and_says_what_is_missing(tok):
+    with pytest.raises(ValueError, match=r"do not hold the split pattern or the special tokens.*"
+                                         r"t\.tiktoken\.bpe-lab\.json.*choose its split pattern"
+                                         r" above and write its special tokens"):
+        read_uploads([("t.tiktoken", tiktoken_bytes(tok))])
+    with pytest.raises(ValueError, match="write its special tokens"):
+        read_uploads([("t.tiktoken", tiktoken_bytes(tok))], pattern=tok.pattern)
     files = [("vocab.json", gpt2_vocab_bytes(tok)), ("merges.txt", gpt2_merges_bytes(tok))]
-    assert read_uploads(files).tok.pattern == GPT2_SPLIT_PATTERN
+    with pytest.raises(ValueError, match="GPT-2 files do not hold the split pattern"):
+        read_uploads(files)
     assert type(read_uploads(files, pattern="").tok) is BasicTokenizer
+    # with the sidecar, in any order
+    imported = read_uploads([("s.json", gpt2_sidecar_bytes(tok)), *files])
+    assert imported.sidecar and imported.tok.pattern == tok.pattern
+    same_tokenizer(imported.tok, tok)
+    assert dict(import_summary(imported))["Split pattern"].endswith("(from the bpe-lab sidecar)")
+    # a sidecar of another file is refused, naming it
+    other = RegexTokenizer(GPT2_SPLIT_PATTERN)
+    other.train("something else entirely " * 5, 270)
+    with pytest.raises(ValueError, match="s.json was written for another file"):
+        read_uploads([("t.tiktoken", tiktoken_bytes(tok)),
+                      ("s.json", tiktoken_sidecar_bytes(other))])
 
 
 def test_read_uploads_skips_a_vocab_listing_next_to_its_model(tok):
@@ -316,7 +343,7 @@ def test_read_uploads_skips_a_vocab_listing_next_to_its_model(tok):
         ([("t.model", b"\xff\xfe" * 10)], r"t\.model, line 1"),
         ([("t.json", b"{" * 100_000)], r"t\.json, line 1: not valid JSON"),
         ([("a.model", b"minbpe v1\n\n0\n")] * 2, "one tokenizer at a time"),
-        ([("a.model", b"")] * 4, "4 files"),
+        ([("a.model", b"")] * 5, "5 files"),
         ([("big.tiktoken", b"A" * (MAX_IMPORT_BYTES + 1))], "more than the 10 MB"),
         ([("vocab.json", b'{"a": 0}')], "needs its merges.txt"),
         ([("merges.txt", b"#version: 0.2\na b\n")], "needs its vocab.json"),
@@ -351,7 +378,7 @@ def test_mangled_files_give_value_errors_only(tok):
                 del data[pos : pos + rng.randint(1, 40)]
         files = [(name, bytes(data))] + ([("merges.txt", merges)] if name == "vocab.json" else [])
         try:
-            read_uploads(files)
+            read_uploads(files, pattern=tok.pattern, special_tokens={})
         except ValueError:
             pass
 
@@ -374,6 +401,11 @@ def test_pick_upload_reads_what_was_just_added_to_the_list(tok):
     assert pick_upload([model, model, broken], [False, True, True]) == [1, 2]
     with pytest.raises(ValueError, match="one tokenizer at a time"):
         read_uploads([model, broken])
+    # a sidecar goes with the tokenizer read; one added alone re-reads the latest tokenizer
+    side = ("v.json.bpe-lab.json", gpt2_sidecar_bytes(tok))
+    assert pick_upload([vocab, merges, side], [True, True, True]) == [0, 1, 2]
+    assert pick_upload([model, vocab, merges, side], [False, False, False, True]) == [1, 2, 3]
+    assert pick_upload([model, broken, side], [False, True, True]) == [1, 2]
 
 
 def test_import_summary_names_format_sizes_pattern_and_specials(tok):
@@ -387,7 +419,8 @@ def test_import_summary_names_format_sizes_pattern_and_specials(tok):
 
 
 def test_parse_import_specials():
-    assert parse_import_specials("") == {}
+    assert parse_import_specials("") is None  # not given: the sidecar must say
+    assert parse_import_specials(" None ") == {}
     assert parse_import_specials(" <|a|>=5 ,x=y=7") == {"<|a|>": 5, "x=y": 7}
     for bad in ("<|a|>", "<|a|>=-1", "=5", "<|a|>=five"):
         with pytest.raises(ValueError, match="token=id"):

@@ -1,0 +1,224 @@
+"""The bpe-lab sidecar: what a saved file cannot hold, in a small JSON file beside it.
+
+tiktoken ranks hold neither the split pattern nor the special tokens; GPT-2's ``vocab.json`` +
+``merges.txt`` hold no split pattern; no format holds the training history ("why this merge").
+So the save methods write, beside the file they save, ``<file>.bpe-lab.json``::
+
+    {"bpe_lab": "sidecar v1",
+     "format": "tiktoken",                 <- minbpe, hf, tiktoken or gpt2
+     "files": {"file": {"sha256": "…", "bytes": 4711}},   <- gpt2: "vocab" and "merges"
+     "kind": "regex",                      <- basic, regex or pipeline (a tokenizer.json's)
+     "pattern": "…", "special_tokens": {"<|endoftext|>": 300},
+     "vocab_size": 301,
+     "history": [{"pair": [98, 32], "id": 256, "count": 3,
+                  "candidates": [{"pair": [98, 32], "count": 3, "first": 0}, …]}, …]}
+
+``history`` is there only when the tokenizer has one. The sidecar of a GPT-2 pair sits beside the
+``vocab.json`` (``vocab.json.bpe-lab.json``). tiktoken and GPT-2 files always get one; a ``.model``
+or a ``tokenizer.json`` (which hold the pattern and the special tokens) get one only when there
+is a history to keep, and a stale sidecar of the same name is removed.
+
+``bpe_core.load`` reads the sidecar found beside the file and checks that it describes that very
+file (its SHA-256); a sidecar written for another file is refused, naming what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, NamedTuple
+
+from .text import id_problem, shorten
+from .training import Candidate, MergeRecord
+
+SIDECAR_SUFFIX = ".bpe-lab.json"
+SIDECAR_HEADER = "sidecar v1"
+SIDECAR_FORMATS = ("minbpe", "hf", "tiktoken", "gpt2")
+SIDECAR_KINDS = ("basic", "regex", "pipeline")
+MAX_SIDECAR_BYTES = 256 * 1024 * 1024  # history with candidates: about 1 KB per merge
+
+
+def sidecar_path(path: str | os.PathLike) -> str:
+    """Where the sidecar of the file at ``path`` lives: ``path + ".bpe-lab.json"``."""
+    return os.fspath(path) + SIDECAR_SUFFIX
+
+
+def is_sidecar(data: bytes) -> bool:
+    """Whether ``data`` is a bpe-lab sidecar (a JSON object whose ``bpe_lab`` key says so)."""
+    head = data[:200].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and b'"bpe_lab"' in head
+
+
+def tokenizer_kind(tok: Any) -> str:
+    """``basic``, ``regex`` or ``pipeline`` (a tokenizer.json that does more than split)."""
+    if tok.pipeline is not None:
+        return "pipeline"
+    return "regex" if tok.pattern else "basic"
+
+
+def _describe(data: bytes) -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+def history_json(history: list[MergeRecord]) -> list[dict[str, Any]]:
+    """The training history as JSON-ready data (the token's bytes are left out: the merges
+    spell them)."""
+    return [
+        {"pair": list(r.pair), "id": r.id, "count": r.count,
+         **({"candidates": [{"pair": list(c.pair), "count": c.count, "first": c.first}
+                            for c in r.candidates]} if r.candidates else {})}
+        for r in history
+    ]
+
+
+def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
+    """The sidecar of ``tok`` saved as ``fmt`` in ``files`` (role -> the bytes written:
+    ``{"file": …}``, or ``{"vocab": …, "merges": …}`` for GPT-2)."""
+    document: dict[str, Any] = {
+        "bpe_lab": SIDECAR_HEADER,
+        "format": fmt,
+        "files": {role: _describe(data) for role, data in files.items()},
+        "kind": tokenizer_kind(tok),
+        "pattern": tok.pattern,
+        "special_tokens": dict(tok.special_tokens),
+        "vocab_size": tok.vocab_size,
+    }
+    if tok.history:
+        document["history"] = history_json(tok.history)
+    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+class Sidecar(NamedTuple):
+    """A sidecar, read and checked for shape (``read_sidecar``)."""
+
+    name: str
+    format: str
+    files: dict[str, dict[str, Any]]
+    kind: str
+    pattern: str
+    special_tokens: dict[str, int]
+    vocab_size: int
+    history: list[dict[str, Any]] | None
+
+    def check_files(self, files: dict[str, tuple[str, bytes]]) -> None:
+        """ValueError unless ``files`` (role -> (name, bytes)) are the files this sidecar was
+        written for, byte for byte."""
+        for role, (file_name, data) in files.items():
+            expected = self.files.get(role)
+            if expected is None:
+                raise ValueError(f"{self.name} describes a {self.format} file, not"
+                                 f" {file_name}; load the file it was written for")
+            if hashlib.sha256(data).hexdigest() != expected.get("sha256"):
+                raise ValueError(
+                    f"{self.name} was written for another file than {file_name}: it describes"
+                    f" {expected.get('bytes', '?'):,} bytes with another SHA-256 (this file has"
+                    f" {len(data):,} bytes; the sidecar's tokenizer has {self.vocab_size:,}"
+                    " tokens). The file was changed after it was saved: save it again, or"
+                    " delete the sidecar and pass pattern= and special_tokens= yourself"
+                )
+
+    def records(self, tok: Any) -> list[MergeRecord]:
+        """The history as ``MergeRecord``s of ``tok`` (the loaded tokenizer); ValueError when a
+        record is not one of its merges."""
+        out = []
+        for k, entry in enumerate(self.history or []):
+            where = f"{self.name}: key 'history[{k}]'"
+            pair, idx = _pair(entry.get("pair"), where + ".pair"), entry.get("id")
+            if tok.merges.get(pair) != idx:
+                raise ValueError(f"{where}: the merge {list(pair)} -> {shorten(idx)} is not one"
+                                 " of the file's merges (is the sidecar from another tokenizer?)")
+            candidates = []
+            for j, c in enumerate(entry.get("candidates") or []):
+                cwhere = f"{where}.candidates[{j}]"
+                if not isinstance(c, dict):
+                    raise ValueError(f"{cwhere} should be an object")
+                candidates.append(Candidate(_pair(c.get("pair"), cwhere + ".pair"),
+                                            _count(c.get("count"), cwhere + ".count"),
+                                            _count(c.get("first"), cwhere + ".first")))
+            out.append(MergeRecord(pair, idx, tok.vocab[idx],
+                                   _count(entry.get("count"), where + ".count"),
+                                   tuple(candidates)))
+        return out
+
+
+def _pair(value: object, where: str) -> tuple[int, int]:
+    if not (isinstance(value, list) and len(value) == 2
+            and all(not id_problem(v) for v in value)):
+        raise ValueError(f"{where} should be two token ids such as [97, 98], found"
+                         f" {shorten(value)}")
+    return (value[0], value[1])
+
+
+def _count(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{where} should be a whole number >= 0, found {shorten(value)}")
+    return value
+
+
+def read_sidecar(data: bytes, name: str) -> Sidecar:
+    """A sidecar's bytes, checked for shape; any problem is a ValueError naming the key."""
+    if len(data) > MAX_SIDECAR_BYTES:
+        raise ValueError(f"{name}: {len(data):,} bytes is too large for a bpe-lab sidecar")
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{name}: not a readable bpe-lab sidecar (not UTF-8 JSON: {e})") from None
+    if not isinstance(document, dict) or document.get("bpe_lab") != SIDECAR_HEADER:
+        raise ValueError(f"{name}: not a bpe-lab sidecar (expected \"bpe_lab\":"
+                         f" \"{SIDECAR_HEADER}\")")
+
+    def field(key: str, kind: type | tuple, choices: tuple = ()) -> Any:
+        value = document.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool) or (choices and value not in choices):
+            expected = f"one of {', '.join(choices)}" if choices else f"a {getattr(kind, '__name__', 'value')}"
+            raise ValueError(f"{name}: key '{key}' should be {expected}, found {shorten(value)}")
+        return value
+
+    fmt = field("format", str, SIDECAR_FORMATS)
+    files = field("files", dict)
+    for role, entry in files.items():
+        if not (isinstance(entry, dict) and isinstance(entry.get("sha256"), str)):
+            raise ValueError(f"{name}: key 'files.{role}' should hold the file's sha256")
+    kind = field("kind", str, SIDECAR_KINDS)
+    pattern = field("pattern", str)
+    specials = field("special_tokens", dict)
+    for s, idx in specials.items():
+        if id_problem(idx):
+            raise ValueError(f"{name}: key 'special_tokens.{shorten(s)}' {id_problem(idx)}")
+    vocab_size = field("vocab_size", int)
+    history = document.get("history")
+    if history is not None and not (isinstance(history, list)
+                                    and all(isinstance(r, dict) for r in history)):
+        raise ValueError(f"{name}: key 'history' should be a list of merge records")
+    return Sidecar(name, fmt, files, kind, pattern, specials, vocab_size, history)
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, so that a file that
+    looks complete is complete."""
+    path = os.fspath(path)
+    temporary = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(temporary, "wb") as f:
+            f.write(data)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def write_with_sidecar(fmt: str, tok: Any, files: dict[str, tuple[str, bytes]],
+                       *, needed: bool) -> None:
+    """Write ``files`` (role -> (path, bytes)) and their sidecar beside the first one.
+
+    ``needed``: the format cannot hold the pattern or special tokens (tiktoken, GPT-2). Else a
+    sidecar is written only for a history, and a stale one is removed.
+    """
+    for path, data in files.values():
+        write_atomic(path, data)
+    first = sidecar_path(next(iter(files.values()))[0])
+    if needed or tok.history:
+        write_atomic(first, make_sidecar(tok, fmt, {r: d for r, (_, d) in files.items()}))
+    elif os.path.exists(first):
+        os.remove(first)

@@ -1,0 +1,181 @@
+"""``bpe-lab``: train, encode, check and inspect byte-level BPE tokenizers from the command line.
+
+    bpe-lab train corpus.txt --vocab-size 10000 --special-token '<|endoftext|>' --out tok.model
+    bpe-lab encode tok.model corpus.txt --out ids.npy
+    bpe-lab check my_merges.txt --corpus corpus.txt --pattern gpt2 --tie-rule bytes
+    bpe-lab info tok.model
+
+Exit codes: 0 done (``check``: the merges match), 1 ``check`` found a difference, 2 bad input
+(the message names the file or option and the fix), 130 interrupted (Ctrl-C; nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from bpe_core import __version__
+from bpe_core.corpus import DEFAULT_BLOCK_BYTES
+from bpe_core.training import TIE_RULES
+
+from . import commands
+from .inputs import PATTERNS, UsageError
+from .outputs import FORMATS
+
+PATTERN_HELP = ("split pattern: gpt2, gpt4, gpt4o, none (no split: merges may cross words) or a"
+                " regular expression (default: gpt4)")
+TIE_HELP = ("which of equally frequent pairs is merged: seen (first seen in the corpus, minbpe's"
+            " rule), bytes (greatest token bytes, CS336's), ids (smallest ids) (default: seen)")
+SPECIAL_HELP = ("a special token, e.g. '<|endoftext|>' (repeatable): the corpus is cut at it, no"
+                " merge crosses it, and it counts in --vocab-size")
+
+TRAIN_EXAMPLE = """\
+what it writes (--out PATH):
+  minbpe    PATH, which must end in .model, and PATH's .vocab beside it
+  hf        PATH, a Hugging Face tokenizer.json
+  tiktoken  PATH, tiktoken's ranks
+  gpt2      a folder PATH with vocab.json and merges.txt
+  cs336     a folder PATH with vocab.json and merges.txt as CS336's fixtures (no #version line)
+  Files that cannot hold the pattern, the special tokens or --history get bpe_core's sidecar
+  (NAME.bpe-lab.json) beside them; bpe_core.load and the app read it back.
+
+example (CS336's TinyStories run):
+  bpe-lab train TinyStoriesV2-GPT4-train.txt --vocab-size 10000 --pattern gpt2 \\
+      --special-token '<|endoftext|>' --tie-rule bytes --format cs336 --out tinystories/
+"""
+
+
+def _para(text: str) -> str:
+    """A description as a paragraph of 78 columns (the raw formatter keeps the examples'
+    line breaks but does not wrap)."""
+    return textwrap.fill(text, 78)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bpe-lab",
+        description=_para("Train, encode, check and inspect byte-level BPE tokenizers (bpe_core)."),
+        epilog="Run 'bpe-lab COMMAND --help' for a command's options and an example.",
+    )
+    parser.add_argument("--version", action="version", version=f"bpe-lab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    raw = argparse.RawDescriptionHelpFormatter
+
+    t = sub.add_parser(
+        "train", formatter_class=raw, help="train a tokenizer on text files",
+        description=_para("Train a byte-level BPE tokenizer on text files, streaming them in blocks and"
+                    " counting in worker processes (or on a Dask cluster), and save it. The"
+                    " merges are exactly those of bpe_core's train() on the files' joined text."),
+        epilog=TRAIN_EXAMPLE)
+    t.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
+    t.add_argument("--vocab-size", type=_int, required=True, metavar="N",
+                   help="tokens in all: 256 bytes + merges + special tokens")
+    t.add_argument("--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
+                   help=PATTERN_HELP)
+    t.add_argument("--special-token", action="append", metavar="TOK", help=SPECIAL_HELP)
+    t.add_argument("--tie-rule", choices=TIE_RULES, default="seen", help=TIE_HELP)
+    t.add_argument("--workers", type=_int, metavar="N",
+                   help="counting processes (default: one per core; more than the cores is"
+                        " lowered to the cores, with a warning)")
+    t.add_argument("--format", choices=FORMATS, default="minbpe", help="file format (default:"
+                   " minbpe)")
+    t.add_argument("--out", required=True, metavar="PATH", help="where to write (see below)")
+    t.add_argument("--history", action="store_true",
+                   help="keep each merge's corpus count and its 5 runner-up pairs (the app's"
+                        " 'why this merge'), in bpe_core's sidecar")
+    t.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="bytes that are not UTF-8: strict stops and says where (default);"
+                        " replace reads them as U+FFFD")
+    t.add_argument("--min-frequency", type=_int, metavar="N",
+                   help="stop when the most frequent pair occurs fewer than N times")
+    t.add_argument("--max-token-bytes", type=_int, metavar="N",
+                   help="never make a token longer than N bytes")
+    t.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
+                   help="about how many bytes each worker counts at a time (default: 2 MiB)")
+    t.add_argument("--dask", metavar="tcp://HOST:PORT",
+                   help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
+                        " the files must be readable there at the same paths")
+    t.set_defaults(run=commands.train)
+
+    e = sub.add_parser(
+        "encode", formatter_class=raw, help="encode text files into a .npy array of token ids",
+        description=_para("Encode text files with a tokenizer, in blocks over worker processes, into"
+                    " one array of token ids in a NumPy .npy file (uint16 when the vocabulary"
+                    " fits in 16 bits, else uint32), in corpus order. Special tokens in the text"
+                    " become their ids. Prints the throughput."),
+        epilog="example (CS336's experiment):\n"
+               "  bpe-lab encode tinystories/ TinyStoriesV2-GPT4-valid.txt --out valid.npy\n"
+               "  python -c \"import numpy; print(numpy.load('valid.npy')[:10])\"\n")
+    e.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
+    e.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
+    e.add_argument("--out", required=True, metavar="IDS", help="the .npy file to write")
+    e.add_argument("--workers", type=_int, metavar="N",
+                   help="encoding processes (default: one per core)")
+    e.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="bytes that are not UTF-8: strict stops and says where; replace reads"
+                        " them as U+FFFD")
+    e.add_argument("--block-bytes", type=_int, default=DEFAULT_BLOCK_BYTES, metavar="N",
+                   help="about how many bytes each worker encodes at a time (default: 2 MiB)")
+    e.set_defaults(run=commands.encode)
+
+    c = sub.add_parser(
+        "check", formatter_class=raw, help="check a learner's merges against the reference",
+        description=_para("Check the merges your own BPE trainer learned: train the reference on the"
+                    " same corpus and settings, show the first merge where yours differ, why"
+                    " (both pairs' counts, the tie rules), and the known mistake that gives"
+                    " your merges. Reads a minbpe .model, a merges.txt (with vocab.json beside"
+                    " it), Python literals (CS336's vocab and merges), a tokenizer.json or"
+                    " tiktoken ranks. Exit code 0 when they match, 1 when they differ."),
+        epilog="example (CS336):\n"
+               "  bpe-lab check my_merges.txt --corpus corpus.en --vocab-size 500 --pattern gpt2"
+               " \\\n      --special-token '<|endoftext|>' --tie-rule bytes\n")
+    c.add_argument("mine", metavar="MINE", help="your merges (a file, or a folder with"
+                   " merges.txt)")
+    c.add_argument("--corpus", nargs="+", required=True, metavar="FILE",
+                   help="the text you trained on (at most 200,000 characters)")
+    c.add_argument("--vocab-size", type=_int, metavar="N",
+                   help="default: 256 + your merges + the special tokens")
+    c.add_argument("--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
+                   help=PATTERN_HELP)
+    c.add_argument("--special-token", action="append", metavar="TOK",
+                   help=SPECIAL_HELP + " (default: the special tokens in your file)")
+    c.add_argument("--tie-rule", choices=TIE_RULES, default="seen", help=TIE_HELP)
+    c.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="bytes in the corpus that are not UTF-8")
+    c.set_defaults(run=commands.run_check)
+
+    i = sub.add_parser(
+        "info", formatter_class=raw, help="describe a tokenizer file",
+        description=_para("Say what a tokenizer file holds: its format, kind, split pattern, vocabulary"
+                    " size, merges, special tokens, and whether it keeps a training history."),
+        epilog="example:\n  bpe-lab info tok.model\n")
+    i.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
+    i.set_defaults(run=commands.info)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as e:
+        print(f"bpe-lab {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except commands.Interrupted as e:
+        print(f"bpe-lab {args.command}: {e}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # after the work was done (its files are complete) or before it
+        print(f"bpe-lab {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+__all__ = ["PATTERNS", "build_parser", "main"]

@@ -1,0 +1,272 @@
+"""What the command line writes, and how: every output is written into a temporary folder beside
+its destination and renamed into place only when complete, so an interrupted run leaves either
+the old file or the new one, never half of one.
+
+The tokenizer files are written by the tokenizer's own save methods (``tok.save``,
+``save_hf``, ``save_tiktoken``, ``save_gpt2``), which also write bpe_core's sidecar where the
+format needs one; this module only chooses the names and moves the results into place.
+
+Formats (``--format``) and what ``--out PATH`` becomes:
+
+    minbpe     PATH (must end in .model) and PATH with .vocab instead (minbpe's readable list)
+    hf         PATH, a Hugging Face tokenizer.json
+    tiktoken   PATH, tiktoken's base64 ranks
+    gpt2       PATH/ a folder with vocab.json and merges.txt (GPT-2's byte alphabet)
+    cs336      PATH/ a folder with vocab.json and merges.txt as Stanford CS336's test fixtures
+               have them: merges.txt without the "#version" line (CS336's reader would take it
+               for a merge); ids as bpe_core numbers them (bytes 0-255, merges, specials last)
+
+Token ids (``bpe-lab encode``) go in a NumPy ``.npy`` file (format 1.0, written with the
+standard library): ``numpy.load(PATH)`` gives a 1-D array of uint16 when every id fits in
+16 bits (vocabularies up to 65,536 ids), else uint32.
+"""
+
+from __future__ import annotations
+
+import array
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+from bpe_core import Tokenizer
+from bpe_core.formats import to_gpt2_files
+
+from .inputs import UsageError
+
+FORMATS = ("minbpe", "hf", "tiktoken", "gpt2", "cs336")
+FOLDER_FORMATS = ("gpt2", "cs336")
+FOLDER_FILES = ("vocab.json", "merges.txt")
+
+try:  # bpe_core's sidecar (pattern, special tokens and history beside a file), when it has one
+    from bpe_core.sidecar import sidecar_path as _sidecar_path
+except ImportError:  # pragma: no cover - an older bpe_core: no sidecars to look after
+    _sidecar_path = None
+
+
+def sidecar_name(name: str) -> str | None:
+    return None if _sidecar_path is None else os.path.basename(_sidecar_path(name))
+
+
+def check_out(fmt: str, out: str) -> None:
+    """Refuse, before any work, an ``--out`` that cannot be written as ``fmt``."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r} is not one this tool writes: use one of"
+                         f" {', '.join(FORMATS)}")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise UsageError(f"--out {out}: the folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: cannot write in {parent} (permission denied)")
+    if fmt == "minbpe" and not out.endswith(".model"):
+        raise UsageError(f"--out {out}: a minbpe file is named NAME.model (its readable NAME.vocab"
+                         f" goes beside it); try --out {out}.model")
+    if fmt in FOLDER_FORMATS:
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise UsageError(f"--out {out} is a file, but --format {fmt} writes a folder (with"
+                             f" {' and '.join(FOLDER_FILES)}); name a new folder")
+        strangers = _not_ours(out)
+        if strangers:
+            raise UsageError(f"--out {out} is a folder with other files in it ({strangers[0]},"
+                             " ...); name a new or empty folder, so that nothing of yours is"
+                             " replaced")
+    elif os.path.isdir(out):
+        raise UsageError(f"--out {out} is a folder; --format {fmt} writes one file: name it,"
+                         f" e.g. {os.path.join(out, 'tokenizer' + _suffix(fmt))}")
+
+
+def _suffix(fmt: str) -> str:
+    return {"minbpe": ".model", "hf": ".json", "tiktoken": ".tiktoken"}.get(fmt, "")
+
+
+def _ours(name: str) -> bool:
+    """Whether a file in a gpt2/cs336 folder is one that saving such a folder writes."""
+    names = set(FOLDER_FILES) | {sidecar_name(n) for n in FOLDER_FILES if sidecar_name(n)}
+    return name in names
+
+
+def _not_ours(folder: str) -> list[str]:
+    if not os.path.isdir(folder):
+        return []
+    return sorted(n for n in os.listdir(folder) if not _ours(n)
+                  or not os.path.isfile(os.path.join(folder, n)))
+
+
+@contextmanager
+def staging(out: str) -> Iterator[str]:
+    """A new temporary folder beside ``out`` (same file system, so renames are atomic), removed
+    afterwards with whatever is left in it, also after an error or Ctrl-C."""
+    parent = os.path.dirname(os.path.abspath(out))
+    folder = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.", suffix=".partial", dir=parent)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def save(tok: Tokenizer, fmt: str, out: str) -> str:
+    """Write ``tok`` as ``fmt`` at ``out`` (see the module's docstring); what was written, in
+    words: ``tok.model (with tok.vocab)``, ``tok/ (vocab.json, merges.txt, ...)``."""
+    check_out(fmt, out)
+    with staging(out) as folder:
+        if fmt in FOLDER_FORMATS:
+            inner = os.path.join(folder, "out")
+            os.mkdir(inner)
+            _write_folder(tok, fmt, inner)
+            names = sorted(os.listdir(inner), key=lambda n: (n not in FOLDER_FILES, n))
+            _replace_folder(inner, out)
+            return f"{out.rstrip(os.sep)}{os.sep} ({', '.join(names)})"
+        name = os.path.basename(out)
+        if fmt == "minbpe":
+            tok.save(os.path.join(folder, name[: -len(".model")]))
+        elif fmt == "hf":
+            tok.save_hf(os.path.join(folder, name))
+        else:
+            tok.save_tiktoken(os.path.join(folder, name))
+        others = _move_files(folder, name, os.path.dirname(os.path.abspath(out)), out)
+        return f"{out} (with {', '.join(others)})" if others else out
+
+
+def _write_folder(tok: Tokenizer, fmt: str, folder: str) -> None:
+    vocab_path, merges_path = (os.path.join(folder, n) for n in FOLDER_FILES)
+    if fmt == "gpt2":
+        tok.save_gpt2(vocab_path, merges_path)
+        return
+    # CS336: GPT-2's files without the "#version" line. to_gpt2_files is the one writer of the
+    # byte alphabet; the sidecar (pattern, special tokens, history) is bpe_core's own.
+    vocab_text, merges_text = to_gpt2_files(tok)
+    if merges_text.startswith("#version"):
+        merges_text = merges_text.split("\n", 1)[1]
+    files = {"vocab": (vocab_path, vocab_text.encode("utf-8")),
+             "merges": (merges_path, merges_text.encode("utf-8"))}
+    try:
+        from bpe_core.sidecar import write_with_sidecar
+    except ImportError:  # pragma: no cover - an older bpe_core: the two files only
+        for path, data in files.values():
+            with open(path, "wb") as f:
+                f.write(data)
+        return
+    write_with_sidecar("gpt2", tok, files, needed=True)
+
+
+def _move_files(folder: str, main: str, parent: str, out: str) -> list[str]:
+    """(The paths of the other files written, beside ``out``.)"""
+    """Move what the save wrote from ``folder`` into ``parent``: the other files first (the
+    .vocab, the sidecar), the main file last, so that a complete main file means a complete
+    save. A sidecar of an earlier save that this one does not replace is removed first."""
+    written = sorted(os.listdir(folder))
+    side = sidecar_name(main)
+    if side and side not in written and os.path.exists(os.path.join(parent, side)):
+        os.remove(os.path.join(parent, side))
+    others = [n for n in written if n != main]
+    for n in others:
+        os.replace(os.path.join(folder, n), os.path.join(parent, n))
+    os.replace(os.path.join(folder, main), out)
+    return [os.path.join(os.path.dirname(out), n) for n in others]
+
+
+def _replace_folder(new: str, out: str) -> None:
+    """Put the folder ``new`` at ``out``; an earlier output there (only files such a save
+    writes: ``check_out`` made sure) is set aside first and removed after."""
+    if not os.path.exists(out):
+        os.rename(new, out)
+        return
+    if not os.listdir(out):
+        os.rmdir(out)
+        os.rename(new, out)
+        return
+    old = new + ".old"
+    os.rename(out, old)
+    os.rename(new, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# -- token ids as a .npy file ----------------------------------------------------------------
+
+NPY_MAGIC = b"\x93NUMPY\x01\x00"
+NPY_HEADER_BYTES = 128  # magic, length and the header dict, padded: room for any 1-D shape
+
+
+def id_dtype(max_id: int) -> str:
+    """``"uint16"`` when every id up to ``max_id`` fits in 16 bits, else ``"uint32"``."""
+    return "uint16" if max_id < 2**16 else "uint32"
+
+
+def _npy_header(dtype: str, count: int) -> bytes:
+    descr = {"uint16": "<u2", "uint32": "<u4"}[dtype]
+    text = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}"
+    room = NPY_HEADER_BYTES - len(NPY_MAGIC) - 2
+    text = text.ljust(room - 1) + "\n"
+    return NPY_MAGIC + len(text).to_bytes(2, "little") + text.encode("latin-1")
+
+
+class IdWriter:
+    """Appends ids to an open ``.npy`` file of ``dtype``; ``finish()`` writes the count into the
+    header (the header has a fixed size, so it is rewritten in place)."""
+
+    def __init__(self, f: BinaryIO, dtype: str) -> None:
+        self.f = f
+        self.dtype = dtype
+        self.typecode = next(c for c in ("H", "I", "L")
+                             if array.array(c).itemsize == (2 if dtype == "uint16" else 4))
+        self.count = 0
+        f.write(_npy_header(dtype, 0))
+
+    def write(self, ids: list[int]) -> None:
+        self.write_bytes(array.array(self.typecode, ids).tobytes())
+
+    def write_bytes(self, data: bytes) -> None:
+        """Ids already packed as ``array(self.typecode, ids).tobytes()`` (in a worker)."""
+        if sys.byteorder == "big":  # pragma: no cover - .npy says little-endian
+            block = array.array(self.typecode)
+            block.frombytes(data)
+            block.byteswap()
+            data = block.tobytes()
+        self.f.write(data)
+        self.count += len(data) // array.array(self.typecode).itemsize
+
+    def finish(self) -> None:
+        self.f.flush()
+        self.f.seek(0)
+        self.f.write(_npy_header(self.dtype, self.count))
+        self.f.seek(0, os.SEEK_END)
+
+
+def write_ids(out: str, dtype: str, fill: Callable[[IdWriter], None]) -> None:
+    """Write a .npy file at ``out`` through a temporary file and a rename: ``fill(writer)``
+    writes the ids."""
+    parent = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out):
+        raise UsageError(f"--out {out} is a folder: name the .npy file to write, e.g."
+                         f" {os.path.join(out, 'ids.npy')}")
+    if not os.path.isdir(parent):
+        raise UsageError(f"--out {out}: the folder {parent} does not exist; create it first")
+    with staging(out) as folder:
+        temp = os.path.join(folder, os.path.basename(out))
+        with open(temp, "wb") as f:
+            writer = IdWriter(f, dtype)
+            fill(writer)
+            writer.finish()
+        os.replace(temp, out)
+
+
+def read_ids(path: str) -> tuple[str, list[int]]:
+    """``(dtype, ids)`` of a .npy file this module wrote (for tests and ``info``), without numpy."""
+    with open(path, "rb") as f:
+        head = f.read(NPY_HEADER_BYTES)
+        if not head.startswith(NPY_MAGIC):
+            raise ValueError(f"{path} is not a .npy file")
+        length = int.from_bytes(head[8:10], "little")
+        f.seek(10 + length)
+        header = head[10:10 + length].decode("latin-1")
+        dtype = "uint16" if "'<u2'" in header else "uint32"
+        typecode = next(c for c in ("H", "I", "L")
+                        if array.array(c).itemsize == (2 if dtype == "uint16" else 4))
+        ids = array.array(typecode)
+        ids.frombytes(f.read())
+    if sys.byteorder == "big":  # pragma: no cover
+        ids.byteswap()
+    return dtype, ids.tolist()

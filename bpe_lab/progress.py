@@ -1,0 +1,136 @@
+"""What the command line shows while it works: tqdm progress bars on a terminal, nothing when
+its output goes to a pipe or a file, and one summary line at the end.
+
+Bars and messages go to stderr; the summary line goes to stdout, so that
+``bpe-lab train ... | tee log`` keeps the line and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+import time
+from typing import TextIO
+
+from tqdm import tqdm
+
+
+def is_terminal(stream: TextIO | None = None) -> bool:
+    """Whether ``stream`` (stderr by default) is a terminal, where the bars are drawn."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _width() -> dict:
+    """tqdm's size settings: follow the terminal when it has a size; a terminal that says 0x0
+    (a fresh pseudo-terminal) gets $COLUMNS/$LINES or 80x24, since tqdm draws nothing on a
+    terminal of 0 lines."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+        if size.columns > 0 and size.lines > 0:
+            return {"dynamic_ncols": True}
+    except (OSError, ValueError, AttributeError):
+        pass
+    fallback = shutil.get_terminal_size((80, 24))
+    return {"ncols": fallback.columns or 80, "nrows": fallback.lines or 24}
+
+
+class Bars:
+    """The bars of one command: ``bytes`` (read, with MB/s and ETA), then ``steps`` (merges or
+    tokens, with their rate). On a pipe every call is a no-op, so the callers need not ask."""
+
+    def __init__(self, show: bool | None = None) -> None:
+        self.show = is_terminal() if show is None else show
+        self._bar: tqdm | None = None
+        self.bytes_done = 0
+        self.steps_done = 0
+
+    def start_bytes(self, total: int, what: str = "reading") -> None:
+        self.close()
+        self.bytes_done = 0
+        if self.show:
+            self._bar = tqdm(total=total, desc=what, unit="B", unit_scale=True, unit_divisor=1000,
+                             file=sys.stderr, leave=True, smoothing=0.1, miniters=1,
+                             mininterval=0.2, **_width())
+
+    def add_bytes(self, n: int) -> None:
+        """``n`` more bytes are done."""
+        self.set_bytes(self.bytes_done + n)
+
+    def set_bytes(self, done: int, total: int | None = None) -> None:
+        """``done`` bytes in all are read: the corpus reader's ``on_bytes(done, total)``."""
+        if self._bar is not None:
+            if total is not None and total != self._bar.total:
+                self._bar.total = total
+            self._bar.update(done - self.bytes_done)
+        self.bytes_done = done
+
+    def start_steps(self, total: int, what: str = "merging", unit: str = " merges") -> None:
+        self.close()
+        self.steps_done = 0
+        if self.show:
+            self._bar = tqdm(total=total, desc=what, unit=unit, file=sys.stderr, leave=True,
+                             mininterval=0.2, **_width())
+
+    def set_steps(self, done: int) -> None:
+        if self._bar is not None and done > self.steps_done:
+            self._bar.update(done - self.steps_done)
+        self.steps_done = max(done, self.steps_done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def peak_memory() -> tuple[int, int]:
+    """Peak resident memory in bytes: ``(this process, its largest finished child)``.
+
+    ``getrusage`` reports kilobytes on Linux (bytes on macOS); children count once they have
+    ended and been waited for, which worker pools do when they close.
+    """
+    scale = 1 if sys.platform == "darwin" else 1024
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale
+    return own, children
+
+
+def megabytes(n: float) -> str:
+    """``12.3 MB``: a byte count as people read it (10**6 bytes, as tqdm's MB/s); ``9.2 kB``
+    below a megabyte."""
+    if n < 1e6:
+        return f"{n / 1e3:,.1f} kB"
+    return f"{n / 1e6:,.1f} MB"
+
+
+def memory_words() -> str:
+    """``peak memory 312.4 MB (here) + 140.2 MB (largest worker)``, or without the workers."""
+    own, children = peak_memory()
+    if children:
+        return (f"peak memory {megabytes(own + children)} ({megabytes(own)} here +"
+                f" {megabytes(children)} the largest worker)")
+    return f"peak memory {megabytes(own)}"
+
+
+class Clock:
+    """Seconds since the command started."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+    def words(self) -> str:
+        s = self.seconds
+        if s < 10:
+            return f"{s:.2f} s"
+        if s < 60:
+            return f"{s:.1f} s"
+        return f"{int(s // 60)} min {s % 60:04.1f} s"

@@ -1,0 +1,307 @@
+"""Bad input to ``bpe-lab``: a message that names the file or option and the fix, a non-zero
+exit code, never a traceback, and nothing written. Ctrl-C stops the workers, says what was done,
+and writes nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from cli_support import EOT, cli_command, cli_env, run_cli
+
+from bpe_core import RegexTokenizer
+from bpe_core.base import MAX_VOCAB_SIZE
+
+
+def refused(done, *words: str) -> str:
+    """The message of a refused run, after checking it is one: exit 2, no traceback, nothing on
+    stdout; it contains every word of ``words``."""
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    message = done.stderr.strip()
+    assert message.startswith("bpe-lab "), message
+    for word in words:
+        assert word in message, (word, message)
+    return message
+
+
+def nothing_written(folder, *names: str) -> None:
+    assert not [n for n in names if (folder / n).exists()]
+    assert not [n for n in os.listdir(folder) if n.startswith(".")]  # no temporary files
+
+
+def train(tmp_path, *args):
+    return run_cli("train", *args, "--workers", "1", "--out", "tok.model", cwd=tmp_path)
+
+
+def test_a_missing_corpus_file(tmp_path):
+    message = refused(train(tmp_path, "nope.txt", "--vocab-size", "300"), "nope.txt",
+                      "no such corpus file", "check the path")
+    assert str(tmp_path) in message  # where it looked
+    nothing_written(tmp_path, "tok.model")
+
+
+def test_a_directory_as_corpus(tmp_path):
+    (tmp_path / "texts").mkdir()
+    refused(train(tmp_path, "texts", "--vocab-size", "300"), "texts is a directory",
+            "name the files in it")
+    nothing_written(tmp_path, "tok.model")
+
+
+def test_an_unreadable_corpus_file(tmp_path):
+    if os.geteuid() != 0:
+        path = tmp_path / "secret.txt"
+        path.write_text("hello\n")
+        path.chmod(0)
+        refused(train(tmp_path, "secret.txt", "--vocab-size", "300"), "secret.txt",
+                "Permission denied")
+        return
+    # root reads any file: a socket is a path that no one can read as text
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "secret.txt"))
+    try:
+        refused(train(tmp_path, "secret.txt", "--vocab-size", "300"), "secret.txt",
+                "not a regular file")
+    finally:
+        server.close()
+    nothing_written(tmp_path, "tok.model")
+
+
+def test_an_empty_corpus(tmp_path):
+    (tmp_path / "a.txt").write_text("")
+    (tmp_path / "b.txt").write_text("")
+    refused(train(tmp_path, "a.txt", "--vocab-size", "300"), "a.txt", "empty corpus")
+    refused(train(tmp_path, "a.txt", "b.txt", "--vocab-size", "300"), "all 2 corpus files",
+            "empty corpus")
+    nothing_written(tmp_path, "tok.model")
+
+
+def test_bytes_that_are_not_utf8_are_placed_and_replace_goes_on(tmp_path):
+    good = "hello world\n" * 50
+    (tmp_path / "ok.txt").write_text(good)
+    (tmp_path / "bad.txt").write_bytes(b"caf\xc3\xa9 fine\n" * 3 + b"then \xff here\n")
+    offset = len(b"caf\xc3\xa9 fine\n" * 3 + b"then ")  # 35
+    done = train(tmp_path, "ok.txt", "bad.txt", "--vocab-size", "300")
+    refused(done, "bad.txt", f"{offset}", "--errors replace")
+    nothing_written(tmp_path, "tok.model")
+    done = train(tmp_path, "ok.txt", "bad.txt", "--vocab-size", "300", "--errors", "replace")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "tok.model").exists()
+
+
+@pytest.mark.parametrize("specials,least", [([], 256), ([EOT, "<|pad|>"], 258)])
+def test_a_vocabulary_without_room_for_the_bytes_and_specials(tmp_path, specials, least):
+    (tmp_path / "c.txt").write_text("hello world\n")
+    options = [x for s in specials for x in ("--special-token", s)]
+    refused(train(tmp_path, "c.txt", "--vocab-size", str(least - 1), *options),
+            f"--vocab-size {least - 1}", f"at least {least}")
+    refused(train(tmp_path, "c.txt", "--vocab-size", str(MAX_VOCAB_SIZE + 1)), "too large")
+    nothing_written(tmp_path, "tok.model")
+
+
+def test_a_catastrophic_custom_pattern_is_stopped_within_the_apps_bound(tmp_path):
+    (tmp_path / "a.txt").write_text("a" * 50_000 + "!\n")
+    start = time.monotonic()
+    done = train(tmp_path, "a.txt", "--vocab-size", "300", "--pattern", "(a|aa)+$")
+    refused(done, "took longer than 2 s", "a.txt", "backtracks")
+    assert time.monotonic() - start < 60  # stopped, not hung (the bound is 2 s)
+    nothing_written(tmp_path, "tok.model")
+
+
+def test_an_invalid_pattern(tmp_path):
+    (tmp_path / "a.txt").write_text("hello\n")
+    refused(train(tmp_path, "a.txt", "--vocab-size", "300", "--pattern", "(unclosed"),
+            "--pattern", "not a usable regular expression")
+
+
+def test_the_app_and_the_command_line_bound_a_pattern_alike():
+    from bpe_lab import inputs
+    from ui import choices
+
+    assert inputs.PATTERN_SECONDS == choices.REGEX_TIMEOUT
+    assert inputs.PROBE_CHARS == choices.MAX_TEXT_CHARS
+    assert inputs.MAX_PATTERN_CHARS == choices.MAX_PATTERN_CHARS
+
+
+def test_zero_workers_is_refused_and_too_many_are_lowered_to_the_cores(tmp_path):
+    (tmp_path / "a.txt").write_text("hello world, hello there\n" * 20)
+    done = run_cli("train", "a.txt", "--vocab-size", "260", "--workers", "0", "--out", "t.model",
+                   cwd=tmp_path)
+    refused(done, "--workers 0", "1 or more")
+    cores = os.cpu_count()
+    done = run_cli("train", "a.txt", "--vocab-size", "260", "--workers", str(cores + 3),
+                   "--out", "t.model", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == (f"bpe-lab: warning: --workers {cores + 3} is more than the"
+                                   f" {cores} core{'s' if cores != 1 else ''} here; using {cores}")
+    assert (tmp_path / "t.model").exists()
+
+
+def test_an_unknown_format_and_a_minbpe_name_without_model(tmp_path):
+    (tmp_path / "a.txt").write_text("hello\n")
+    done = run_cli("train", "a.txt", "--vocab-size", "260", "--format", "sentencepiece",
+                   "--out", "t.model", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "invalid choice: 'sentencepiece'" in done.stderr and "minbpe" in done.stderr
+    refused(run_cli("train", "a.txt", "--vocab-size", "260", "--out", "t.txt", cwd=tmp_path),
+            "--out t.txt", "try --out t.txt.model")
+    (tmp_path / "folder").mkdir()
+    refused(run_cli("train", "a.txt", "--vocab-size", "260", "--format", "hf", "--out", "folder",
+                    cwd=tmp_path), "--out folder is a folder")
+    refused(run_cli("train", "a.txt", "--vocab-size", "260", "--out", "no/such/t.model",
+                    cwd=tmp_path), "does not exist; create it first")
+    nothing_written(tmp_path, "t.model", "t.txt")
+
+
+def test_a_folder_format_never_replaces_someone_elses_files(tmp_path):
+    (tmp_path / "a.txt").write_text("hello world\n" * 10)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    refused(run_cli("train", "a.txt", "--vocab-size", "260", "--format", "gpt2", "--out", "mine",
+                    cwd=tmp_path), "other files in it", "notes.txt")
+    assert os.listdir(tmp_path / "mine") == ["notes.txt"]
+
+
+def test_dask_without_distributed_says_how_to_install_it(tmp_path):
+    fake = tmp_path / "fake"
+    (fake / "distributed").mkdir(parents=True)
+    (fake / "distributed" / "__init__.py").write_text("raise ImportError('no dask here')\n")
+    (tmp_path / "a.txt").write_text("hello world\n")
+    done = run_cli("train", "a.txt", "--vocab-size", "260", "--dask", "tcp://127.0.0.1:8786",
+                   "--out", "t.model", cwd=tmp_path, PYTHONPATH=str(fake))
+    refused(done, "pip install 'bpe-lab[dask]'")
+
+
+def test_bad_model_files_for_info_and_encode(tmp_path):
+    (tmp_path / "junk.model").write_text("not a model\n")
+    refused(run_cli("info", "junk.model", cwd=tmp_path), "junk.model")
+    refused(run_cli("info", "gone.model", cwd=tmp_path), "gone.model", "no such tokenizer file")
+    (tmp_path / "a.txt").write_text("hello\n")
+    refused(run_cli("encode", "gone.model", "a.txt", "--out", "ids.npy", cwd=tmp_path),
+            "gone.model")
+    nothing_written(tmp_path, "ids.npy")
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------
+
+
+def default_ctrl_c() -> None:
+    """In the child before it runs: Ctrl-C does what it does at a terminal, even when this test
+    runs where SIGINT is ignored (a background job inherits SIG_IGN, and Python keeps it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def session_processes(sid: int) -> list[int]:
+    """The processes still alive in session ``sid`` (the command and anything it started)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":  # fields: state, ppid, pgrp, session
+            alive.append(int(entry))
+    return alive
+
+
+def big_corpus(path, megabytes: int) -> None:
+    """Varied text (many distinct words), so that counting takes a few seconds."""
+    words = [f"w{n * 7919 % 100_003}" for n in range(20_000)]
+    line = " ".join(words) + "\n"
+    with open(path, "w") as f:
+        for _ in range(megabytes * 1_000_000 // len(line) + 1):
+            f.write(line)
+
+
+@pytest.mark.parametrize("phase", ["reading", "merging"])
+def test_ctrl_c_stops_the_workers_says_what_was_done_and_writes_nothing(tmp_path, phase):
+    import pty
+
+    if phase == "reading":
+        big_corpus(tmp_path / "big.txt", 40)
+        options = ["--vocab-size", "300", "--workers", "2"]
+    else:  # a long merge loop on a small table
+        (tmp_path / "big.txt").write_text(" ".join(f"{n:x}z{n * 31 % 977}" for n in range(60_000)))
+        options = ["--vocab-size", "20000", "--workers", "1"]
+    main, child = pty.openpty()
+    proc = subprocess.Popen(cli_command("train", "big.txt", *options, "--out", "tok.model"),
+                            cwd=tmp_path, stdin=child, stdout=child, stderr=child,
+                            env=cli_env(), start_new_session=True, preexec_fn=default_ctrl_c)
+    os.close(child)
+    seen = b""
+    deadline = time.monotonic() + 90
+    started = re.compile(phase.encode() + rb": +[1-9]\d?%\|")  # a bar that has moved, not done
+    while not started.search(seen):
+        assert time.monotonic() < deadline, seen[-500:]
+        assert proc.poll() is None, seen[-2000:]  # still working when interrupted
+        try:
+            seen += os.read(main, 4096)
+        except OSError:
+            break
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole foreground group
+    assert proc.wait(timeout=60) == 130
+    rest = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        rest += chunk
+    os.close(main)
+    text = (seen + rest).decode("utf-8", "replace")
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+    said = text[text.rindex("bpe-lab train:"):]
+    assert "interrupted after" in said and "nothing was written" in said, said
+    if phase == "reading":
+        size = os.path.getsize(tmp_path / "big.txt")
+        assert re.search(rf"read [\d.]+ MB of {size / 1e6:.1f} MB;", said), said
+    else:
+        assert " merges" in said and "made " in said
+    nothing_written(tmp_path, "tok.model", "tok.vocab")
+    time.sleep(0.5)
+    assert session_processes(proc.pid) == []  # no worker left behind
+
+
+def test_ctrl_c_while_encoding_writes_no_ids(tmp_path):
+    import pty
+
+    big_corpus(tmp_path / "big.txt", 10)
+    tok = RegexTokenizer()
+    tok.train("w1 w2 w3 w12 w123 " * 50, 270)
+    tok.save(str(tmp_path / "tok"))
+    main, child = pty.openpty()
+    proc = subprocess.Popen(cli_command("encode", "tok.model", "big.txt", "--workers", "2",
+                                        "--out", "ids.npy"),
+                            cwd=tmp_path, stdin=child, stdout=child, stderr=child,
+                            env=cli_env(), start_new_session=True, preexec_fn=default_ctrl_c)
+    os.close(child)
+    seen = b""
+    deadline = time.monotonic() + 90
+    while not re.search(rb"encoding: +[1-9]\d?%\|", seen):
+        assert time.monotonic() < deadline and proc.poll() is None, seen[-2000:]
+        seen += os.read(main, 4096)
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    try:
+        while chunk := os.read(main, 4096):
+            seen += chunk
+    except OSError:
+        pass
+    os.close(main)
+    text = seen.decode("utf-8", "replace")
+    assert "Traceback" not in text, text[-3000:]
+    assert "interrupted after" in text and "nothing was written" in text
+    nothing_written(tmp_path, "ids.npy")
+    time.sleep(0.5)
+    assert session_processes(proc.pid) == []

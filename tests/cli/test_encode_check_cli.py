@@ -1,0 +1,99 @@
+"""``bpe-lab encode`` writes the ids ``encode`` gives, as a .npy array numpy reads; ``bpe-lab
+check`` names a wrong trainer's mistake, the Check page's way."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from cli_support import EOT, run_cli
+
+import bpe_core
+from bpe_core import GPT2_SPLIT_PATTERN, RegexTokenizer, check
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_encode_gives_the_ids_of_encode_on_the_whole_text(tmp_path, corpus, workers):
+    paths, text = corpus
+    text += "\n\n\n  trailing blank lines \r\n\r\n"  # cuts near line breaks must change nothing
+    paths[-1].write_bytes(paths[-1].read_bytes() + b"\n\n\n  trailing blank lines \r\n\r\n")
+    tok = RegexTokenizer(GPT2_SPLIT_PATTERN)
+    tok.train(text, 400, special_tokens=[EOT])
+    tok.save(str(tmp_path / "tok"))
+    done = run_cli("encode", "tok.model", *paths, "--workers", workers, "--block-bytes", 700,
+                   "--out", "ids.npy", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    blocks = int(re.search(r"\(([\d,]+) blocks\)", done.stdout).group(1).replace(",", ""))
+    assert blocks >= 10  # the corpus was cut, and the blocks' ids came back in order
+    ids = np.load(tmp_path / "ids.npy")
+    assert ids.dtype == np.uint16 and ids.ndim == 1
+    assert ids.tolist() == tok.encode(text, allowed_special="all")
+    assert f"into {len(ids):,} tokens" in done.stdout and "uint16" in done.stdout
+
+
+def test_ids_past_65535_are_uint32(tmp_path):
+    tok = RegexTokenizer(merges={(104, 105): 256}, special_tokens={EOT: 70_000})
+    tok.save(str(tmp_path / "big"))
+    (tmp_path / "a.txt").write_text(f"hi there{EOT}hi")
+    done = run_cli("encode", "big.model", "a.txt", "--workers", "1", "--out", "ids.npy",
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ids = np.load(tmp_path / "ids.npy")
+    assert ids.dtype == np.uint32
+    assert ids.tolist() == [256, 32, 116, 104, 101, 114, 101, 70_000, 256]  # "hi", " there", ...
+
+
+def test_encode_reads_a_folder_written_by_train(tmp_path, corpus):
+    paths, text = corpus
+    assert run_cli("train", *paths, "--vocab-size", "300", "--pattern", "gpt2",
+                   "--special-token", EOT, "--workers", "1", "--format", "cs336", "--out", "t",
+                   cwd=tmp_path).returncode == 0
+    done = run_cli("encode", "t", *paths, "--workers", "1", "--out", "ids.npy", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    tok = bpe_core.load(tmp_path / "t" / "vocab.json")
+    assert np.load(tmp_path / "ids.npy").tolist() == tok.encode(text, allowed_special="all")
+
+
+def test_check_names_the_mistake_of_a_trainer_that_counts_overlaps_once(tmp_path):
+    demo = check.zoo_demo("overlap")  # the zoo's trainer with that mistake, on its own text
+    (tmp_path / "text.txt").write_text(demo.text)
+    (tmp_path / "mine.py").write_text(f"merges = {demo.merges!r}\n")
+    done = run_cli("check", "mine.py", "--corpus", "text.txt", "--vocab-size",
+                   demo.settings["vocab_size"], "--pattern", "gpt4", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # they differ
+    assert "Traceback" not in done.stderr
+    report = check.check_merges(demo.merges, demo.text, **demo.settings)
+    lines = done.stdout.splitlines()
+    assert lines[0] == report.comparison.summary
+    assert lines[1] == report.explanation.summary
+    assert lines[2] == f"Most likely: {report.diagnoses[0].summary}"
+    assert report.diagnoses[0].mistake.key == "overlap"
+    assert "Overlapping pairs counted once" in lines[2]
+    assert lines[4].startswith("Fix: Every adjacent pair counts")
+
+
+def test_check_of_the_right_merges_says_they_match(tmp_path, corpus):
+    paths, text = corpus
+    assert run_cli("train", *paths, "--vocab-size", "300", "--pattern", "gpt2",
+                   "--special-token", EOT, "--tie-rule", "bytes", "--workers", "1",
+                   "--format", "cs336", "--out", "mine", cwd=tmp_path).returncode == 0
+    done = run_cli("check", "mine", "--corpus", *paths, "--pattern", "gpt2", "--tie-rule",
+                   "bytes", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "Your merges match the reference's 43 merges."
+    # the special token came from the learner's vocab.json, the size from the merges
+    assert "using the special tokens found in mine: <|endoftext|>" in done.stderr
+    assert "--vocab-size 300" in done.stderr
+    # the same merges under another tie rule part where a tie is broken the other way
+    other = run_cli("check", "mine", "--corpus", *paths, "--pattern", "gpt2", cwd=tmp_path)
+    assert other.returncode == 1
+    assert "Ties broken by another rule" in other.stdout
+
+
+def test_check_refuses_a_corpus_larger_than_the_checks_bound(tmp_path):
+    (tmp_path / "big.txt").write_text("a b " * (check.MAX_CHECK_CHARS // 4 + 1))
+    (tmp_path / "mine.py").write_text("merges = [(b'a', b' ')]\n")
+    done = run_cli("check", "mine.py", "--corpus", "big.txt", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"at most {check.MAX_CHECK_CHARS:,}" in done.stderr

@@ -1,0 +1,160 @@
+"""A tokenizer.json's Split regex means in bpe_core what it means in Oniguruma (issue 27), or it
+is refused with the construct named (bpe_core/oniguruma.py).
+
+Each case builds a tokenizer.json with Hugging Face ``tokenizers`` (the reference), whose
+pre-tokenizer is ``Split(<Oniguruma regex>, isolated)`` then ``ByteLevel``, and compares the ids
+of both on texts chosen to tell the meanings apart. ``differs`` cases also check that reading
+the regex as Python's ``regex`` package would (the old, silent behaviour) gives other ids on
+those texts, so each test could fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+from parity_corpus import JOINED
+from tokenizers import Regex, pre_tokenizers
+from tokenizers import Tokenizer as HFTokenizer
+
+from bpe_core import RegexTokenizer, read_tokenizer
+from bpe_core.formats import bytes_to_unicode, to_hf_json
+from bpe_core.oniguruma import from_oniguruma
+
+COMMON = ["Hello World 2024!", "a\nb\r\nc  ", ""]
+
+# name: (Oniguruma regex, texts that tell the meanings apart, whether a naive reading differs)
+CASES = {
+    "\\h hex digit (the issue's 'an')": (r"\h+|\H", ["an", "0x1F cafe", "\t tab"], True),
+    "\\H not a hex digit": (r"\H+|\h", ["an 0x1F", "\t tab"], True),
+    "\\h inside a class": (r"[\h_]+|.", ["dead_beef go", "\t"], True),
+    "\\H inside a class, with a letter": (r"[\Hx]+|.", ["an 0x1F", "xyz12"], True),
+    "escaped backslash then h": (r"\\h+|[^\\]+", ["a\\hh b\\h", "hh"], False),
+    "class intersection (the issue's 'no')": (r"[\w&&[^\d]]+|.", ["no", "no 12 a1b"], True),
+    "negated intersection": (r"[^a-z&&[aeiou]]+|.", ["abe1 xyz", "queue"], True),
+    "nested class is a union": (r"[a-c[x-z]]+|.", ["abxyd", "[x]"], True),
+    "leading ] is a character": (r"[]a]+|.", ["]a]b", "aa]"], False),
+    "\\A start of text": (r"\A\s+|\S+|\s+", ["  lead", "a  b"], False),
+    "\\z end of text": (r"\S+\z|.", ["ab\n", "ab", "a\nb"], False),
+    "\\Z before a final newline": (r"\S+\Z|.", ["ab\n", "ab", "a\nb\n\n"], True),
+    "^ and $ are line anchors": (r"^\s+|\s+$|\S+|\s", ["a \n  b \nc", " x"], True),
+    "\\G where the last match ended": (r"\Ga|\S+|\s", ["aab a", "aaa"], False),
+    "POSIX digit is every decimal digit": (r"[[:digit:]]+|[^[:digit:]]+", ["12٣٤x", "x९"], True),
+    "POSIX alnum": (r"[[:alnum:]]+|.", ["ab12٣٤ x", "\u0bf0"], True),
+    "POSIX punct includes symbols": (r"[[:punct:]]+|[^[:punct:]]+", ["a+b=c$ ©x", "aⒶⒷb"], True),
+    "POSIX negated": (r"[[:^alpha:]]+|.", ["ab12 ! cd", "ⓐb"], False),
+    "POSIX xdigit": (r"[[:xdigit:]]+|.", ["cafe ١٢", "0xFF"], False),
+    "POSIX word has no joiners": (r"[[:word:]]+|.", ["a\u200cb\u200dc", "x²y"], True),
+    "POSIX in a union": (r"[[:digit:][:space:]]+|.", ["1 2\t٣x", "a"], True),
+    "\\w is Oniguruma's word": (r"\w+|\W", ["x²y Ⓐb", "a\u200cb", "৴x ½"], True),
+    "\\W": (r"\W+|\w", ["x²y Ⓐb", "a\u200cb ½"], True),
+    "\\b word boundary": (r".+?\b|.+", ["a²b ৴x", "a\u200cb c"], True),
+    "\\B not a boundary": (r".+?\B|.+", ["a²b ৴x", "²a\u200cb c"], True),
+    "\\p{Word}": (r"\p{Word}+|.", ["a²b\u200cc", "x y"], True),
+    "\\p{XDigit}": (r"\p{XDigit}+|.", ["12٣ab", "ff"], True),
+    "\\p{^L} and \\P{^L}": (r"\p{^L}+|\P{^L}+", ["ab12 cd", "é3"], False),
+    "\\p{Greek} script": (r"\p{Greek}+|\P{Greek}+", ["abγδ ef", "Ωx"], False),
+    "\\p{Punct}": (r"\p{Punct}+|.", ["a+b!c$", "x."], False),
+    "leading (?i) folds fully": (r"(?i)xss|.", ["xß xSS xss", "XẞX"], True),
+    "(?i) runs to the end of the group": (r"a(?i)b|c", ["c aB ab C", "cc"], True),
+    "(?i:...) over ASCII text": (r"(?i:'s|'t|'re)|\w+|.", ["IT'S it's they'RE", "x"], False),
+    "(?m) is dotall": (r"(?m)a.b|.", ["a\nb", "axb"], True),
+    "(?m:...) scoped": (r"x(?m:.)|.", ["x\ny", "xy"], True),
+    "x{2}+ repeats x{2}": (r"a{2}+|.", ["aaaaa", "aaa"], True),
+    "x{2}? is optional x{2}": (r"ba{2}?|\w+|.", ["ba baa", "bab"], True),
+    "x{1,2}? is lazy": (r"a{1,2}?|.", ["aaaaa"], False),
+    "stacked repeats": (r"a{1,2}{2}|.", ["aaaaa", "a"], True),
+    "{,n}": (r"a{,2}|.", ["aaa b"], False),
+    "\\R line break": (r"\R+|\N+", ["a\r\nb\u2028c", "\n\nx"], True),
+    "\\O any character": (r"a\O|.", ["a\nb", "ab"], True),
+    "\\x{...} code point": (r"\x{41}+|[\x{3B1}-\x{3C9}]+|.", ["AAB αβγ", "x"], True),
+    "\\k<name> backreference": (r"(?<x>\w)\k<x>|.", ["aab", "xyzz"], True),
+    "(?>...) atomic repeat": (r"(?>\p{N}{1,3})|\D+", ["1234567 x", "12"], False),
+}
+
+REFUSED = {
+    r"(?x) a b": r"\(\?x\)",
+    r"(?W)\w+": r"\(\?W\)",
+    r"(?~ab)": r"'\(\?~'",
+    r"a\yb": r"'\\y'",
+    r"(?<x>a)\g<x>": r"'\\g'",
+    r"(?i:s+)": "case-insensitive group",
+    r"x(?i)st|.": "case-insensitive group",
+    r"(?i:[ß])": "case-insensitive group",
+}
+
+
+@pytest.fixture(scope="module")
+def base() -> RegexTokenizer:
+    tok = RegexTokenizer()
+    tok.train(JOINED[:20_000] + " an no dead_beef cafe 0x1F aaaa ss " * 20, 500)
+    return tok
+
+
+def hf_with_split(base: RegexTokenizer, pattern: str) -> HFTokenizer:
+    hf = HFTokenizer.from_str(to_hf_json(base))
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern), "isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    return hf
+
+
+BYTE_OF = {c: b for b, c in bytes_to_unicode().items()}
+
+
+def hf_pieces(hf: HFTokenizer, text: str) -> list[str]:
+    """The pieces Hugging Face cuts ``text`` into before BPE, as text."""
+    return [bytes(BYTE_OF[c] for c in piece).decode("utf-8")
+            for piece, _ in hf.pre_tokenizer.pre_tokenize_str(text)]
+
+
+def naive_pieces(pattern: str, text: str) -> list[str] | None:
+    """The pieces with the pattern read as the regex package reads it (None: it cannot)."""
+    try:
+        return RegexTokenizer(pattern).split(text)
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_an_oniguruma_construct_gives_hugging_faces_pieces_and_ids(base, case):
+    pattern, texts, differs = CASES[case]
+    hf = hf_with_split(base, pattern)
+    ours = read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+    for text in texts + COMMON:
+        assert [c for c, _ in ours.chunks(text)] == hf_pieces(hf, text), from_oniguruma(pattern)
+        assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    if differs:  # the texts tell the two readings apart
+        assert [naive_pieces(pattern, t) for t in texts] != [hf_pieces(hf, t) for t in texts]
+
+
+def test_the_issues_examples(base):
+    """``\\h`` on "an" (a is a hex digit, n is not) and ``[\\w&&[^\\d]]`` on "no" (one piece
+    of letters): the pieces worked out by hand, in HF and here."""
+    for pattern, text, pieces in ((r"\h+|\H", "an", ["a", "n"]),
+                                  (r"[\w&&[^\d]]+|.", "no", ["no"])):
+        hf = hf_with_split(base, pattern)
+        assert [p for p, _ in hf.pre_tokenizer.pre_tokenize_str(text)] == pieces
+        ours = read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+        assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+        assert [chunk for chunk, _ in ours.chunks(text)] == pieces
+
+
+@pytest.mark.parametrize("pattern", REFUSED)
+def test_a_construct_without_a_counterpart_is_refused_by_name(base, pattern):
+    hf = hf_with_split(base, pattern)  # Hugging Face reads it: it is real Oniguruma
+    with pytest.raises(ValueError, match=REFUSED[pattern]) as info:
+        read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+    assert "pre_tokenizer" in str(info.value)  # the key is named too
+
+
+def test_a_pattern_perl_would_read_but_oniguruma_refuses_is_refused():
+    with pytest.raises(ValueError, match=r"\(\?s\)"):
+        from_oniguruma(r"(?s).")
+
+
+def test_the_presets_patterns_survive_a_trip_through_oniguruma():
+    from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+    from bpe_core.pipeline import to_oniguruma
+
+    for pattern in (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN):
+        assert from_oniguruma(to_oniguruma(pattern)) == pattern
