@@ -418,8 +418,9 @@ def count_pieces(
     ``sources``: a path, a list of paths, or an iterator of str (a list of str is read as paths).
     ``pattern``: the split pattern ("" for none); the text is first cut at ``special_tokens``,
     which are not counted, as ``train`` does. ``workers``: processes counting blocks (default:
-    every core; 1 counts here). ``client``: a ``dask.distributed.Client`` to count on its cluster
-    instead (the files must be readable at the same paths there). ``errors="replace"`` reads bytes
+    every core, or 1 for files of one block; 1 counts here). ``client``: a
+    ``dask.distributed.Client`` to count on its cluster instead (the files must be readable at
+    the same paths there). ``errors="replace"`` reads bytes
     that are not UTF-8 as U+FFFD. ``on_bytes(done, total)`` after every block. ``timeout``: the
     seconds the split may take on one block. At most ``max_in_flight`` blocks (default: two per
     worker) are read or counted at a time. Bad input raises ``CorpusError``.
@@ -430,6 +431,7 @@ def count_pieces(
     if isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 1:
         raise CorpusError(f"block_bytes must be a whole number of 1 or more, not {shorten(block_bytes)}")
     cores = os.cpu_count() or 1
+    chosen = False
     if client is not None:
         try:
             workers = sum(client.nthreads().values())  # threads on every Dask worker
@@ -437,6 +439,7 @@ def count_pieces(
             workers = 0
     elif workers is None:
         workers = cores
+        chosen = True  # the default: a corpus of one block is counted here (no processes)
     elif isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
         raise CorpusError(
             f"workers must be a whole number from 1 to {cores} (this machine's cores), not"
@@ -465,6 +468,8 @@ def count_pieces(
             raise CorpusError(f"the corpus is empty: {', '.join(files.paths)} hold no bytes")
         blocks: Iterator = _file_blocks(files, block_bytes, cutter)
         what = ", ".join(files.paths)
+        if chosen and total <= block_bytes:
+            workers = 1
     elif isinstance(sources, Iterable) and not isinstance(sources, bytes | bytearray | dict):
         total, what = None, "the corpus iterator"
         blocks = _text_blocks(iter(sources), block_bytes, cutter)

@@ -188,6 +188,14 @@ def test_two_worker_processes_give_the_same_merges(tmp_path):
     assert multiprocessing.active_children() == []  # the workers are gone
 
 
+def test_a_corpus_of_one_block_is_counted_without_worker_processes(tmp_path):
+    paths = write_files(tmp_path, corpus_texts(True))
+    small = count_pieces(paths, pattern=pattern_of("gpt4"), special_tokens=[EOT])
+    assert small.workers == 1 and small.blocks == 1
+    assert list(small.counts.items()) == reference_table("".join(corpus_texts(True)),
+                                                         pattern_of("gpt4"), [EOT])
+
+
 def test_blocks_in_flight_are_bounded_and_the_iterator_is_read_as_counted():
     """The reader never runs ahead of the counting by more than the bound: at every progress
     report, the text pulled from the iterator exceeds the text counted by a few blocks at most."""
