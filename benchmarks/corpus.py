@@ -13,7 +13,8 @@ It writes its own corpora (no download), once, into ``--data`` (default: the tem
 
 Each trainer runs in its own subprocess on the same file, with the same vocabulary size and the
 special token, one after the other; the table shows its wall time (the parent's clock around the
-subprocess, start-up included) and its peak RSS: the trainer process's own peak and, for
+subprocess, start-up included), the CPU time of the subprocess and its workers (``os.wait4``:
+on a shared machine, what the work costs), and its peak RSS: the trainer process's own peak and, for
 bpe_core with workers, the largest worker's (``resource.getrusage`` in the child). Trainers:
 
 - ``bpe_core-1``: ``RegexTokenizer(GPT2_SPLIT_PATTERN).train_corpus(..., workers=1)``;
@@ -227,17 +228,25 @@ def run_trainer(trainer: str, path: Path, vocab_size: int) -> dict:
 
 
 def measure(trainer: str, path: Path, vocab_size: int) -> dict:
-    """Run one trainer in a fresh interpreter; its result, with the wall time seen from here."""
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", trainer, str(path), str(vocab_size)],
-        capture_output=True, text=True, check=False,
-    )
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        return {"trainer": trainer, "error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    """Run one trainer in a fresh interpreter: its result, with the wall time seen from here and
+    the CPU time it and its worker processes used (``os.wait4``). On a shared machine the CPU
+    time says what the work costs; the wall time, what a user waits."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--child", trainer, str(path), str(vocab_size)],
+            stdout=out, stderr=err, text=True,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            return {"trainer": trainer, "error": (err.read().strip().splitlines() or ["?"])[-1]}
+        result = json.loads(out.read().strip().splitlines()[-1])
     result["wall"] = wall
+    result["cpu"] = usage.ru_utime + usage.ru_stime
     return result
 
 
@@ -266,26 +275,28 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"cores: {os.cpu_count()}, Python {sys.version.split()[0]}, load average at start:"
           f" {load_average()}")
-    print("| corpus | vocab | trainer | wall s | × HF | peak RSS MB (main / largest worker) |"
-          " counting s | merge loop s | distinct pieces |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| corpus | vocab | trainer | wall s | × HF | CPU s | × HF | peak RSS MB (main / largest"
+          " worker) | counting s | merge loop s | distinct pieces |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in args.kinds:
         for size in args.sizes:
             path = make_corpus(kind, size, args.data)
             for vocab in args.vocab:
                 rows = [measure(t, path, vocab) for t in args.trainers]
-                hf = next((r["wall"] for r in rows if r["trainer"] == "hf" and "wall" in r), None)
+                hf = next((r for r in rows if r["trainer"] == "hf" and "wall" in r), None)
                 for r in rows:
                     name = f"{kind} {size} MB"
                     if "error" in r:
                         print(f"| {name} | {vocab:,} | {r['trainer']} | failed: {r['error']} |")
                         continue
-                    ratio = f"{r['wall'] / hf:.2f}" if hf else "–"
+                    ratio = f"{r['wall'] / hf['wall']:.2f}" if hf else "–"
+                    cpu_ratio = f"{r['cpu'] / hf['cpu']:.2f}" if hf else "–"
                     worker = f" / {r['rss_worker_mb']:.0f}" if r["rss_worker_mb"] > 1 else ""
                     phases = (f"{r['count']:.1f} | {r['merge']:.1f} | {r['distinct']:,}"
                               if "count" in r else "– | – | –")
                     print(f"| {name} | {vocab:,} | {r['trainer']} | {r['wall']:.1f} | {ratio} |"
-                          f" {r['rss_main_mb']:.0f}{worker} | {phases} |", flush=True)
+                          f" {r['cpu']:.1f} | {cpu_ratio} | {r['rss_main_mb']:.0f}{worker} |"
+                          f" {phases} |", flush=True)
     print(f"load average at end: {load_average()}")
 
 

@@ -9,11 +9,13 @@
 Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), ``base.py``
 (the tokenizer: split, encode, decode), ``encoders.py`` (the same vocabulary used other ways:
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
-seeds' exact merges), ``steps.py`` (tokens after k merges), ``pipeline.py`` (what a
-tokenizer.json does before BPE; its regexes read by ``oniguruma.py``, its decoder by
-``decoders.py``), ``formats.py`` (the file formats as plain data), ``files.py`` (loading, with
-``sidecar.py``: what a saved file cannot hold, beside it) and ``check/`` (a learner's own merges checked against the reference, with the
-likely mistake). Then who pays for tokens: ``languages.py`` (a parallel text in 33 languages and
+seeds' exact merges), ``split.py`` (where text is cut before counting), ``corpus.py``
+(training on files of any size, counted on every core), ``steps.py`` (tokens after k merges),
+``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read by ``oniguruma.py``, its
+decoder by ``decoders.py``), ``formats.py`` (the file formats as plain data), ``files.py``
+(loading, with ``sidecar.py``: what a saved file cannot hold, beside it) and ``check/`` (a
+learner's own merges checked against the reference, with the known
+mistake that explains them). Then who pays for tokens: ``languages.py`` (a parallel text in 33 languages and
 scripts), ``costs.py`` (the language tax), ``numbers.py`` (what numbers cost; digit split rules),
 ``health.py`` (tokens that are half a character, unreachable, never used or only stepping
 stones) and ``report.py`` (bytes per token on five kinds of text, and encoding speed). No module

@@ -99,6 +99,11 @@ class _Cutter:
             "\r" in s or "\n" in s for s in specials
         )
 
+    @property
+    def can_cut(self) -> bool:
+        """False when no place can be cut (no split and no special token): one block."""
+        return self.special_re is not None or self.at_lines
+
     def pieces(self, text: str) -> list[str]:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
 
@@ -215,6 +220,8 @@ def _file_blocks(files: _Files, block_bytes: int, cutter: _Cutter) -> Iterator[t
 
 def _next_cut(files: _Files, target: int, cutter: _Cutter) -> int:
     """The first safe cut at or after byte ``target`` (the end of the corpus if none)."""
+    if not cutter.can_cut:
+        return files.total
     pos = target
     while pos < files.total:
         lo = max(0, pos - 4 * CONTEXT)
@@ -249,9 +256,10 @@ def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator
                               f" it must give str{hint}, or pass file paths in a list")
         held.append(text)
         size += len(text)
-        while size >= max(block_chars, searched) + 2 * CONTEXT:
+        # look for a cut once a block is held, and again only when a block more is held
+        while cutter.can_cut and size >= searched + block_chars + 2 * CONTEXT:
             whole = "".join(held)
-            c = cutter.find(whole, max(block_chars, searched), len(whole) - CONTEXT,
+            c = cutter.find(whole, max(block_chars, searched - CONTEXT), len(whole) - CONTEXT,
                             starts=True, ends=False)
             if c is None:
                 held, searched = [whole], len(whole) - CONTEXT
@@ -410,8 +418,9 @@ def count_pieces(
     ``sources``: a path, a list of paths, or an iterator of str (a list of str is read as paths).
     ``pattern``: the split pattern ("" for none); the text is first cut at ``special_tokens``,
     which are not counted, as ``train`` does. ``workers``: processes counting blocks (default:
-    every core; 1 counts here). ``client``: a ``dask.distributed.Client`` to count on its cluster
-    instead (the files must be readable at the same paths there). ``errors="replace"`` reads bytes
+    every core, or 1 for files of one block; 1 counts here). ``client``: a
+    ``dask.distributed.Client`` to count on its cluster instead (the files must be readable at
+    the same paths there). ``errors="replace"`` reads bytes
     that are not UTF-8 as U+FFFD. ``on_bytes(done, total)`` after every block. ``timeout``: the
     seconds the split may take on one block. At most ``max_in_flight`` blocks (default: two per
     worker) are read or counted at a time. Bad input raises ``CorpusError``.
@@ -422,6 +431,7 @@ def count_pieces(
     if isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 1:
         raise CorpusError(f"block_bytes must be a whole number of 1 or more, not {shorten(block_bytes)}")
     cores = os.cpu_count() or 1
+    chosen = False
     if client is not None:
         try:
             workers = sum(client.nthreads().values())  # threads on every Dask worker
@@ -429,6 +439,7 @@ def count_pieces(
             workers = 0
     elif workers is None:
         workers = cores
+        chosen = True  # the default: a corpus of one block is counted here (no processes)
     elif isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
         raise CorpusError(
             f"workers must be a whole number from 1 to {cores} (this machine's cores), not"
@@ -457,6 +468,8 @@ def count_pieces(
             raise CorpusError(f"the corpus is empty: {', '.join(files.paths)} hold no bytes")
         blocks: Iterator = _file_blocks(files, block_bytes, cutter)
         what = ", ".join(files.paths)
+        if chosen and total <= block_bytes:
+            workers = 1
     elif isinstance(sources, Iterable) and not isinstance(sources, bytes | bytearray | dict):
         total, what = None, "the corpus iterator"
         blocks = _text_blocks(iter(sources), block_bytes, cutter)

@@ -88,6 +88,19 @@ def test_gpt2_cuts_crlf_text_into_blocks(tmp_path):
     assert counted.blocks >= 20
 
 
+@pytest.mark.parametrize("kind", ["gpt2", "gpt4", "gpt4o"])
+def test_runs_longer_than_the_checked_context_are_cut_only_where_safe(tmp_path, kind):
+    """Spaces, digits and line breaks in runs of hundreds (longer than the 300 characters the
+    reader checks around a cut), where the split's pieces depend on where the run started."""
+    texts = ["x" + " " * 700 + "\n" + "1" * 1001 + "\n\n" + " \r\n" * 200 + "end\n",
+             "\n" * 500 + "word " * 100 + "\t" * 400 + "\r\n" + "7" * 500 + "y" * 400 + "\n"]
+    paths = write_files(tmp_path, texts)
+    expected = reference_table("".join(texts), pattern_of(kind), [])
+    for block_bytes in (1, 100, 299, 301, 650, 1500):
+        counted = count_pieces(paths, pattern=pattern_of(kind), workers=1, block_bytes=block_bytes)
+        assert list(counted.counts.items()) == expected, block_bytes
+
+
 def test_without_a_split_the_text_between_specials_is_one_piece(tmp_path):
     texts = corpus_texts(True)
     paths = write_files(tmp_path, texts)
@@ -173,6 +186,14 @@ def test_two_worker_processes_give_the_same_merges(tmp_path):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert result.workers == 2 and result.max_in_flight <= 4  # two blocks per worker at most
     assert multiprocessing.active_children() == []  # the workers are gone
+
+
+def test_a_corpus_of_one_block_is_counted_without_worker_processes(tmp_path):
+    paths = write_files(tmp_path, corpus_texts(True))
+    small = count_pieces(paths, pattern=pattern_of("gpt4"), special_tokens=[EOT])
+    assert small.workers == 1 and small.blocks == 1
+    assert list(small.counts.items()) == reference_table("".join(corpus_texts(True)),
+                                                         pattern_of("gpt4"), [EOT])
 
 
 def test_blocks_in_flight_are_bounded_and_the_iterator_is_read_as_counted():
