@@ -125,7 +125,7 @@ class _Cutter:
             return self.pieces(left + right) == self.pieces(left) + self.pieces(right)
         except TimeoutError:
             raise CorpusError(
-                f"the split pattern took longer than {self.timeout} s on {len(left + right)}"
+                f"the split pattern took longer than {self.timeout:g} s on {len(left + right)}"
                 " characters around a block edge; simplify the pattern (nested repeats such as"
                 " (a+)+ backtrack badly)"
             ) from None
@@ -330,7 +330,7 @@ def _count_block(
                 counts.update(split_by_pattern(compiled, part, remaining))
     except TimeoutError:
         raise CorpusError(
-            f"the split pattern took longer than {timeout} s on {where}; simplify the pattern"
+            f"the split pattern took longer than {timeout:g} s on {where}; simplify the pattern"
             " (nested repeats such as (a+)+ backtrack badly)"
         ) from None
     return {piece.encode("utf-8"): n for piece, n in counts.items()}, size

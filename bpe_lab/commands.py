@@ -65,7 +65,7 @@ def train(args: argparse.Namespace) -> int:
     if warning:
         say(f"bpe-lab: warning: {warning}")
     client = dask_client(args.dask)
-    tok = inputs.new_tokenizer(pattern)
+    tok = inputs.new_tokenizer(pattern, inputs.block_timeout(pattern, args.block_bytes))
     bars = Bars()
     num_merges = args.vocab_size - 256 - len(specials)
 

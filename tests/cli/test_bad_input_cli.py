@@ -115,6 +115,18 @@ def test_a_catastrophic_custom_pattern_is_stopped_within_the_apps_bound(tmp_path
     nothing_written(tmp_path, "tok.model")
 
 
+def test_a_pattern_that_backtracks_only_deep_in_the_corpus_is_stopped_there(tmp_path):
+    """The first 200,000 characters pass the check before training; the run of a's after them
+    is split by a worker, which stops on the same rate (2 s per 200,000 characters of a block)."""
+    (tmp_path / "a.txt").write_text(("xyz " * 20 + "\n") * 3_000 + "a" * 50_000 + "!\n")
+    start = time.monotonic()
+    done = train(tmp_path, "a.txt", "--vocab-size", "300", "--pattern", r"(a|aa)+$|\s+|[^\sa]+|a",
+                 "--block-bytes", "100000", "--workers", "1")
+    refused(done, "took longer than 2 s", "a.txt")
+    assert time.monotonic() - start < 60  # stopped, not hung
+    nothing_written(tmp_path, "tok.model")
+
+
 def test_an_invalid_pattern(tmp_path):
     (tmp_path / "a.txt").write_text("hello\n")
     refused(train(tmp_path, "a.txt", "--vocab-size", "300", "--pattern", "(unclosed"),
