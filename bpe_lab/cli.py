@@ -84,6 +84,17 @@ def _add_reading(p: argparse.ArgumentParser, verb: str | None) -> None:
                    help="about how many bytes a worker takes at a time (default: 2 MiB)")
 
 
+def _add_file_settings(p: argparse.ArgumentParser) -> None:
+    """--pattern and --special-token for a tiktoken or GPT-2 file that came without the bpe-lab
+    sidecar that says them (bpe_core.load's pattern= and special_tokens=)."""
+    p.add_argument("--pattern", metavar="gpt2|gpt4|gpt4o|none|REGEX",
+                   help="the split pattern of a tiktoken or GPT-2 file that came without its"
+                        " bpe-lab sidecar (gpt2 for OpenAI's GPT-2 files)")
+    p.add_argument("--special-token", action="append", metavar="TOK=ID",
+                   help="a special token of a tiktoken file that came without its sidecar, with"
+                        " its id, e.g. '<|endoftext|>=100257' (repeatable; 'none' for none)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bpe-lab",
@@ -133,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
     e.add_argument("--out", required=True, metavar="IDS", help="the .npy file to write")
     _add_reading(e, "encoding")
+    _add_file_settings(e)
     e.set_defaults(run=commands.encode)
 
     c = sub.add_parser(
@@ -162,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                     " size, merges, special tokens, and whether it keeps a training history."),
         epilog="example:\n  bpe-lab info tok.model\n")
     i.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
+    _add_file_settings(i)
     i.set_defaults(run=commands.info)
     return parser
 

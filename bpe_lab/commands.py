@@ -13,6 +13,7 @@ from collections import deque
 
 import bpe_core
 from bpe_core import Tokenizer, check
+from bpe_core.files import MissingSettingsError
 
 from . import inputs, outputs
 from .inputs import UsageError
@@ -118,8 +119,29 @@ def train(args: argparse.Namespace) -> int:
 # -- opening a tokenizer file ----------------------------------------------------------------
 
 
-def open_model(path: str) -> tuple[Tokenizer, str, str]:
-    """``(tokenizer, the file read, its format in words)`` for a file or a gpt2/cs336 folder."""
+def file_settings(args: argparse.Namespace) -> dict:
+    """bpe_core.load's ``pattern=`` and ``special_tokens=`` from --pattern and --special-token
+    TOK=ID (None where not given: the file or its sidecar says them)."""
+    settings: dict = {}
+    if args.pattern is not None:
+        settings["pattern"] = inputs.pattern_from(args.pattern)
+    if args.special_token:
+        specials: dict[str, int] = {}
+        for value in args.special_token:
+            if value == "none":
+                continue
+            text, sep, digits = value.rpartition("=")
+            if not sep or not text or not digits.isdigit():
+                raise UsageError(f"--special-token {value!r}: give a special token and its id,"
+                                 " e.g. '<|endoftext|>=100257' (or 'none' for none)")
+            specials[text] = int(digits)
+        settings["special_tokens"] = specials
+    return settings
+
+
+def open_model(path: str, settings: dict | None = None) -> tuple[Tokenizer, str, str]:
+    """``(tokenizer, the file read, its format in words)`` for a file or a gpt2/cs336 folder;
+    ``settings``: what the file does not say (``file_settings``)."""
     name = path
     if os.path.isdir(path):
         name = os.path.join(path, "vocab.json")
@@ -129,9 +151,17 @@ def open_model(path: str) -> tuple[Tokenizer, str, str]:
                              " bpe-lab train --format gpt2 or cs336 wrote)")
     inputs.readable_file(name, "tokenizer file")
     try:
-        tok = bpe_core.load(name)
+        tok = bpe_core.load(name, **(settings or {}))
         with open(name, "rb") as f:
             kind = bpe_core.detect_format(f.read())
+    except MissingSettingsError as e:  # said in the command line's words, not Python's
+        flags = {"pattern": "--pattern gpt2|gpt4|gpt4o|none|REGEX (gpt2 for OpenAI's GPT-2"
+                            " files)",
+                 "special_tokens": "--special-token TOK=ID for each of its special tokens"
+                                   " ('none' for none)"}
+        raise UsageError(f"{name} came without the bpe-lab sidecar that says its "
+                         + " and ".join(k.replace("_", " ") for k in e.keywords)
+                         + "; give " + " and ".join(flags[k] for k in e.keywords)) from None
     except ValueError as e:
         raise UsageError(f"{e}") from None
     words = {"minbpe": "minbpe .model", "hf": "Hugging Face tokenizer.json",
@@ -144,7 +174,7 @@ def open_model(path: str) -> tuple[Tokenizer, str, str]:
 
 
 def info(args: argparse.Namespace) -> int:
-    tok, name, fmt = open_model(args.model)
+    tok, name, fmt = open_model(args.model, file_settings(args))
     rows = [
         ("file", name),
         ("format", fmt),
@@ -201,7 +231,7 @@ def encode(args: argparse.Namespace) -> int:
     from bpe_core.corpus import file_blocks
 
     clock = Clock()
-    tok, _, _ = open_model(args.model)
+    tok, _, _ = open_model(args.model, file_settings(args))
     if tok.pipeline is not None:
         raise UsageError(f"{args.model} is a tokenizer.json with a normalizer or pre-tokenizer;"
                          " bpe-lab encode cuts the corpus by the split pattern, which such a"

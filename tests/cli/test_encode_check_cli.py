@@ -55,6 +55,31 @@ def test_encode_reads_a_folder_written_by_train(tmp_path, corpus):
     assert np.load(tmp_path / "ids.npy").tolist() == tok.encode(text, allowed_special="all")
 
 
+def test_a_file_without_its_sidecar_is_refused_in_flags_and_read_with_them(tmp_path):
+    """A tiktoken file says neither its pattern nor its special tokens; without the sidecar that
+    does, the command names its own flags (not Python's pattern=), and with them gives the ids."""
+    text = "the cat sat on the mat<|endoftext|>the cat ran"
+    tok = RegexTokenizer(GPT2_SPLIT_PATTERN)
+    tok.train(text * 3, 280, special_tokens=[EOT])
+    tok.save_tiktoken(str(tmp_path / "t.tiktoken"))
+    (tmp_path / "t.tiktoken.bpe-lab.json").unlink()
+    (tmp_path / "a.txt").write_text(text)
+    done = run_cli("encode", "t.tiktoken", "a.txt", "--workers", "1", "--out", "ids.npy",
+                   cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--pattern" in done.stderr and "--special-token TOK=ID" in done.stderr
+    assert "pattern=" not in done.stderr
+    assert not (tmp_path / "ids.npy").exists()
+    eot = tok.special_tokens[EOT]
+    done = run_cli("encode", "t.tiktoken", "a.txt", "--workers", "1", "--out", "ids.npy",
+                   "--pattern", "gpt2", "--special-token", f"{EOT}={eot}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert np.load(tmp_path / "ids.npy").tolist() == tok.encode(text, allowed_special="all")
+    done = run_cli("info", "t.tiktoken", "--pattern", "gpt2", "--special-token", "none",
+                   cwd=tmp_path)
+    assert done.returncode == 0 and "GPT-2" in done.stdout and "special tokens  none" in done.stdout
+
+
 def test_check_names_the_mistake_of_a_trainer_that_counts_overlaps_once(tmp_path):
     demo = check.zoo_demo("overlap")  # the zoo's trainer with that mistake, on its own text
     (tmp_path / "text.txt").write_text(demo.text)
