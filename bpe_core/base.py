@@ -43,6 +43,7 @@ from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_speci
     compile_pattern,
     cut_at_specials,
     split_by_pattern,
+    time_left,
     training_specials,
 )
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
@@ -199,14 +200,7 @@ class Tokenizer:
             return [text] if text else []
         if deadline is None and self.timeout is not None:
             deadline = time.monotonic() + self.timeout
-
-        def remaining() -> float | None:
-            if deadline is None:
-                return None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            return left
+        remaining = time_left(deadline)
 
         try:
             if self.pipeline is not None and self.pipeline.pre_tokenizer is not None:

@@ -44,6 +44,7 @@ from .split import (
     cut_at_specials,
     specials_pattern,
     split_by_pattern,
+    time_left,
     training_specials,
 )
 from .text import clean_text, shorten
@@ -105,15 +106,7 @@ class _Cutter:
         return self.special_re is not None or self.at_lines
 
     def pieces(self, text: str) -> list[str]:
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
-
-        def remaining() -> float | None:
-            if deadline is None:
-                return None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            return left
+        remaining = time_left(None if self.timeout is None else time.monotonic() + self.timeout)
 
         return [p for part in cut_at_specials(text, self.specials)
                 for p in split_by_pattern(self.compiled, part, remaining)]
@@ -311,15 +304,7 @@ def _count_block(
         where = f"bytes {first[1]:,}..{last[2]:,} of {last[0]}" if first[0] == last[0] else \
             f"bytes {first[1]:,} of {first[0]} to {last[2]:,} of {last[0]}"
     compiled = compile_pattern(pattern)
-    deadline = None if timeout is None else time.monotonic() + timeout
-
-    def remaining() -> float | None:
-        if deadline is None:
-            return None
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        return left
+    remaining = time_left(None if timeout is None else time.monotonic() + timeout)
 
     counts: Counter[str] = Counter()
     try:

@@ -11,6 +11,7 @@ training on files gives exactly the pieces that training on one string gives.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 
 import regex
@@ -36,6 +37,21 @@ def compile_pattern(pattern: str) -> regex.Pattern | None:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"invalid split pattern: {e}") from e
+
+
+def time_left(deadline: float | None) -> Callable[[], float | None]:
+    """``remaining()`` for a split that must end by ``deadline`` (a ``time.monotonic()`` value;
+    None: no bound): the seconds left, or TimeoutError once they are spent."""
+
+    def remaining() -> float | None:
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    return remaining
 
 
 def split_by_pattern(
