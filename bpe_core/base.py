@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from .corpus import (
     DEFAULT_BLOCK_BYTES,
     BytesCallback,
-    CorpusError,
     CorpusSources,
     PieceCounts,
+    PipelineSplit,
     count_pieces,
     drain,
 )
@@ -318,7 +318,10 @@ class Tokenizer:
         process) or on a Dask cluster (``client``, a ``dask.distributed.Client``); the merge loop
         runs here. ``on_bytes(done, total)`` reports the reading (total None for an iterator),
         ``progress`` the merges, as in ``train``; ``errors="replace"`` reads bytes that are not
-        UTF-8 as U+FFFD instead of stopping. Every other option is ``train``'s. Returns what
+        UTF-8 as U+FFFD instead of stopping. Every other option is ``train``'s. A tokenizer read
+        from a tokenizer.json with a ``pipeline`` counts its normalized, pre-tokenized chunks as
+        ``train`` does (its added tokens are not learned); blocks are cut only where the
+        pipeline gives the same chunks with and without the cut. Returns what
         the reading measured (``counts`` left empty: the table is freed once laid out). Bad input
         raises ``CorpusError`` (a ValueError) naming the file and the fix.
 
@@ -328,17 +331,11 @@ class Tokenizer:
         >>> tok.vocab[256], tok.special_tokens
         (b'ab', {'<|x|>': 257})
         """
-        if self.pipeline is not None:
-            raise CorpusError(
-                "train_corpus trains the bpe_core kinds (BasicTokenizer, RegexTokenizer); this"
-                " tokenizer follows a tokenizer.json pipeline (normalizer, pre-tokenizer, added"
-                " tokens) that is not cut into blocks safely. Train a RegexTokenizer with its"
-                " split pattern instead, or use train(text) on text that fits in memory"
-            )
         specials, num_merges = self._training_plan(vocab_size, special_tokens)
         check_train_options(tie_rule, min_frequency, max_token_bytes)
         counted = count_pieces(
-            sources, pattern=self.pattern, special_tokens=specials, workers=workers,
+            sources, special_tokens=specials, workers=workers,
+            pattern=self.pattern if self.pipeline is None else PipelineSplit(self),
             errors=errors, block_bytes=block_bytes, on_bytes=on_bytes, client=client,
             timeout=self.timeout,
         )

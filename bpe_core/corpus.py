@@ -6,7 +6,9 @@ the pieces first appear. This module gets that table from files of any size with
 1. It cuts the corpus into blocks of about ``block_bytes`` at places where cutting changes
    nothing: right after a special token, or else beside a line break where the split pattern
    cuts the text the same way with or without the cut (checked on the text around the place).
-   A cut never falls inside a character, a special token or a piece.
+   A cut never falls inside a character, a special token or a piece. For a tokenizer read
+   from a tokenizer.json, "the split" is its whole pipeline (``PipelineSplit``: normalizer,
+   added tokens, pre-tokenizer), so the same check keeps e.g. a Replace across a cut whole.
 2. Worker processes (or a Dask cluster) count the pieces of each block, in first-seen order.
 3. Here the blocks' tables are added up in block order, so the combined table keeps the
    first-seen order of the whole text, and ``train_bpe`` makes exactly the merges that
@@ -82,21 +84,73 @@ def drain(table: dict) -> Iterator[tuple]:
 
 
 # ----------------------------------------------------------------------------------------------
+# The pieces of a tokenizer with a tokenizer.json pipeline
+
+
+class PipelineSplit:
+    """How a tokenizer read from a tokenizer.json (``tok.pipeline``: normalizer, pre-tokenizer,
+    added tokens) cuts text: its ``chunks(text, "none")``, as ``train`` counts them. Given as
+    the ``pattern`` of ``count_pieces`` / ``file_blocks``. The pipeline's steps are closures,
+    which pickle cannot carry, so this pickles as the tokenizer's tokenizer.json (written
+    once, when first pickled), and spawn workers and Dask workers read it back (once per
+    process)."""
+
+    def __init__(self, tok: object) -> None:
+        self.tok = tok
+        self.json: str | None = None
+
+    def __reduce__(self) -> tuple:
+        if self.json is None:
+            from .formats import to_hf_json
+
+            self.json = to_hf_json(self.tok)
+        return _pipeline_split_of, (self.json,)
+
+    def chunks(self, text: str, deadline: float | None) -> list[tuple[str, int | None]]:
+        """``[(chunk, added token id or None)]`` of ``text``; past ``deadline``, TimeoutError."""
+        tok = self.tok
+        try:
+            return tok.pipeline.pieces(clean_text(text), {}, tok.split, deadline)
+        except ValueError as e:  # tok.split says a timeout as a ValueError
+            if isinstance(e.__cause__, TimeoutError):
+                raise TimeoutError from None
+            raise
+
+
+_PIPELINE_SPLITS: dict[str, PipelineSplit] = {}  # tokenizer.json -> its splitter, per process
+
+
+def _pipeline_split_of(json_text: str) -> PipelineSplit:
+    found = _PIPELINE_SPLITS.get(json_text)
+    if found is None:
+        from .files import read_tokenizer
+
+        found = PipelineSplit.__new__(PipelineSplit)
+        found.tok, found.json = read_tokenizer(json_text.encode("utf-8"), "tokenizer.json"), json_text
+        _PIPELINE_SPLITS.clear()  # one tokenizer at a time is enough
+        _PIPELINE_SPLITS[json_text] = found
+    return found
+
+
+# ----------------------------------------------------------------------------------------------
 # Where a cut changes nothing
 
 
 class _Cutter:
     """Finds places where the corpus may be cut into blocks, for one split and special tokens."""
 
-    def __init__(self, pattern: str, specials: list[str], timeout: float | None) -> None:
-        self.compiled = compile_pattern(pattern)
+    def __init__(
+        self, pattern: str | PipelineSplit, specials: list[str], timeout: float | None
+    ) -> None:
+        self.pipeline = pattern if isinstance(pattern, PipelineSplit) else None
+        self.compiled = None if self.pipeline is not None else compile_pattern(pattern)
         self.specials = specials
         self.special_re = specials_pattern(specials)
         self.longest = max(map(len, specials), default=0)
         self.timeout = timeout
         # Beside a line break we may cut when there is a split (without one, a text between
         # special tokens is one piece) and no special token holds a line break.
-        self.at_lines = self.compiled is not None and not any(
+        self.at_lines = (self.compiled is not None or self.pipeline is not None) and not any(
             "\r" in s or "\n" in s for s in specials
         )
 
@@ -106,8 +160,11 @@ class _Cutter:
         return self.special_re is not None or self.at_lines
 
     def pieces(self, text: str) -> list[str]:
-        remaining = time_left(None if self.timeout is None else time.monotonic() + self.timeout)
-
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if self.pipeline is not None:  # the added tokens too: a cut must not change them
+            return [p for part in cut_at_specials(text, self.specials)
+                    for p in self.pipeline.chunks(part, deadline)]
+        remaining = time_left(deadline)
         return [p for part in cut_at_specials(text, self.specials)
                 for p in split_by_pattern(self.compiled, part, remaining)]
 
@@ -290,11 +347,13 @@ def read_block(block: tuple, errors: str = "strict") -> tuple[str, int]:
 
 
 def _count_block(
-    block: str | tuple, pattern: str, specials: list[str], errors: str, timeout: float | None
+    block: str | tuple, pattern: str | PipelineSplit, specials: list[str], errors: str,
+    timeout: float | None,
 ) -> tuple[dict[bytes, int], int]:
     """One block's pieces -> occurrences in first-seen order, and the block's size in bytes.
 
-    A plain function of plain data, so that processes and Dask workers can run it.
+    A plain function of plain data (a ``PipelineSplit`` pickles as its tokenizer.json), so
+    that processes and Dask workers can run it. A pipeline's added tokens are not counted.
     """
     if isinstance(block, str):
         text, size, where = block, len(block.encode("utf-8")), "a block of the corpus iterator"
@@ -303,19 +362,26 @@ def _count_block(
         first, last = block[0], block[-1]
         where = f"bytes {first[1]:,}..{last[2]:,} of {last[0]}" if first[0] == last[0] else \
             f"bytes {first[1]:,} of {first[0]} to {last[2]:,} of {last[0]}"
-    compiled = compile_pattern(pattern)
-    remaining = time_left(None if timeout is None else time.monotonic() + timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pipeline = pattern if isinstance(pattern, PipelineSplit) else None
+    compiled = None if pipeline is not None else compile_pattern(pattern)
+    remaining = time_left(deadline)
 
     counts: Counter[str] = Counter()
     try:
-        for part in cut_at_specials(text, specials):
-            if compiled is None:
-                counts[part] += 1
-            else:
-                counts.update(split_by_pattern(compiled, part, remaining))
+        if pipeline is not None:  # normalized and pre-tokenized; its added tokens not counted
+            for part in cut_at_specials(text, specials):
+                counts.update(c for c, idx in pipeline.chunks(part, deadline) if idx is None)
+        else:
+            for part in cut_at_specials(text, specials):
+                if compiled is None:
+                    counts[part] += 1
+                else:
+                    counts.update(split_by_pattern(compiled, part, remaining))
     except TimeoutError:
+        what = "the split pattern" if pipeline is None else "the normalizer and the split"
         raise CorpusError(
-            f"the split pattern took longer than {timeout:g} s on {where}; simplify the pattern"
+            f"{what} took longer than {timeout:g} s on {where}; simplify the pattern"
             " (nested repeats such as (a+)+ backtrack badly)"
         ) from None
     return {piece.encode("utf-8"): n for piece, n in counts.items()}, size
@@ -388,7 +454,7 @@ class _Runner:
 def count_pieces(
     sources: CorpusSources,
     *,
-    pattern: str,
+    pattern: str | PipelineSplit,
     special_tokens: Iterable[str] = (),
     workers: int | None = None,
     errors: str = "strict",
@@ -401,7 +467,8 @@ def count_pieces(
     """How often each split piece occurs in a corpus, in first-seen order (see the module).
 
     ``sources``: a path, a list of paths, or an iterator of str (a list of str is read as paths).
-    ``pattern``: the split pattern ("" for none); the text is first cut at ``special_tokens``,
+    ``pattern``: the split pattern ("" for none), or ``PipelineSplit(tok)`` for a tokenizer
+    with a tokenizer.json pipeline (its normalized, pre-tokenized chunks); the text is first cut at ``special_tokens``,
     which are not counted, as ``train`` does. ``workers``: processes counting blocks (default:
     every core, or 1 for files of one block; 1 counts here). ``client``: a
     ``dask.distributed.Client`` to count on its cluster instead (the files must be readable at

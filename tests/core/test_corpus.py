@@ -302,19 +302,78 @@ def test_a_catastrophic_pattern_stops_at_the_time_bound(tmp_path):
         tok.train_corpus(str(path), 300, workers=1, block_bytes=1)
 
 
-def test_a_tokenizer_json_pipeline_is_refused_with_the_way_out(tmp_path):
-    path = tmp_path / "c.txt"
-    path.write_text("some text\n")
+def pipeline_tokenizer(timeout=None):
+    """A tokenizer.json with a normalizer (NFKC, Lowercase, a Replace that can match across a
+    line break), a Split + ByteLevel pre-tokenizer and added tokens, read by bpe_core."""
+    from tokenizers import AddedToken, Regex, normalizers, pre_tokenizers
     from tokenizers import Tokenizer as HFTokenizer
-    from tokenizers import normalizers
 
     plain = RegexTokenizer()
     plain.train("some text\n", 260)
+    plain.register_special_tokens({"<pad>": 399})  # the added tokens after it: past training's ids
     hf = HFTokenizer.from_str(to_hf_json(plain))
-    hf.normalizer = normalizers.NFC()
+    hf.normalizer = normalizers.Sequence([
+        normalizers.NFKC(), normalizers.Lowercase(), normalizers.Replace(Regex(r"[ \t]+\r?\n"), "\n")])
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(r" ?\p{L}+| ?\p{N}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated"),
+        pre_tokenizers.ByteLevel(False, use_regex=False)])
+    hf.add_tokens([AddedToken("<tool>", normalized=False), AddedToken("\nmark", normalized=True)])
     tok = read_tokenizer(hf.to_str().encode("utf-8"), "tokenizer.json")
-    assert tok.pipeline is not None
-    with pytest.raises(CorpusError, match="RegexTokenizer"):
+    tok.timeout = timeout
+    assert tok.pipeline is not None and tok.pipeline.normalizer and tok.pipeline.added
+    return tok
+
+
+def pipeline_texts():
+    docs = [d.replace("cat", "cat<tool>").replace("line", "line  \nmark") for d in DOCS]
+    return corpus_texts(True)[:1] + [EOT.join(docs) + "ＡＢＣ  \n", "  \nmark TAIL ①"]
+
+
+@pytest.mark.parametrize(("tie_rule", "specials", "workers"), [
+    ("seen", [EOT], 1), ("bytes", [EOT], 1), ("seen", None, 1), ("bytes", None, 1),
+    ("seen", [EOT], 2), ("bytes", None, 2),  # spawn workers get the pipeline (pickled)
+])
+def test_a_tokenizer_json_pipeline_trains_as_train_on_the_joined_text(tmp_path, tie_rule,
+                                                                       specials, workers):
+    texts = pipeline_texts()
+    paths = write_files(tmp_path, texts)
+    options = dict(tie_rule=tie_rule, special_tokens=specials, candidates=2)
+    whole = pipeline_tokenizer()
+    whole.train("".join(texts), 330, **options)
+    tok = pipeline_tokenizer()
+    result = tok.train_corpus(paths, 330, workers=workers, block_bytes=40, **options)
+    assert merges_and_counts(tok) == merges_and_counts(whole)
+    assert [r.candidates for r in tok.history] == [r.candidates for r in whole.history]
+    assert tok.special_tokens == whole.special_tokens
+    assert result.blocks > 5
+    # an iterator of str too, cut into blocks at the pipeline's safe places
+    again = pipeline_tokenizer()
+    again.train_corpus(iter(texts), 330, workers=1, block_bytes=40, **options)
+    assert merges_and_counts(again) == merges_and_counts(whole)
+
+
+def test_a_pipelines_cuts_keep_its_chunks(tmp_path):
+    """The safe-cut check uses the pipeline: a Replace matching "  \n" across a cut, or an
+    added token holding a line break, is never cut into two."""
+    from bpe_core.corpus import PipelineSplit, file_blocks, read_block
+
+    text = "".join(pipeline_texts())
+    paths = write_files(tmp_path, pipeline_texts())
+    split = PipelineSplit(pipeline_tokenizer())
+    # no special tokens: every cut is beside a line break, where the pipeline allows it
+    cut = file_blocks(paths, pattern=split, block_bytes=5)
+    blocks = [read_block(b)[0] for b in cut.blocks]
+    assert "".join(blocks) == text and len(blocks) > 5
+    assert [c for b in blocks for c in split.chunks(b, None)] == split.chunks(text, None)
+    for left, right in zip(blocks, blocks[1:]):  # the Replace of "[ \t]+\r?\n" is not cut
+        assert not (left.endswith((" ", "\t", "\r")) and right.startswith(("\n", "\r\n")))
+
+
+def test_a_pipeline_stops_at_the_time_bound(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("some text\n" * 2000)
+    tok = pipeline_tokenizer(timeout=1e-6)
+    with pytest.raises(CorpusError, match=r"longer than 1e-06 s"):
         tok.train_corpus(str(path), 300, workers=1)
 
 
