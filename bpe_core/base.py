@@ -335,7 +335,7 @@ class Tokenizer:
         check_train_options(tie_rule, min_frequency, max_token_bytes)
         counted = count_pieces(
             sources, special_tokens=specials, workers=workers,
-            pattern=self.pattern if self.pipeline is None else PipelineSplit(self),
+            pattern=self.pattern if self.pipeline is None else PipelineSplit(self, split_from_json),
             errors=errors, block_bytes=block_bytes, on_bytes=on_bytes, client=client,
             timeout=self.timeout,
         )
@@ -930,3 +930,13 @@ class Tokenizer:
     def __repr__(self) -> str:
         kind = type(self).__name__
         return f"<{kind} {self.vocab_size} tokens, {self.num_merges} merges>"
+
+
+def split_from_json(json_text: str) -> Tokenizer:
+    """A tokenizer that cuts text as the tokenizer.json ``json_text`` does (its split pattern and
+    pipeline; no merges needed): how a worker process gets a pipeline, whose closures pickle
+    cannot carry (``corpus.PipelineSplit``)."""
+    from .formats import parse_hf_json
+
+    data = parse_hf_json(json_text)
+    return Tokenizer(data.pattern, pipeline=data.pipeline)

@@ -92,11 +92,13 @@ class PipelineSplit:
     added tokens) cuts text: its ``chunks(text, "none")``, as ``train`` counts them. Given as
     the ``pattern`` of ``count_pieces`` / ``file_blocks``. The pipeline's steps are closures,
     which pickle cannot carry, so this pickles as the tokenizer's tokenizer.json (written
-    once, when first pickled), and spawn workers and Dask workers read it back (once per
-    process)."""
+    once, when first pickled) and ``rebuild``, a module-level function that makes a tokenizer
+    that splits the same from it (``base.split_from_json``; given by the caller, so this module
+    imports no tokenizer module): spawn and Dask workers rebuild it once per process."""
 
-    def __init__(self, tok: object) -> None:
+    def __init__(self, tok: object, rebuild: Callable[[str], object]) -> None:
         self.tok = tok
+        self.rebuild = rebuild
         self.json: str | None = None
 
     def __reduce__(self) -> tuple:
@@ -104,7 +106,7 @@ class PipelineSplit:
             from .formats import to_hf_json
 
             self.json = to_hf_json(self.tok)
-        return _pipeline_split_of, (self.json,)
+        return _pipeline_split_of, (self.rebuild, self.json)
 
     def chunks(self, text: str, deadline: float | None) -> list[tuple[str, int | None]]:
         """``[(chunk, added token id or None)]`` of ``text``; past ``deadline``, TimeoutError."""
@@ -120,13 +122,11 @@ class PipelineSplit:
 _PIPELINE_SPLITS: dict[str, PipelineSplit] = {}  # tokenizer.json -> its splitter, per process
 
 
-def _pipeline_split_of(json_text: str) -> PipelineSplit:
+def _pipeline_split_of(rebuild: Callable[[str], object], json_text: str) -> PipelineSplit:
     found = _PIPELINE_SPLITS.get(json_text)
     if found is None:
-        from .files import read_tokenizer
-
-        found = PipelineSplit.__new__(PipelineSplit)
-        found.tok, found.json = read_tokenizer(json_text.encode("utf-8"), "tokenizer.json"), json_text
+        found = PipelineSplit(rebuild(json_text), rebuild)
+        found.json = json_text
         _PIPELINE_SPLITS.clear()  # one tokenizer at a time is enough
         _PIPELINE_SPLITS[json_text] = found
     return found
@@ -467,7 +467,7 @@ def count_pieces(
     """How often each split piece occurs in a corpus, in first-seen order (see the module).
 
     ``sources``: a path, a list of paths, or an iterator of str (a list of str is read as paths).
-    ``pattern``: the split pattern ("" for none), or ``PipelineSplit(tok)`` for a tokenizer
+    ``pattern``: the split pattern ("" for none), or ``PipelineSplit(tok, base.split_from_json)`` for a tokenizer
     with a tokenizer.json pipeline (its normalized, pre-tokenized chunks); the text is first cut at ``special_tokens``,
     which are not counted, as ``train`` does. ``workers``: processes counting blocks (default:
     every core, or 1 for files of one block; 1 counts here). ``client``: a

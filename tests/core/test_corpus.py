@@ -355,11 +355,12 @@ def test_a_tokenizer_json_pipeline_trains_as_train_on_the_joined_text(tmp_path, 
 def test_a_pipelines_cuts_keep_its_chunks(tmp_path):
     """The safe-cut check uses the pipeline: a Replace matching "  \n" across a cut, or an
     added token holding a line break, is never cut into two."""
+    from bpe_core.base import split_from_json
     from bpe_core.corpus import PipelineSplit, file_blocks, read_block
 
     text = "".join(pipeline_texts())
     paths = write_files(tmp_path, pipeline_texts())
-    split = PipelineSplit(pipeline_tokenizer())
+    split = PipelineSplit(pipeline_tokenizer(), split_from_json)
     # no special tokens: every cut is beside a line break, where the pipeline allows it
     cut = file_blocks(paths, pattern=split, block_bytes=5)
     blocks = [read_block(b)[0] for b in cut.blocks]
