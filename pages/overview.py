@@ -115,7 +115,9 @@ def as_you_type(tok) -> None:
                "k = 0 every byte is a token). Drag the slider, step, or press Play.")
     view, _, _ = window(steps)
     k = min(max(ss.get("front_step", n), 0), n)
-    data = dict(steps_payload(view, steps.token_counts(), num_bytes), step=k)
+    # not moved by a classroom's watcher: its step would rerun this fragment unasked (the room's
+    # step is followed on Step through)
+    data = dict(steps_payload(view, steps.token_counts(), num_bytes), step=k, follow=False)
     steps_component()(data=data, key="front_steps", on_step_change=_stepped)
 
 

@@ -102,6 +102,7 @@ export default function (component) {
   const send = () => {
     clearTimeout(s.timer);
     s.timer = null;
+    if (!root.isConnected) return;  // the page changed while a send waited: nothing to tell
     if (box.value === data.text && s.sent === null) return;  // nothing new
     const waited = performance.now() - s.at;
     if (s.sent !== null && waited < data.patience) {

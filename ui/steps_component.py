@@ -290,6 +290,10 @@ export default function (component) {
   const SEND_MS = 250;
   const send = () => {
     root.bpeSendTimer = null;
+    // a timer (the throttle, a classroom's settle) that fires after this view left the page (the
+    // user went to another page): nothing to tell. Sent anyway, it reruns the old page's
+    // fragment on the new page, which then draws nothing.
+    if (!root.isConnected) return;
     root.bpeSentAt = performance.now();
     setStateValue("step", { k: root.bpeCurrent, seq: root.bpeSeq });
   };
@@ -365,7 +369,10 @@ export default function (component) {
     root.bpeSettle = setTimeout(() => { if (root.bpeSendTimer === null) root.bpeSend(); },
                                 FOLLOW_SETTLE_MS);
   };
-  window.bpeStepsView = { root, step: () => current, follow };
+  // the view a classroom's watcher moves (ui/room_watch.py); not one inside a fragment that the
+  // page asks to keep out of it (data.follow false: the front page's), whose settle send would
+  // rerun that fragment, and could do so just as the student goes to another page
+  if (data.follow !== false) window.bpeStepsView = { root, step: () => current, follow };
   draw(current);
 }
 """
