@@ -84,8 +84,8 @@ def fresh_venv(folder: Path) -> Path:
     """A new virtual environment that sees the packages of the environment running the tests (pip,
     ``regex`` and the pinned setuptools among them) but not this checkout; its python.
 
-    ``venv --system-site-packages`` would not do: made from inside a virtual environment, it sees
-    the base interpreter's packages instead of the running environment's. A ``.pth`` file in the
+    A venv that shares the system's site packages would not do: made from inside a virtual
+    environment, it sees the base interpreter's packages instead of the running environment's. A ``.pth`` file in the
     new environment names the running one's package folders, after its own.
     """
     run(sys.executable, "-m", "venv", "--without-pip", folder, cwd=folder.parent)

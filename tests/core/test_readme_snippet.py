@@ -1,6 +1,6 @@
 """The README's first library snippet runs for a newcomer after ``pip install .``: in a fresh
-virtual environment that sees none of the machine's packages (made without
-``--system-site-packages``), from an empty folder (issue 27).
+virtual environment that sees none of the machine's packages (a plain ``python -m venv``),
+from an empty folder (issue 27).
 
 The wheel is built from a copy of the checkout with this environment's setuptools (no build
 isolation, nothing downloaded). The fresh environment gets the wheel and what its metadata says it
