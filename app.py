@@ -4,7 +4,8 @@ Run as a session's script (``__main__``), this file only routes between the page
 starts with ``sidebar()`` (ui/state.py), the controls every page shares: drawn from the page
 script, the sidebar keeps its widgets' identity across reruns (and a classroom room,
 ui/classroom.py, comes in there too). Imported by ``streamlit run app.py``, it is the server: the
-app plus the classroom's one HTTP route (ui/rooms_http.py), as an ``st.App``.
+app plus two HTTP routes, the classroom's (ui/rooms_http.py) and the front page's box's
+(ui/front_http.py), as an ``st.App``.
 """
 
 import streamlit as st
@@ -47,8 +48,9 @@ if __name__ == "__main__":
 else:
     from streamlit.starlette import App
 
-    from ui.rooms_http import ROUTES
+    from ui.front_http import FRONT_ROUTES
+    from ui.rooms_http import ROUTES as ROOM_ROUTES
     from ui.warm import warm_up
 
     warm_up()  # the GPT presets and the pages' modules, loaded while the server waits
-    app = App(__file__, routes=ROUTES)
+    app = App(__file__, routes=ROOM_ROUTES + FRONT_ROUTES)

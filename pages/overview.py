@@ -7,12 +7,22 @@ text a moment after the last key (ui/front.py) and only the fragment reruns.
 
 import streamlit as st
 
-from ui.front import DEBOUNCE_MS, MAX_FRONT_CHARS, PATIENCE_MS, seed_text, view_html
+from ui.front import (
+    DEBOUNCE_MS,
+    MAX_FRONT_CHARS,
+    PATIENCE_MS,
+    REFERENCE_VIEW,
+    SETTLE_MS,
+    seed_text,
+    views_data,
+)
+from ui.front_http import TOKENS_PATH
 from ui.state import (
     current_text,
     preset,
     projector_mode,
     require_tokenizer,
+    route_key,
     sidebar,
     step_through,
     steps_component,
@@ -22,7 +32,7 @@ from ui.state import (
 from ui.steps_component import steps_payload
 from ui.steps_view import window
 from ui.tables import merges_frame
-from ui.tokens_html import bytes_hint, pieces
+from ui.tokens_html import bytes_hint
 
 MAX_IDS_SHOWN = 5000
 WAYS_ON = [
@@ -72,38 +82,31 @@ ss.setdefault("front_text", seed)
 
 
 def as_you_type(tok) -> None:
-    """The box, both token views and the merge slider: reruns alone when the box sends text."""
-    large = projector_mode()
+    """The box with both token views, the hint and the merge slider. The views follow every key
+    through the box's route (ui/front_http.py); this reruns alone when the user pauses."""
     text = ss["front_text"]
-    type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
-                     "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS},
-               key="front_box", on_text_change=_typed)
     gpt = preset(REFERENCE)
     try:
         steps = tok.step_through(text, allowed_special="all")
-        theirs = pieces(gpt.encode(text, allowed_special="all"), gpt.vocab,
-                        specials=set(gpt.special_tokens.values()))
-    except ValueError as e:  # a custom split pattern can time out on a text it was not made for
+        mine = steps.final
+    except ValueError as e:  # a custom split pattern can time out: the page and the view say so
+        steps, mine = None, e
         st.error(str(e))
+    views = views_data(tok, gpt, text, mine)
+    heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
+             REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, {gpt.vocab_size:,} tokens"}
+    type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
+                     "settle": SETTLE_MS, "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS,
+                     "views": views, "heads": heads, "large": projector_mode(),
+                     "url": TOKENS_PATH, "key": route_key(tok, gpt)},
+               key="front_box", on_text_change=_typed)
+    if steps is None:
         return
     n = tok.num_merges
-    mine = steps.tokens_at(n)
     num_bytes = steps.num_bytes
-    left, right = st.columns(2)
-    for col, heading, tokens, labels, which in (
-        (left, f"**Yours** · {tokenizer_label()}", mine, ("Tokens", "Bytes per token"),
-         "yours"),
-        (right, f"**GPT-4o** · {REFERENCE}, {gpt.vocab_size:,} tokens", theirs,
-         ("GPT-4o tokens", "GPT-4o bytes per token"), "gpt-4o"),
-    ):
-        col.markdown(heading)
-        count, per = col.columns(2)
-        count.metric(labels[0], f"{len(tokens):,}")
-        per.metric(labels[1], f"{num_bytes / len(tokens):.2f}" if tokens else "–")
-        col.html(view_html(tokens, which, large))
-    hint = bytes_hint([t.token for t in mine], text, n)
+    hint = bytes_hint([t.token for t in steps.tokens_at(n)], text, n)
     if hint:
-        left.info(hint)
+        st.info(hint)
     st.subheader("Where next")
     for col, (page, label, icon, what) in zip(st.columns(3), WAYS_ON, strict=True):
         col.page_link(page, label=label, icon=icon)

@@ -12,6 +12,9 @@ are loaded once per server and shared read-only.
 from __future__ import annotations
 
 import hashlib
+import secrets
+import threading
+import weakref
 from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -336,15 +339,18 @@ def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
     _keep("kind", "Imported file")
 
 
-def tokenizer_label() -> str:
-    """A short name for the active tokenizer, safe to put in Markdown (captions, metrics)."""
+def tokenizer_label(plain: bool = False) -> str:
+    """A short name for the active tokenizer, safe to put in Markdown (captions, metrics); with
+    ``plain``, as text for ``textContent`` (no Markdown escapes)."""
     ss = st.session_state
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return bpe_core.PRESETS[name]["title"]
     if how == "imported":
         imported = ss.get("imported")
-        return f"imported from {md_escape(imported[1])}" if imported else "nothing imported yet"
+        if not imported:
+            return "nothing imported yet"
+        return f"imported from {imported[1] if plain else md_escape(imported[1])}"
     settings = ss.get("tok_settings")
     if settings is None:
         return "untrained"
@@ -494,3 +500,44 @@ def require_tokenizer() -> bpe_core.Tokenizer:
                     "one.")
         st.stop()
     return tok
+
+
+# -- keys for the front page's route (ui/front_http.py) ------------------------------------------
+# key -> (the session's tokenizer, the reference), held weakly: a key lives as long as both do
+_route_lock = threading.Lock()
+_route_pairs: dict[str, tuple[weakref.ref, weakref.ref]] = {}
+_route_keys: dict[tuple[int, int], str] = {}  # (id(mine), id(reference)) -> key
+
+
+def _forget_route(key: str, ids: tuple[int, int]) -> None:
+    with _route_lock:
+        _route_pairs.pop(key, None)
+        if _route_keys.get(ids) == key:
+            del _route_keys[ids]
+
+
+def route_key(mine: Any, reference: Any) -> str:
+    """The front page route's key for this pair of tokenizers (128 random bits): the same key
+    while both live, a new one for a new pair. Neither is kept alive by it."""
+    ids = (id(mine), id(reference))
+    with _route_lock:
+        key = _route_keys.get(ids)
+        pair = _route_pairs.get(key) if key is not None else None
+        if pair is not None and pair[0]() is mine and pair[1]() is reference:
+            return key
+        key = secrets.token_urlsafe(16)
+        _route_pairs[key] = (weakref.ref(mine), weakref.ref(reference))
+        _route_keys[ids] = key
+    weakref.finalize(mine, _forget_route, key, ids)
+    weakref.finalize(reference, _forget_route, key, ids)
+    return key
+
+
+def route_pair(key: str) -> tuple[Any, Any] | None:
+    """The live tokenizers behind a ``route_key``, or None."""
+    with _route_lock:
+        pair = _route_pairs.get(key)
+    if pair is None:
+        return None
+    mine, reference = pair[0](), pair[1]()
+    return None if mine is None or reference is None else (mine, reference)

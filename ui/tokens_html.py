@@ -56,8 +56,8 @@ _COLOURS = "\n".join(
     for k, colours in (("c", PALETTE), ("s", SEQUENTIAL))
     for i, c in enumerate(colours)
 )
-CSS = """
-<style>
+# the token view's rules; CSS wraps them for st.html, the front page's component takes them as they are
+CSS_RULES = """
 .bpe-tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: var(--bpe-size, 1rem); line-height: 2.0; white-space: pre-wrap;
   overflow-wrap: anywhere; color: #111; max-height: 75vh; overflow-y: auto; padding: 2px; }
@@ -79,7 +79,8 @@ CSS = """
 .bpe-tokens.ids .t { display: inline-block; line-height: 1.5; margin-bottom: 0.25em; }
 .bpe-legend { font-size: 0.85rem; display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
 .bpe-legend span { padding: 1px 6px; border-radius: 3px; color: #111; }
-""" + _COLOURS + "\n</style>\n"
+""" + _COLOURS + "\n"
+CSS = "\n<style>\n" + CSS_RULES + "</style>\n"
 
 
 # -- one token's visible content ----------------------------------------------------------------
@@ -172,34 +173,53 @@ def token_text(token: bytes, limit: int | None = None) -> str:
     return text
 
 
-def _marker(run: str) -> str:
-    """HTML for a run of whitespace (as glyphs) or invisible characters (as short names)."""
+def _marker(run: str) -> tuple[str, str]:
+    """A run of whitespace (as glyphs) or invisible characters (as short names), with its class."""
     if run[0] in WHITESPACE_GLYPHS:
-        return f'<span class="ws">{show_whitespace(run)}</span>'
+        return "ws", show_whitespace(run)
     names = []
     for ch in run:
         cp = ord(ch)
         # U+2400.. are the control pictures ␀ ␁ …; U+2421 is ␡
         names.append(chr(0x2400 + cp) if cp < 0x20 else "␡" if cp == 0x7F else f"U+{cp:04X}")
-    return f'<span class="ctl">{" ".join(names)}</span>'
+    return "ctl", " ".join(names)
 
 
-def _text_html(text: str, whitespace: bool) -> str:
-    """Escaped text; invisible characters (and whitespace, if asked) drawn as markers."""
+def _text_parts(text: str, whitespace: bool) -> list[tuple[str, str]]:
+    """Text as parts; invisible characters (and whitespace, if asked) as markers."""
     pattern = _MARKED_WS if whitespace else _MARKED
-    lead = ""
+    out = []
     if text and unicodedata.category(text[0])[0] == "M":  # a combining mark with nothing to sit on
-        lead = f'<span class="ws">{DOTTED_CIRCLE}</span>'
-    if pattern.search(text) is None:
-        return lead + html.escape(text)
-    out = [lead]
+        out.append(("ws", DOTTED_CIRCLE))
     pos = 0
     for m in pattern.finditer(text):
-        out.append(html.escape(text[pos : m.start()]))
+        if m.start() > pos:
+            out.append(("", text[pos : m.start()]))
         out.append(_marker(m.group()))
         pos = m.end()
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
+    if pos < len(text):
+        out.append(("", text[pos:]))
+    return out
+
+
+def label_parts(token: bytes, whitespace: bool = False) -> list[tuple[str, str]]:
+    """A token's visible content as ``(class, plain text)`` parts: ``""`` for its text, ``"bytes"``
+    for hex of bytes that are not (whole) UTF-8 characters, ``"ws"`` and ``"ctl"`` for markers.
+    ``token_label`` draws them as HTML; the front page's component (ui/front.py) as DOM nodes
+    whose text goes in through ``textContent``.
+
+    >>> label_parts(b"a\\x00b"), label_parts(b"\\xe2\\x82")
+    ([('', 'a'), ('ctl', '␀'), ('', 'b')], [('bytes', 'e2 82')])
+    >>> label_parts(b" a\\n", whitespace=True)
+    [('ws', '·'), ('', 'a'), ('ws', '↵\\n')]
+    """
+    out = []
+    for part, is_bytes in text_and_bytes(token):
+        if is_bytes:
+            out.append(("bytes", part))  # hex digits and spaces only
+        else:
+            out.extend(_text_parts(part, whitespace))
+    return out
 
 
 def token_label(token: bytes, whitespace: bool = False) -> str:
@@ -210,13 +230,17 @@ def token_label(token: bytes, whitespace: bool = False) -> str:
     >>> token_label(b"\\xe2\\x82")
     '<span class="bytes">e2 82</span>'
     """
-    out = []
-    for part, is_bytes in text_and_bytes(token):
-        if is_bytes:
-            out.append(f'<span class="bytes">{part}</span>')  # hex digits and spaces only
-        else:
-            out.append(_text_html(part, whitespace))
-    return "".join(out)
+    return _parts_html(label_parts(token, whitespace))
+
+
+def _parts_html(parts: list[tuple[str, str]]) -> str:
+    return "".join(f'<span class="{cls}">{html.escape(text)}</span>' if cls else html.escape(text)
+                   for cls, text in parts)
+
+
+def _text_html(text: str, whitespace: bool) -> str:
+    """Escaped text; invisible characters (and whitespace, if asked) drawn as markers."""
+    return _parts_html(_text_parts(text, whitespace))
 
 
 def _shown(token: bytes, limit: int = TITLE_CHARS) -> str:

@@ -122,17 +122,65 @@ def test_typing_updates_both_token_views_without_a_page_run(front):
         page.wait_for_function("() => window.__bpeType.done !== null")
         times.append(page.evaluate("() => window.__bpeType.done - window.__bpeType.key"))
         assert views(page) == (str(mine), str(theirs))
-        expect(page.get_by_test_id("stMetric").filter(has_text="GPT-4o tokens")
-               .get_by_test_id("stMetricValue")).to_have_text(f"{theirs:,}")
+        expect(page.locator('[data-side="gpt-4o"] .count')).to_have_text(f"{theirs:,}")
+    drawn_by_route = (runs - before)["fragment"]  # runs while the views followed the keys
+    # the page's script hears the text once the user pauses: one run of the fragment
+    for _ in range(100):
+        if (runs - before)["fragment"]:
+            break
+        page.wait_for_timeout(100)
     page.locator(IDLE).wait_for(state="attached")
-
     during = runs - before
     assert during["full"] == 0, f"the whole page ran while typing: {dict(during)}"
     assert 1 <= during["fragment"] <= keys, dict(during)  # at most one run per key
+    # ... and the script kept what was typed: another page and back shows it
+    page.get_by_test_id("stSidebarNavLink").filter(
+        has=page.get_by_text("Tokens", exact=True)).click()
+    page.locator(IDLE).wait_for(state="attached")
+    page.get_by_test_id("stSidebarNavLink").filter(
+        has=page.get_by_text("Start here", exact=True)).click()
+    expect(box).to_have_value(text)
     print(f"\nfront page, {len(text.encode()):,} bytes: last key to both views drawn, ms: "
           f"{[round(t) for t in times]}, median {statistics.median(times):.0f} "
-          f"(fragment runs {during['fragment']}, interrupted {during['interrupted']}, "
+          f"(fragment runs {during['fragment']}, {drawn_by_route} of them while typing, "
+          f"interrupted {during['interrupted']}, "
           f"keys {keys})")
+
+
+def test_hostile_text_is_drawn_as_text(front):
+    page, _ = front
+    box = page.get_by_label("Type here")
+    box.fill("")
+    box.press_sequentially('<img src=x onerror="window.__pwned=1"><b>hi</b>', delay=5)
+    for which in ("yours", "gpt-4o"):
+        view = page.locator(f'[data-view="{which}"]')
+        expect(view).to_contain_text('<img src=x onerror="window.__pwned=1"><b>hi</b>')
+        assert view.locator("img, b").count() == 0
+    assert page.evaluate("() => window.__pwned") is None
+
+
+def test_without_the_route_the_pages_script_draws_the_views(front):
+    """A server that restarted, or a route that fails: the box asks once, then lets the
+    fragment draw, a moment after the last key (ui/front.py's DEBOUNCE_MS)."""
+    page, runs = front
+    asked = []
+
+    def refuse(route):
+        asked.append(route.request.url)
+        route.fulfill(status=404, body='{"views": null}', content_type="application/json")
+
+    page.route("**/_bpelab/front/tokens", refuse)
+    tok, gpt4o = trained(ENGLISH), tiktoken_reference("o200k_base")
+    box = page.get_by_label("Type here")
+    box.press("Control+End")
+    box.press_sequentially(" no route here", delay=40)
+    text = ENGLISH + " no route here"
+    expect(page.locator('[data-view="yours"]')).to_have_attribute(
+        "data-tokens", str(len(tok.encode(text))))
+    expect(page.locator('[data-view="gpt-4o"]')).to_have_attribute(
+        "data-tokens", str(len(gpt4o.encode(text))))
+    assert len(asked) == 1, asked  # asked once; after a refusal the script draws
+    assert runs["fragment"] >= 1
 
 
 def font_px(locator) -> float:

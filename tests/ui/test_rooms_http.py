@@ -17,6 +17,7 @@ from starlette.requests import Request
 
 import ui.rooms as rooms_module
 from ui.rooms import MemoryKV, RedisKV, Rooms
+from ui.front_http import TOKENS_PATH
 from ui.rooms_http import ROUTES, STEP_PATH, VERSION_PATH, room_step, room_version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,7 +88,8 @@ def test_the_routes_are_on_the_documented_paths_with_their_methods():
 
 
 def test_streamlit_run_serves_the_route_beside_the_app():
-    """What ``streamlit run app.py`` finds: an st.App named ``app`` with the route."""
+    """What ``streamlit run app.py`` finds: an st.App named ``app`` with the routes (the
+    classroom's and the front page's box's, ui/front_http.py)."""
     from streamlit.web.server.app_discovery import discover_asgi_app
 
     found = discover_asgi_app(ROOT / "app.py")
@@ -95,7 +97,7 @@ def test_streamlit_run_serves_the_route_beside_the_app():
     namespace: dict = {"__name__": "app", "__file__": str(ROOT / "app.py")}
     exec(compile((ROOT / "app.py").read_text(encoding="utf-8"), "app.py", "exec"), namespace)
     app = namespace["app"]
-    assert [r.path for r in app._user_routes] == [VERSION_PATH, STEP_PATH]
+    assert [r.path for r in app._user_routes] == [VERSION_PATH, STEP_PATH, TOKENS_PATH]
 
 
 def push(code: str, body: object) -> tuple[int, dict]:

@@ -1,0 +1,114 @@
+"""The front page's route (ui/front_http.py): the box's two token views at every key.
+
+The ids are checked against references: tiktoken's ``o200k_base`` for GPT-4o, and the trained
+tokenizer's own ``encode`` (itself checked against the seeds' naive BPE elsewhere). What the
+route must refuse, it refuses with a status the box understands (it then lets the page's script
+draw), and a key is forgotten with its tokenizer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from parity_corpus import tiktoken_reference
+from starlette.requests import Request
+
+import bpe_core
+from ui.front import MAX_FRONT_CHARS
+from ui.front_http import FRONT_ROUTES, MAX_TOKENS_BODY, TOKENS_PATH, front_tokens
+from ui.state import route_key, route_pair
+
+TEXT = "The cat sat on the mat.<|endoftext|> Tokens, tokens: 12345!\n"
+
+
+@pytest.fixture(scope="module")
+def gpt():
+    return bpe_core.load_pretrained("o200k_base")
+
+
+@pytest.fixture
+def mine():
+    tok = bpe_core.RegexTokenizer(special_tokens={"<|endoftext|>": 300})
+    tok.train("the cat sat on the mat, the cat sat on the hat. " * 20, 300)
+    return tok
+
+
+def ask(body: object) -> tuple[int, dict]:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    scope = {"type": "http", "method": "POST", "path": TOKENS_PATH, "query_string": b"",
+             "headers": []}
+
+    async def receive():
+        return {"type": "http.request", "body": raw, "more_body": False}
+
+    # a thread of its own: an earlier test (Playwright's sync API) may leave an event loop running
+    # in this one, where asyncio.run refuses to start
+    with ThreadPoolExecutor(1) as pool:
+        response = pool.submit(lambda: asyncio.run(front_tokens(Request(scope, receive)))).result()
+    return response.status_code, json.loads(response.body)
+
+
+def text_of(view: dict) -> str:
+    return "".join("".join(part for _, part in view["labels"][str(i)][0]) for i in view["ids"])
+
+
+def test_both_views_have_their_tokenizers_ids(mine, gpt):
+    status, body = ask({"key": route_key(mine, gpt), "text": TEXT})
+    assert status == 200
+    yours, theirs = body["views"]["yours"], body["views"]["gpt-4o"]
+    assert theirs["ids"] == tiktoken_reference("o200k_base").encode(TEXT, allowed_special="all")
+    assert yours["ids"] == mine.encode(TEXT, allowed_special="all")
+    assert 300 in yours["ids"]  # the special token, as one token
+    assert yours["labels"]["300"][2] is True and yours["labels"][str(yours["ids"][0])][2] is False
+    assert yours["bytes"] == theirs["bytes"] == len(TEXT.encode())
+    assert text_of(yours) == text_of(theirs) == TEXT  # every byte drawn, nothing more
+
+
+def test_a_key_is_kept_for_its_pair_and_forgotten_with_its_tokenizer(gpt):
+    mine = bpe_core.RegexTokenizer()  # not the fixture's: pytest would keep that one alive
+    mine.train("the cat sat on the mat", 260)
+    key = route_key(mine, gpt)
+    assert route_key(mine, gpt) == key and len(key) >= 20
+    other = bpe_core.RegexTokenizer()
+    other.train("abcabcabc", 258)
+    assert route_key(other, gpt) != key
+    assert route_pair(key) == (mine, gpt)
+    del mine
+    gc.collect()
+    assert route_pair(key) is None
+    assert ask({"key": key, "text": "hi"}) == (404, {"views": None})  # the box lets the page draw
+
+
+def test_what_the_route_refuses(mine, gpt):
+    key = route_key(mine, gpt)
+    assert ask({"key": "not a key", "text": "hi"})[0] == 404
+    assert ask(b"{not json")[0] == 400
+    assert ask({"key": key})[0] == 400
+    assert ask({"key": key, "text": 3})[0] == 400
+    assert ask(b"x" * (MAX_TOKENS_BODY + 1))[0] == 413
+
+
+def test_the_longest_text_the_box_holds_is_answered_and_longer_is_cut(mine, gpt):
+    key = route_key(mine, gpt)
+    longest = "😀" * MAX_FRONT_CHARS  # the worst case for the body's size: two escapes each
+    status, body = ask({"key": key, "text": longest})
+    assert status == 200 and body["views"]["gpt-4o"]["bytes"] == 4 * MAX_FRONT_CHARS
+    status, body = ask({"key": key, "text": "a" * (MAX_FRONT_CHARS + 10)})
+    assert status == 200 and body["views"]["yours"]["bytes"] == MAX_FRONT_CHARS
+
+
+def test_a_split_pattern_that_times_out_is_a_message_in_its_view(gpt):
+    slow = bpe_core.Tokenizer("(a|aa)+$", timeout=0.05)  # backtracks without end on "aaa…!"
+    status, body = ask({"key": route_key(slow, gpt), "text": ("a" * 40 + "!") * 50})
+    assert status == 200
+    assert "took longer than 0.05 s" in body["views"]["yours"]["error"]
+    assert len(body["views"]["gpt-4o"]["ids"]) >= 1  # the other view is drawn all the same
+
+
+def test_the_route_is_a_post_on_its_path():
+    (route,) = FRONT_ROUTES
+    assert route.path == "/_bpelab/front/tokens" and route.methods == {"POST"}
