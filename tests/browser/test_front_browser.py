@@ -17,6 +17,7 @@ import pytest
 from parity_corpus import tiktoken_reference
 
 import bpe_core
+from benchmarks.front_typing import WATCH_JS
 from ui.samples import load_samples
 
 try:
@@ -58,28 +59,6 @@ def count_runs(page) -> Counter:
 
     page.on("websocket", lambda ws: ws.on("framereceived", frame))
     return runs
-
-
-# In the page: the time of the last key, and the first moment both views show the text that
-# ends with ``tail`` in ``mine`` and ``theirs`` tokens (their data-tokens) -- by a mutation observer,
-# so the moment is when the DOM changed, not when a poll looked.
-WATCH_JS = """([mine, theirs, tail]) => {
-  const t = window.__bpeType = {key: null, done: null};
-  if (window.__bpeKeys) document.removeEventListener('keydown', window.__bpeKeys, true);
-  window.__bpeKeys = () => { t.key = performance.now(); t.done = null; };
-  document.addEventListener('keydown', window.__bpeKeys, true);
-  const shows = (which, n) => {
-    const v = document.querySelector(`[data-view="${which}"]`);
-    return v && v.dataset.tokens === String(n) && v.textContent.endsWith(tail);
-  };
-  if (window.__bpeObserver) window.__bpeObserver.disconnect();
-  window.__bpeObserver = new MutationObserver(() => {
-    if (t.key !== null && t.done === null && shows('yours', mine) && shows('gpt-4o', theirs))
-      t.done = performance.now();
-  });
-  window.__bpeObserver.observe(document.body, {subtree: true, childList: true, attributes: true,
-                                              characterData: true});
-}"""
 
 
 @pytest.fixture
