@@ -23,6 +23,7 @@ from ui.state import (
     projector_mode,
     require_tokenizer,
     route_key,
+    route_text,
     sidebar,
     step_through,
     steps_component,
@@ -51,9 +52,11 @@ ss = st.session_state
 
 def _typed() -> None:
     state = ss.get("front_box") or {}
-    text = state.get("text") if hasattr(state, "get") else getattr(state, "text", None)
-    if isinstance(text, str):
-        ss["front_text"] = text[:MAX_FRONT_CHARS]
+    told = state.get("text") if hasattr(state, "get") else getattr(state, "text", None)
+    if isinstance(told, dict) and isinstance(told.get("text"), str):
+        seq = told.get("seq")
+        if isinstance(seq, int) and seq > ss.get("_front_seq", -1):
+            ss["front_text"], ss["_front_seq"] = told["text"][:MAX_FRONT_CHARS], seq
 
 
 def _stepped() -> None:
@@ -84,8 +87,12 @@ ss.setdefault("front_text", seed)
 def as_you_type(tok) -> None:
     """The box with both token views, the hint and the merge slider. The views follow every key
     through the box's route (ui/front_http.py); this reruns alone when the user pauses."""
-    text = ss["front_text"]
     gpt = preset(REFERENCE)
+    key = route_key(tok, gpt)
+    heard = route_text(key, ss["_front_seed"])  # the box asks the route at every key: newest
+    if heard is not None and heard[0] > ss.get("_front_seq", -1):
+        ss["_front_seq"], ss["front_text"] = heard
+    text = ss["front_text"]
     try:
         steps = tok.step_through(text, allowed_special="all")
         mine = steps.final
@@ -98,7 +105,8 @@ def as_you_type(tok) -> None:
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
                      "settle": SETTLE_MS, "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS,
                      "views": views, "heads": heads, "large": projector_mode(),
-                     "url": TOKENS_PATH, "key": route_key(tok, gpt)},
+                     "url": TOKENS_PATH, "key": key, "seq": ss.get("_front_seq", -1),
+                     "pair": f"{id(tok)}.{id(gpt)}"},
                key="front_box", on_text_change=_typed)
     if steps is None:
         return

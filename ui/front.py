@@ -189,8 +189,14 @@ export default function (component) {
   // kept between reruns (each rerun calls this function again with new data): what was sent to
   // the page's script, the route's state, and the latest rerun's data and setStateValue
   const s = root.bpeType || (root.bpeType = {
-    sent: null, at: 0, timer: null, settle: null, asking: false, broken: false, drawn: null });
-  if (s.data && s.data.key !== data.key) s.broken = false;  // a new key: ask the route again
+    sent: null, at: 0, timer: null, settle: null, asking: false, broken: false, drawn: null,
+    asked: null, seq: 0 });
+  // every text the box holds gets a number larger than any before it, a reload included (a
+  // clock in ms): the server keeps the newest it heard, by the route or by the script
+  s.seq = Math.max(s.seq, data.seq);
+  const number = () => (s.seq = Math.max(s.seq + 1, Date.now()));
+  // the route stands for new tokenizers (a retrain, a restarted server): ask it again
+  if (s.data && (s.data.key !== data.key || s.data.pair !== data.pair)) s.broken = false;
   s.data = data;
   s.setStateValue = setStateValue;
   for (const side of root.querySelectorAll(".side"))
@@ -213,50 +219,57 @@ export default function (component) {
   // The page's script hears the text once the user pauses (data.settle ms): it keeps the text,
   // and redraws what follows it (the merge slider, the hint). One run at a time: a text typed
   // while the script runs waits for that run (at most data.patience ms).
-  const send = () => {
+  const send = (now = false) => {
     clearTimeout(s.timer);
     s.timer = null;
     if (!root.isConnected) return;  // the page changed while a send waited: nothing to tell
     if (box.value === s.data.text && s.sent === null) return;  // nothing new
+    if (now === true && box.value === s.sent) return;  // already on its way
     const waited = performance.now() - s.at;
-    if (s.sent !== null && waited < s.data.patience) {
-      s.timer = setTimeout(send, s.data.patience - waited);
+    if (now !== true && s.sent !== null && waited < s.data.patience) {
+      s.timer = setTimeout(() => send(), s.data.patience - waited);
       return;
     }
     s.sent = box.value;
     s.at = performance.now();
-    s.setStateValue("text", box.value);
+    s.setStateValue("text", { text: box.value, seq: s.seq });
   };
   // The views follow every key: the route (ui/front_http.py) tokenizes the text with both
   // tokenizers and runs no script. One question at a time; what is typed meanwhile is asked
   // when the answer comes. If the route cannot answer (a server restarted, a tokenizer that
   // was replaced), the page's script draws instead, as soon as the user pauses.
+  // (Asking goes on after the page changed: the route also keeps the newest text.)
   const ask = () => {
     if (s.asking) return;
-    if (s.broken || !s.data.url || !root.isConnected) return;
+    if (s.broken || !s.data.url) return;
     const text = box.value;
-    if (text === s.drawn) return;
+    if (text === s.drawn || text === s.asked) return;
     s.asking = true;
+    const body = JSON.stringify({ key: s.data.key, text, seq: s.seq, seed: s.data.seed });
     fetch(s.data.url, {
-      method: "POST", cache: "no-store", credentials: "same-origin",
+      method: "POST", cache: "no-store", credentials: "same-origin", body,
+      keepalive: body.length < 60000,  // browsers refuse a keepalive body over 64 KB
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ key: s.data.key, text }),
     })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
-      .then((answer) => { if (root.isConnected) draw(answer.views, text); })
+      .then((answer) => { s.asked = text; if (root.isConnected) draw(answer.views, text); })
       .catch(() => {
         s.broken = true;
         clearTimeout(s.settle);
-        s.settle = setTimeout(send, s.data.debounce);
+        s.settle = setTimeout(() => send(), s.data.debounce);
       })
-      .finally(() => { s.asking = false; if (!s.broken && box.value !== s.drawn) ask(); });
+      .finally(() => { s.asking = false; if (!s.broken && box.value !== s.asked) ask(); });
   };
   box.oninput = () => {
+    number();
     counter();
     ask();
     clearTimeout(s.settle);
-    s.settle = setTimeout(send, s.broken ? s.data.debounce : s.data.settle);
+    s.settle = setTimeout(() => send(), s.broken ? s.data.debounce : s.data.settle);
   };
+  // leaving the box (a click on another page's link, say) tells the script at once: what was
+  // typed is kept, even if the page changes before the pause would have sent it
+  box.onblur = () => { clearTimeout(s.settle); send(true); };
   if (box.value === data.text) draw(data.views, data.text);  // the script's answer is current
   else { ask(); if (s.sent === null) send(); }  // typed while that answer was on its way
 }

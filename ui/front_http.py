@@ -1,12 +1,16 @@
 """The front page's one HTTP route: the box's tokens at every key, without running a script.
 
-``POST /_bpelab/front/tokens`` with ``{"key": K, "text": T}`` (JSON) answers
+``POST /_bpelab/front/tokens`` with ``{"key": K, "text": T, "seq": N, "seed": S}`` (JSON) answers
 ``{"views": {"yours": ..., "gpt-4o": ...}}`` (``ui.front.views_data``): the text under the
-session's tokenizer and GPT-4o. The key is what ``ui.state.route_key`` gave the page for that
-pair of tokenizers: 128 random bits, handed only to the page that asked, and forgotten when the
-session's tokenizer is (a retrain, an import, a closed session: the registry holds it weakly). 404 for a
-key it does not know (a restarted server, a replaced tokenizer: the box then lets the page's
-script draw), 400 for anything malformed, 413 for a body over ``MAX_TOKENS_BODY``.
+session's tokenizer and GPT-4o. The key is what ``ui.state.route_key`` gave the session's page
+(128 random bits, handed only to that page); it stands for the session's tokenizer and GPT-4o,
+held weakly. The text is also kept as the session's newest (``route_heard``; ``seq`` numbers the
+box's texts, ``seed`` names the text it started from): the box asks at every key, so the page's
+next run shows what was typed even if the learner left the page before the box told the script.
+
+404 for a key it does not know, or whose tokenizer is gone (a restarted server, a retrained
+tokenizer: the box then lets the page's script draw), 400 for anything malformed, 413 for a body
+over ``MAX_TOKENS_BODY``.
 
 Why a route: a Streamlit rerun, even of one fragment, is a round trip through the script runner
 that cost 150 to 200 ms per key here (measured in Chromium); this answers in a few milliseconds
@@ -25,7 +29,7 @@ from starlette.routing import Route
 
 from ui.front import MAX_FRONT_CHARS, views_data
 from ui.rooms_http import NO_STORE  # an answer cached by the browser would freeze the view
-from ui.state import route_pair
+from ui.state import route_heard, route_pair
 
 TOKENS_PATH = "/_bpelab/front/tokens"
 # the body's JSON: the text is at most MAX_FRONT_CHARS characters, each at most 12 bytes as JSON
@@ -38,16 +42,19 @@ async def front_tokens(request: Request) -> JSONResponse:
         return JSONResponse({"views": None}, status_code=413, headers=NO_STORE)
     try:
         told = json.loads(body)
-        key, text = told["key"], told["text"]
-        if not isinstance(key, str) or not isinstance(text, str):
+        key, text, seq, seed = told["key"], told["text"], told["seq"], told["seed"]
+        if not (isinstance(key, str) and isinstance(text, str)
+                and all(type(n) is int for n in (seq, seed))):
             raise TypeError
     except (ValueError, TypeError, KeyError):
         return JSONResponse({"views": None}, status_code=400, headers=NO_STORE)
     pair = route_pair(key)
     if pair is None:
         return JSONResponse({"views": None}, status_code=404, headers=NO_STORE)
+    text = text[:MAX_FRONT_CHARS]
+    route_heard(key, text, seq, seed)  # the newest text is the server's, whatever comes next
     # in a thread: tokenizing must not hold up the server's event loop
-    views = await run_in_threadpool(views_data, *pair, text[:MAX_FRONT_CHARS])
+    views = await run_in_threadpool(views_data, *pair, text)
     return JSONResponse({"views": views}, headers=NO_STORE)
 
 

@@ -16,6 +16,7 @@ import secrets
 import threading
 import weakref
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -502,42 +503,57 @@ def require_tokenizer() -> bpe_core.Tokenizer:
     return tok
 
 
-# -- keys for the front page's route (ui/front_http.py) ------------------------------------------
-# key -> (the session's tokenizer, the reference), held weakly: a key lives as long as both do
+# -- the front page's route (ui/front_http.py): one key per session ---------------------------------
+# key -> its session's tokenizer and the reference (held weakly: the registry keeps neither
+# alive), and the last text the box asked about with its number and seed. The box asks at every
+# key, so this text is the newest the server has, even when the page changed before the box told
+# its script. At most ROUTE_KEYS sessions are remembered (the longest unused is forgotten).
+ROUTE_KEYS = 10_000
 _route_lock = threading.Lock()
-_route_pairs: dict[str, tuple[weakref.ref, weakref.ref]] = {}
-_route_keys: dict[tuple[int, int], str] = {}  # (id(mine), id(reference)) -> key
-
-
-def _forget_route(key: str, ids: tuple[int, int]) -> None:
-    with _route_lock:
-        _route_pairs.pop(key, None)
-        if _route_keys.get(ids) == key:
-            del _route_keys[ids]
+_routes: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
 
 def route_key(mine: Any, reference: Any) -> str:
-    """The front page route's key for this pair of tokenizers (128 random bits): the same key
-    while both live, a new one for a new pair. Neither is kept alive by it."""
-    ids = (id(mine), id(reference))
+    """This session's key for the front page's route (128 random bits, made once per session),
+    now standing for ``mine`` and ``reference``."""
+    ss = st.session_state
+    key = ss.get("_front_route")
+    if key is None:
+        key = ss["_front_route"] = secrets.token_urlsafe(16)
     with _route_lock:
-        key = _route_keys.get(ids)
-        pair = _route_pairs.get(key) if key is not None else None
-        if pair is not None and pair[0]() is mine and pair[1]() is reference:
-            return key
-        key = secrets.token_urlsafe(16)
-        _route_pairs[key] = (weakref.ref(mine), weakref.ref(reference))
-        _route_keys[ids] = key
-    weakref.finalize(mine, _forget_route, key, ids)
-    weakref.finalize(reference, _forget_route, key, ids)
+        entry = _routes.get(key)
+        if entry is None:
+            entry = _routes[key] = {"seq": -1, "seed": None, "text": None}
+        entry["pair"] = (weakref.ref(mine), weakref.ref(reference))
+        _routes.move_to_end(key)
+        while len(_routes) > ROUTE_KEYS:
+            _routes.popitem(last=False)
     return key
 
 
 def route_pair(key: str) -> tuple[Any, Any] | None:
-    """The live tokenizers behind a ``route_key``, or None."""
+    """The live tokenizers behind ``key``, or None (an unknown key, or a tokenizer gone)."""
     with _route_lock:
-        pair = _route_pairs.get(key)
+        entry = _routes.get(key)
+        pair = None if entry is None else entry["pair"]
     if pair is None:
         return None
     mine, reference = pair[0](), pair[1]()
     return None if mine is None or reference is None else (mine, reference)
+
+
+def route_heard(key: str, text: str, seq: int, seed: int) -> None:
+    """The box asked about ``text`` (its ``seq``-th, under ``seed``): kept if it is the newest."""
+    with _route_lock:
+        entry = _routes.get(key)
+        if entry is not None and seq > entry["seq"]:
+            entry.update(seq=seq, seed=seed, text=text)
+
+
+def route_text(key: str | None, seed: int) -> tuple[int, str] | None:
+    """The newest text the box asked about under ``seed``, with its number; None if none."""
+    with _route_lock:
+        entry = _routes.get(key) if key is not None else None
+        if entry is None or entry["seed"] != seed or entry["text"] is None:
+            return None
+        return entry["seq"], entry["text"]

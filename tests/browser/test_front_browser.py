@@ -126,6 +126,23 @@ def test_typing_updates_both_token_views_without_a_page_run(front):
           f"keys {keys})")
 
 
+def test_what_was_typed_is_kept_when_the_learner_leaves_at_once(front):
+    """Typing, then a click on another page before the pause that would tell the script: the
+    box is left, which tells it at once; coming back shows the typed text."""
+    page, _ = front
+    box = page.get_by_label("Type here")
+    box.fill("first words")
+    box.press("End")
+    box.press_sequentially(" and more", delay=20)
+    links = page.get_by_test_id("stSidebarNavLink")
+    links.filter(has=page.get_by_text("Tokens", exact=True)).click()
+    page.locator(IDLE).wait_for(state="attached")
+    links.filter(has=page.get_by_text("Start here", exact=True)).click()
+    expect(box).to_have_value("first words and more")
+    expect(page.locator('[data-view="gpt-4o"]')).to_have_attribute(
+        "data-tokens", str(len(tiktoken_reference("o200k_base").encode("first words and more"))))
+
+
 def test_hostile_text_is_drawn_as_text(front):
     page, _ = front
     box = page.get_by_label("Type here")

@@ -135,3 +135,18 @@ def test_no_hint_when_tokens_are_merged(at):
     assert hints(at) == []
     at.switch_page("pages/tokens.py").run()
     assert hints(at) == []
+
+
+def test_the_page_shows_the_newest_text_the_box_asked_the_route_about(at):
+    """The box asks the route at every key (ui/front_http.py): a learner who leaves the page
+    before the box tells the script finds what they typed when they come back."""
+    from ui.state import route_heard
+
+    key, seed = at.session_state["_front_route"], at.session_state["_front_seed"]
+    route_heard(key, "typed, then left at once", 2_000_000_000_000, seed)
+    route_heard(key, "an older text", 1_999_999_999_999, seed)  # late, and older: ignored
+    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
+    assert box_data(at)["text"] == at.session_state["front_text"] == "typed, then left at once"
+    assert shown_tokens(at, "gpt-4o") == len(
+        tiktoken_reference("o200k_base").encode("typed, then left at once"))

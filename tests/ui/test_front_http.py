@@ -18,9 +18,10 @@ from parity_corpus import tiktoken_reference
 from starlette.requests import Request
 
 import bpe_core
+import ui.state as state
 from ui.front import MAX_FRONT_CHARS
 from ui.front_http import FRONT_ROUTES, MAX_TOKENS_BODY, TOKENS_PATH, front_tokens
-from ui.state import route_key, route_pair
+from ui.state import route_key, route_pair, route_text
 
 TEXT = "The cat sat on the mat.<|endoftext|> Tokens, tokens: 12345!\n"
 
@@ -28,6 +29,14 @@ TEXT = "The cat sat on the mat.<|endoftext|> Tokens, tokens: 12345!\n"
 @pytest.fixture(scope="module")
 def gpt():
     return bpe_core.load_pretrained("o200k_base")
+
+
+@pytest.fixture(autouse=True)
+def session(monkeypatch):
+    """A plain dict as the session's state (where the session's key lives)."""
+    ss: dict = {}
+    monkeypatch.setattr(state.st, "session_state", ss)
+    return ss
 
 
 @pytest.fixture
@@ -38,6 +47,8 @@ def mine():
 
 
 def ask(body: object) -> tuple[int, dict]:
+    if isinstance(body, dict):  # a question as the box asks it, unless the test says otherwise
+        body = {"seq": 1, "seed": 1, **body}
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     scope = {"type": "http", "method": "POST", "path": TOKENS_PATH, "query_string": b"",
              "headers": []}
@@ -68,19 +79,30 @@ def test_both_views_have_their_tokenizers_ids(mine, gpt):
     assert text_of(yours) == text_of(theirs) == TEXT  # every byte drawn, nothing more
 
 
-def test_a_key_is_kept_for_its_pair_and_forgotten_with_its_tokenizer(gpt):
+def test_a_sessions_key_stands_for_its_tokenizers_and_not_beyond_them(gpt, session):
     mine = bpe_core.RegexTokenizer()  # not the fixture's: pytest would keep that one alive
     mine.train("the cat sat on the mat", 260)
     key = route_key(mine, gpt)
     assert route_key(mine, gpt) == key and len(key) >= 20
-    other = bpe_core.RegexTokenizer()
-    other.train("abcabcabc", 258)
-    assert route_key(other, gpt) != key
     assert route_pair(key) == (mine, gpt)
-    del mine
+    other = bpe_core.RegexTokenizer()  # the session retrains: the same key, the new tokenizer
+    other.train("abcabcabc", 258)
+    assert route_key(other, gpt) == key and route_pair(key) == (other, gpt)
+    del other
     gc.collect()
-    assert route_pair(key) is None
+    assert route_pair(key) is None  # the registry kept nothing alive
     assert ask({"key": key, "text": "hi"}) == (404, {"views": None})  # the box lets the page draw
+    session.clear()  # another session gets another key
+    assert route_key(mine, gpt) != key
+
+
+def test_the_newest_text_asked_is_kept_for_the_session(mine, gpt):
+    key = route_key(mine, gpt)
+    for seq, text in ((5, "first"), (7, "first and more"), (6, "first and")):  # 6 comes late
+        assert ask({"key": key, "text": text, "seq": seq, "seed": 2})[0] == 200
+    assert route_text(key, 2) == (7, "first and more")
+    assert route_text(key, 3) is None  # the box started again from a new sidebar text
+    assert route_text("not a key", 2) is None
 
 
 def test_what_the_route_refuses(mine, gpt):
@@ -89,6 +111,8 @@ def test_what_the_route_refuses(mine, gpt):
     assert ask(b"{not json")[0] == 400
     assert ask({"key": key})[0] == 400
     assert ask({"key": key, "text": 3})[0] == 400
+    assert ask({"key": key, "text": "hi", "seq": "1"})[0] == 400
+    assert ask({"key": key, "text": "hi", "seq": True})[0] == 400
     assert ask(b"x" * (MAX_TOKENS_BODY + 1))[0] == 413
 
 
