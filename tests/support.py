@@ -118,3 +118,15 @@ PAGE_STATE_JS = """() => {
     .map(a => a.name + '=' + a.value).join(' ') : 'no stApp';
   return location.href + ' | ' + attrs + ' | ' + document.body.innerText.slice(0, 600);
 }"""
+
+
+def metric_value(main, label: str):
+    """A Playwright locator (sync or async API alike) for the number shown under ``label`` in
+    ``main``: an ``st.metric``'s value, or one of the front page box's counts (ui/front.py draws
+    them in its component, as the views follow every key)."""
+    page = main.page
+    streamlit = main.get_by_test_id("stMetric").filter(
+        has=page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True))
+    front = main.locator(".bpe-type .stat").filter(
+        has=page.locator(".name").get_by_text(label, exact=True))
+    return streamlit.get_by_test_id("stMetricValue").or_(front.locator(".value"))

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import pytest
 from netguard import MARK
-from support import in_ci
+from support import in_ci, metric_value
 
 try:
     from playwright.sync_api import expect, sync_playwright
@@ -213,11 +213,8 @@ class App:
         self.page.locator(IDLE).wait_for(state="attached", timeout=timeout)
 
     def metric(self, label: str):
-        """The value of the st.metric with this label."""
-        box = self.main.get_by_test_id("stMetric").filter(
-            has=self.page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
-        )
-        return box.get_by_test_id("stMetricValue")
+        """The number shown under this label (an st.metric, or the front page box\'s)."""
+        return metric_value(self.main, label)
 
     def go(self, title: str, *expected) -> None:
         """Open a page through its sidebar link (page.goto would start a new session).

@@ -38,7 +38,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from support import PAGE_STATE_JS
+from support import PAGE_STATE_JS, metric_value
 
 import bpe_core
 from ui.samples import load_samples
@@ -284,10 +284,8 @@ class Session:
         await self.page.locator(self.idle_selector).wait_for(state="attached", timeout=ACTION_MS)
 
     def metric(self, label: str):
-        box = self.main.get_by_test_id("stMetric").filter(
-            has=self.page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
-        )
-        return box.get_by_test_id("stMetricValue")
+        """The number shown under this label (an st.metric, or the front page box\'s)."""
+        return metric_value(self.main, label)
 
     async def go(self, title: str, *expected) -> None:
         """Open a page through its sidebar link (page.goto would start a new session)."""

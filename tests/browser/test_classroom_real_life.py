@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from conftest import serve_app
 from redis_server import require_redis, restartable_redis
-from support import PAGE_STATE_JS
+from support import PAGE_STATE_JS, metric_value
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -134,9 +134,8 @@ class Person:
         return None if value is None else int(value)
 
     def metric(self, label: str):
-        box = self.main.get_by_test_id("stMetric").filter(
-            has=self.page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True))
-        return box.get_by_test_id("stMetricValue")
+        """The number shown under this label (an st.metric, or the front page box\'s)."""
+        return metric_value(self.main, label)
 
     def shot(self, name: str) -> str:
         path = SHOTS / f"classroom_real_life_{name}_{self.who}.png"

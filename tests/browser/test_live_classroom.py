@@ -45,7 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from redis_server import require_redis, start_redis
-from support import PAGE_STATE_JS
+from support import PAGE_STATE_JS, metric_value
 
 import bpe_core
 from ui.rooms import CODE_ALPHABET, MAX_NICKNAME
@@ -191,9 +191,8 @@ class Person:
             state="attached", timeout=timeout)
 
     def metric(self, label: str):
-        box = self.main.get_by_test_id("stMetric").filter(
-            has=self.page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True))
-        return box.get_by_test_id("stMetricValue")
+        """The number shown under this label (an st.metric, or the front page box\'s)."""
+        return metric_value(self.main, label)
 
     async def go(self, title: str, *expected) -> None:
         """Open a page through its sidebar link (page.goto would start a new session).

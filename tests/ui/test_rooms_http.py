@@ -16,8 +16,8 @@ import pytest
 from starlette.requests import Request
 
 import ui.rooms as rooms_module
-from ui.rooms import MemoryKV, RedisKV, Rooms
 from ui.front_http import TOKENS_PATH
+from ui.rooms import MemoryKV, RedisKV, Rooms
 from ui.rooms_http import ROUTES, STEP_PATH, VERSION_PATH, room_step, room_version
 
 ROOT = Path(__file__).resolve().parents[2]
