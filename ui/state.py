@@ -85,6 +85,14 @@ PROJECTOR_CSS = f"""<style>
 .stMainBlockContainer .stButton button p, .stMainBlockContainer .stPageLink p {{
   font-size: 1.25rem; }}
 </style>"""
+# Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
+# 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
+# phone. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
+PAGE_CSS = """<style>
+.stMainBlockContainer [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; }
+[data-testid="stFileUploaderDropzoneInstructions"] span {
+  white-space: normal; overflow: visible; text-overflow: clip; }
+</style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
@@ -261,6 +269,7 @@ def sidebar() -> None:
             _train_if_asked(clicked)
     for key in KEPT:
         _keep(key)
+    st.html(PAGE_CSS)
     if ss["projector"]:
         st.html(PROJECTOR_CSS)
     _update_link()
