@@ -1,5 +1,6 @@
 """Projector mode in Chromium: tables, code and the Merge forest's labels at least 1.5 times their
-normal size, and a table's row selection still picks the row the teacher clicks.
+normal size; a table shown full screen fits the screen; a table's row selection still picks the
+row the teacher clicks.
 
 An ``st.dataframe`` draws its text on a canvas, so its size is read as the grid's own font (the
 ``--gdg-base-font-style`` it draws with) times the zoom the page applies to it, and as the
@@ -94,6 +95,17 @@ def test_projector_mode_enlarges_tables_code_and_the_forest(app):
         assert large["font"] >= 1.5 * normal["font"], (name, normal, large)
         assert large["height"] >= 1.5 * normal["height"], (name, normal, large)
         assert large["inside"], f"the enlarged table {name or 'Summary'} runs past its column"
+
+    # -- full screen: the table fills the screen at its normal size, not 1.6 screens ------------
+    frame = page.locator(f".st-key-{key}")
+    frame.hover()
+    frame.get_by_role("button", name="Fullscreen").click()
+    close = frame.get_by_role("button", name="Close fullscreen")
+    expect(close).to_be_visible()
+    full = frame.get_by_test_id("stDataFrame").bounding_box()
+    assert full["x"] + full["width"] <= page.viewport_size["width"] + 1, full
+    close.click()
+    expect(close).to_have_count(0)
 
     # -- the enlarged table still selects the row clicked ---------------------------------------
     # Row 3's id, as the grid gives it to screen readers (column 1 is "id"; column 0 the marker).
