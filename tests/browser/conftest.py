@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -257,7 +258,8 @@ def open_app(context, url: str) -> App:
     page = context.new_page()
     page.goto(url, wait_until="domcontentloaded")
     app = App(page, url)
-    app.wait_idle(app.metric("Tokens"))
+    # the first page's merges heading: it is drawn once training is done
+    app.wait_idle(app.main.get_by_role("heading", name=re.compile(r"^Merges \(\d[\d,]*\)$")))
     return app
 
 
