@@ -143,7 +143,8 @@ def tree_chart(
     pick = alt.selection_point(name="pick", fields=["id"], on="click")
     same = alt.selection_point(name="same", fields=["id"], on="pointerover", clear="pointerout")
     x = alt.X("x:Q", axis=None, scale=alt.Scale(zero=False, nice=False, padding=24))
-    axis = alt.Axis(title="merge step", format=",d") if levels == "step" else None
+    axis = (alt.Axis(title="merge step", format=",d", labelFontSize=10 * scale,  # Vega's sizes
+                     titleFontSize=11 * scale) if levels == "step" else None)
     y = alt.Y("y:Q", axis=axis, scale=alt.Scale(zero=False, nice=False, padding=24))
     kinds = [k for k in KIND_COLOURS if k in set(nodes["kind"])]
     edge_layer = alt.Chart(edges).mark_rule(color="#9a9a9a", strokeWidth=1.2).encode(

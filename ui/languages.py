@@ -191,7 +191,8 @@ def tax_chart(frame: pd.DataFrame, series: str = "tokenizer") -> alt.LayerChart:
     bars = alt.Chart(frame).mark_bar().encode(
         y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)),
         yOffset=alt.YOffset(f"{series}:N", sort=names),
-        x=alt.X("× English:Q", title="tokens relative to English (1 = as many as English)"),
+        # two lines: on a phone one line is wider than the chart, and Vega cuts it
+        x=alt.X("× English:Q", title=["tokens relative to English", "(1 = as many as English)"]),
         color=colour,
         tooltip=[series, "language", "script", alt.Tooltip("tokens:Q", format=","),
                  alt.Tooltip("× English:Q", format=".2f")],

@@ -613,11 +613,10 @@ def palette_css(palette: Sequence[str]) -> str:
     return f"<style>\n{rules}\n</style>"
 
 
-# Projector mode on this page: larger code and metrics. (The sidebar's projector CSS sets every
+# Projector mode on this page: larger metrics and labels. (The sidebar's projector CSS sets every
 # paragraph of the main area to 1.25rem, which also shrinks the metric values, themselves
-# paragraphs: these more specific rules put them back at 3rem.)
+# paragraphs: these more specific rules put them back at 3rem. Code is enlarged there too.)
 LARGE_CSS = """<style>
-.stMainBlockContainer [data-testid="stCode"] code { font-size: 1.2rem; }
 .stMainBlockContainer [data-testid="stMetricValue"] p { font-size: 3rem; line-height: 1.2; }
 .stMainBlockContainer [data-testid="stMetricLabel"] p { font-size: 1.3rem; }
 .stMainBlockContainer [data-testid="stWidgetLabel"] p { font-size: 1.25rem; }

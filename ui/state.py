@@ -62,10 +62,16 @@ MAX_UPLOAD_MB = 10
 
 # Projector mode: larger token text and numbers, for the back row of a classroom. The custom
 # components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
-# reach; a CSS custom property inherits into them, and their own CSS scales by it. (st.dataframe
-# draws on a canvas that CSS cannot enlarge without breaking the layout: the Lesson swaps its
-# tables for HTML tables in projector mode.)
+# reach; a CSS custom property inherits into them, and their own CSS scales by it.
+# Every st.dataframe on every page is enlarged by the rule below, not by the pages: its grid
+# draws text on a canvas with a font size fixed in pixels by the theme (no CSS font size or
+# Streamlit option reaches it per session), so its box is zoomed, at a width that keeps it in
+# its column. The grid reads the zoom when it maps clicks to cells, so sorting, search and row
+# selection keep working. A table shown full screen (its toolbar's "Close fullscreen" button is
+# there only then) is left unzoomed: the zoom would push it past the screen. (The Lesson draws
+# its few rows as large HTML tables instead: ui.lesson.table_html.)
 PROJECTOR_SCALE = 1.6
+CODE_FONT_REM = 0.875  # Streamlit 1.67's code font size (its theme's codeFontSize)
 PROJECTOR_CSS = f"""<style>
 .stApp {{ --bpe-scale: {PROJECTOR_SCALE}; }}
 .stMainBlockContainer p, .stMainBlockContainer li {{ font-size: 1.25rem; }}
@@ -73,11 +79,23 @@ PROJECTOR_CSS = f"""<style>
   font-size: 3rem; }}
 .stMainBlockContainer [data-testid="stMetricLabel"] p {{ font-size: 1.3rem; }}
 .stMainBlockContainer [data-testid="stCode"] code,
-.stMainBlockContainer [data-testid="stCode"] pre {{ font-size: 1.3rem; }}
+.stMainBlockContainer [data-testid="stCode"] pre {{
+  font-size: calc({CODE_FONT_REM}rem * var(--bpe-scale)); }}
+.stMainBlockContainer .stElementContainer:has(> * > [data-testid="stDataFrame"]):not(
+  :has(button[aria-label="Close fullscreen"])) {{
+  zoom: var(--bpe-scale); width: calc(100% / var(--bpe-scale)); }}
 .stMainBlockContainer [data-testid="stTable"] td,
 .stMainBlockContainer [data-testid="stTable"] th {{ font-size: 1.25rem; }}
 .stMainBlockContainer .stButton button p, .stMainBlockContainer .stPageLink p {{
   font-size: 1.25rem; }}
+</style>"""
+# Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
+# 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
+# phone. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
+PAGE_CSS = """<style>
+.stMainBlockContainer [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; }
+[data-testid="stFileUploaderDropzoneInstructions"] span {
+  white-space: normal; overflow: visible; text-overflow: clip; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
@@ -255,6 +273,7 @@ def sidebar() -> None:
             _train_if_asked(clicked)
     for key in KEPT:
         _keep(key)
+    st.html(PAGE_CSS)
     if ss["projector"]:
         st.html(PROJECTOR_CSS)
     _update_link()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -220,14 +221,23 @@ class App:
         """Open a page through its sidebar link (page.goto would start a new session).
 
         Pass content that only the target page shows as ``expected``: the link turns current
-        before the page's script has run.
+        before the page's script has run. On a narrow screen the sidebar starts collapsed, as on
+        a phone: it is opened for the click, and closed again.
         """
+        expand = self.page.get_by_test_id("stExpandSidebarButton")
+        narrow = expand.is_visible()
+        if narrow:
+            expand.click()
         links = self.page.get_by_test_id("stSidebarNavLink")
         link = links.filter(has=self.page.get_by_text(title, exact=True))
         link.click()
         self.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
             has=self.page.get_by_text(title, exact=True)
-        ).wait_for()
+        ).wait_for(state="attached")
+        if narrow and self.sidebar.get_attribute("data-collapsed") == "false":
+            self.page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+            self.page.wait_for_function("s => s.getBoundingClientRect().width < 1",
+                                        arg=self.sidebar.element_handle())
         self.wait_idle(*expected)
 
     def set_text(self, text: str) -> None:
@@ -245,7 +255,8 @@ def open_app(context, url: str) -> App:
     page = context.new_page()
     page.goto(url, wait_until="domcontentloaded")
     app = App(page, url)
-    app.wait_idle(app.metric("Tokens"))
+    # the first page's merges heading: it is drawn once training is done
+    app.wait_idle(app.main.get_by_role("heading", name=re.compile(r"^Merges \(\d[\d,]*\)$")))
     return app
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import DEFAULT_TIMEOUT_MS, open_app
 
 import bpe_core
 from ui.samples import load_samples
@@ -230,17 +231,21 @@ def test_bytes_page_decodes_pasted_ids(app):
 
 
 # Text the page cuts: an element drawn with text-overflow: ellipsis (as Streamlit draws metric
-# values, labels, page links, tabs and select values) whose text is wider than its box, and code
-# that runs past the right edge of its block (st.code without wrap_lines scrolls sideways). Open
-# shadow roots (the custom components) are searched too.
+# values, labels, page links, tabs and select values), or with overflow hidden and text of its own,
+# whose text is wider than its box, and code that runs past the right edge of its block (st.code
+# without wrap_lines scrolls sideways). Open shadow roots (the custom components) are searched too.
+# Boxes 1 px wide are left out: the "Skip to main content" link is hidden that way on purpose.
 CUT_LABELS_JS = """() => {
   const cut = [];
   const visit = (root) => {
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) visit(el.shadowRoot);
-      if (!el.clientWidth || !el.textContent.trim()) continue;
+      if (el.clientWidth <= 1 || !el.textContent.trim()) continue;
+      const style = getComputedStyle(el);
       const code = el.tagName === 'PRE' && el.closest('[data-testid=stCode]');
-      if (!code && getComputedStyle(el).textOverflow !== 'ellipsis') continue;
+      const clips = ['hidden', 'clip'].includes(style.overflowX)
+        && [...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+      if (!code && !clips && style.textOverflow !== 'ellipsis') continue;
       if (el.scrollWidth > el.clientWidth + 1)
         cut.push(`${el.closest('[data-testid]')?.dataset.testid}: ${el.textContent.trim().slice(0, 60)}`);
     }
@@ -248,27 +253,63 @@ CUT_LABELS_JS = """() => {
   visit(document);
   return cut;
 }"""
+# The page scrolls sideways: the document, or Streamlit's main scroll box, is wider than the
+# screen. Then what sticks out past the right edge is named: the outermost elements that do, other
+# than those inside a box that scrolls or clips on its own (code, tables, charts, token views).
+SIDEWAYS_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const screen = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth <= screen + 1 && main.scrollWidth <= main.clientWidth + 1)
+    return [];
+  const inBox = el => {
+    for (let a = el.parentElement; a && a !== main; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== 'visible') return true;
+    return false;
+  };
+  const out = el => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > screen + 1;
+  const wide = [...main.querySelectorAll('*')].filter(el => out(el) && !inBox(el) && !out(el.parentElement));
+  return [`${main.scrollWidth} px wide on a ${screen} px screen`, ...wide.slice(0, 5).map(el =>
+    `${el.closest('[data-testid]')?.dataset.testid} to ${Math.round(el.getBoundingClientRect().right)} px`)];
+}"""
 WIDE = {"width": 1440, "height": 2200}
+PHONE = {"width": 390, "height": 844}  # a phone held upright (an iPhone 12 to 15)
 
 
-def no_cut_labels(app, cuts: dict) -> None:
+def no_cut_labels(app, cuts: dict, sideways: dict | None = None) -> None:
+    """Record in ``cuts`` the page's cut text, and in ``sideways`` (if given) why it scrolls
+    sideways, under the page's title."""
     here = app.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").inner_text()
+    title = here.splitlines()[-1]
     found = app.page.evaluate(CUT_LABELS_JS)
     if found:
-        cuts[here.splitlines()[-1]] = found
+        cuts[title] = found
+    wide = app.page.evaluate(SIDEWAYS_JS) if sideways is not None else []
+    if wide:
+        sideways[title] = wide
 
 
-def test_every_page_opens_without_an_exception_or_a_cut_label(app):
-    app.page.set_viewport_size(WIDE)
-    cuts = {}
+@pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=lambda v: f"{v['width']}px")
+def test_every_page_opens_without_an_exception_or_a_cut_label(browser, app_url, viewport):
+    """Every page in one session at this width (on a phone the sidebar opens for each link):
+    no exception, no text cut off, no page that scrolls sideways."""
+    context = browser.new_context(viewport=viewport)  # a phone's first visit, sidebar closed
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    try:
+        app = open_app(context, app_url)
+        cuts, sideways = {}, {}
 
-    def check():
-        no_exception(app)
-        no_cut_labels(app, cuts)
+        def check():
+            no_exception(app)
+            no_cut_labels(app, cuts, sideways)
 
-    titles = visit_every_page(app, check)
-    assert cuts == {}, f"text cut with an ellipsis at {WIDE['width']} px: {cuts}"
-    assert len(titles) == 16  # every page's link is shown, none folded under "View more"
-    # Back on the first page in the same session: still the English sample, still trained.
-    expect(app.main.get_by_role("heading", name="Merges (256)")).to_be_visible()
-    expect(app.metric("Tokens")).to_have_text(f"{len(trained(ENGLISH).encode(ENGLISH)):,}")
+        titles = visit_every_page(app, check)
+        width = viewport["width"]
+        assert cuts == {}, f"text cut with an ellipsis at {width} px: {cuts}"
+        assert sideways == {}, f"pages that scroll sideways at {width} px: {sideways}"
+        assert len(titles) == 16  # every page's link is shown, none folded under "View more"
+        # Back on the first page in the same session: still the English sample, still trained.
+        expect(app.main.get_by_role("heading", name="Merges (256)")).to_be_visible()
+        count = f"{len(trained(ENGLISH).encode(ENGLISH)):,}"
+        expect(app.main.get_by_text(count, exact=True).first).to_be_visible()
+    finally:
+        context.close()

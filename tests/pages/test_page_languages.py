@@ -11,6 +11,7 @@ from support import open_page
 import bpe_core.costs
 from bpe_core.languages import load_parallel
 from ui.languages import COMPARISON_COLUMNS, COST_COLUMNS
+from ui.state import PAGE_CSS
 
 NAMES = [lang.name for lang in load_parallel()]
 HOSTILE = ("name: <img src=x onerror=alert(1)> **b**\nA [link](javascript:alert(1)) and "
@@ -65,7 +66,8 @@ def test_hostile_own_texts_join_the_table_and_stay_text(at):
         assert not re.search(r"(?<!\\)[<>\[\]]", value), value
     spec = at.get("vega_lite_chart")[0].proto.spec
     assert "<img src=x onerror=alert(1)> **b**" in spec  # a name in the chart's data, as text
-    assert not at.get("html")  # no element renders raw HTML
+    # no element renders raw HTML (but the app's own CSS, on every page)
+    assert [h.value for h in at.get("html")] == [PAGE_CSS]
     at.text_area(key="languages_own").set_value("").run()
 
 

@@ -601,6 +601,11 @@ def test_forest_chart_by_step_has_an_axis_and_no_sublabels(prose_tok):
     node_rows = spec["datasets"][spec["layer"][1]["data"]["name"]]
     assert len(node_rows) == len(forest.nodes)
     assert [r["y"] for r in node_rows] == [prose_tok.step_of.get(n.id, 0) for n in forest.nodes]
+    # projector mode: the axis's numbers and title 1.6 times Vega's default 10 and 11 px
+    large = tree_chart(frame, edge_frame(prose_tok, forest.nodes, levels="step"), levels="step",
+                       sublabels=False, large=True).to_dict()
+    axis = large["layer"][1]["encoding"]["y"]["axis"]
+    assert (axis["labelFontSize"], axis["titleFontSize"]) == pytest.approx((16, 17.6))
 
 
 def test_selected_row_maps_a_table_selection_to_the_listed_id():
