@@ -271,7 +271,11 @@ export default function (component) {
   // typed is kept, even if the page changes before the pause would have sent it
   box.onblur = () => { clearTimeout(s.settle); send(true); };
   if (box.value === data.text) draw(data.views, data.text);  // the script's answer is current
-  else { ask(); if (s.sent === null) send(); }  // typed while that answer was on its way
+  else {  // typed while that answer was on its way: the views ask the route; a text that
+    // waited for this run to end goes now (otherwise the pause's timer sends it)
+    ask();
+    if (s.sent === null && s.timer !== null) send();
+  }
 }
 """.replace("@PALETTE_SIZE@", str(len(PALETTE)))
 
