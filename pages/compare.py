@@ -11,7 +11,6 @@ from ui.compare import (
     encode_text,
     marked_cuts,
     summary_frame,
-    tokens_chart,
 )
 from ui.state import (
     active_tokenizer,
@@ -67,11 +66,14 @@ except ValueError as e:
 owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
-table_col, chart_col = st.columns([3, 2])
-table_col.dataframe(summary, hide_index=True, key="compare_summary", column_config={
+# The token counts are drawn as bars in the table itself: one grid, no separate chart (a Vega-Lite
+# chart's scripts cost a first visit about as much as the rest of the page; see README).
+st.dataframe(summary, hide_index=True, key="compare_summary", column_config={
+    "tokens": st.column_config.ProgressColumn(
+        "tokens", format="localized", min_value=0, max_value=max(int(summary["tokens"].max()), 1),
+        help="Tokens this text needs; the bar is the count against the largest."),
     "bytes/token": st.column_config.NumberColumn(format="%.2f"),  # 4.60 beside 4.61, not 4.6
     "characters/token": st.column_config.NumberColumn(format="%.2f")})
-chart_col.altair_chart(tokens_chart(summary), width="stretch", key="compare_chart")
 
 st.subheader("How each one cuts the text")
 controls = st.columns(3)
@@ -93,7 +95,9 @@ else:
     places = [st.container() for _ in encodings]
 for i, (label, enc) in enumerate(encodings.items()):
     with places[i % len(places)]:
-        body, left_out = compare_html(enc, marks[label], whitespace=whitespace, title=label)
+        # the views' stylesheet once, in the first: each <style> restyles the whole page
+        body, left_out = compare_html(enc, marks[label], whitespace=whitespace, title=label,
+                                      css=i == 0)
         st.html(body)
         if left_out:
             st.caption(f"Showing the first {MAX_SPANS_PER_VIEW:,} of {len(enc.ids):,} tokens.")

@@ -159,7 +159,7 @@ SESSION_KEYS: dict[str, str] = {
     "variants_seed": "number input: seed", "variants_encoders": "dataframe: the encoders",
     # -- Compare with GPT --
     "compare_which": "multiselect: tokenizers", "compare_summary": "dataframe",
-    "compare_chart": "chart", "compare_layout": "radio", "compare_marks": "selectbox",
+    "compare_layout": "radio", "compare_marks": "selectbox",
     "compare_ws": "checkbox: whitespace", "compare_words": "dataframe",
     # -- Export & import --
     "export_zip": "download button: every format", "import_file": "file uploader",

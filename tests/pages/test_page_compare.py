@@ -1,5 +1,6 @@
 """AppTest tests for the Compare page: counts, coloured views, escaping, messages."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,21 @@ def test_default_sample_compares_yours_and_the_three_gpt_tokenizers(at):
     assert table["Yours: GPT-4 split, 512 tokens"]["tokens"] > table["GPT-2"]["tokens"]
     views = [h.value for h in at.html if 'class="bpe-compare"' in h.value]
     assert len(views) == 4
-    assert at.get("vega_lite_chart")  # the bar chart
+    # the counts are drawn as bars in the table, against the largest count (no separate chart)
+    bars = json.loads(at.dataframe[0].proto.columns)["tokens"]["type_config"]
+    assert bars["type"] == "progress"
+    assert bars["max_value"] == max(r["tokens"] for r in table.values())
     assert len(at.dataframe) == 2  # the summary and the words they disagree on
+
+
+def test_first_visit_sends_no_chart_and_one_stylesheet_for_the_views(at):
+    """Work bound on the first visit (each kind of element costs the browser its scripts, each
+    <style> a restyle of the page): the counts' bars live in the summary table, no chart
+    element; the four views carry the token stylesheet once between them."""
+    assert not at.get("vega_lite_chart")
+    views = [h.value for h in at.html if 'class="bpe-compare"' in h.value]
+    assert len(views) == 4
+    assert [v.count("<style>") for v in views] == [2, 0, 0, 0]
 
 
 def test_known_counts_for_hello_world(at):
