@@ -50,7 +50,7 @@ def one_round(browser, wait: float) -> float:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         start = time.perf_counter()
         page.goto(f"{url}/compare", wait_until="domcontentloaded")
-        page.get_by_test_id("stDataFrame").first.wait_for(state="visible", timeout=120_000)
+        page.locator("[data-testid=stHtml] table").first.wait_for(state="visible", timeout=120_000)
         page.locator(".bpe-compare").first.wait_for(state="visible", timeout=120_000)
         page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for(
             state="attached", timeout=120_000)

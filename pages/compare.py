@@ -12,6 +12,7 @@ from ui.compare import (
     marked_cuts,
     summary_frame,
 )
+from ui.lesson import table_html
 from ui.state import (
     active_tokenizer,
     current_text,
@@ -66,14 +67,11 @@ except ValueError as e:
 owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
-# The token counts are drawn as bars in the table itself: one grid, no separate chart (a Vega-Lite
-# chart's scripts cost a first visit about as much as the rest of the page; see README).
-st.dataframe(summary, hide_index=True, key="compare_summary", column_config={
-    "tokens": st.column_config.ProgressColumn(
-        "tokens", format="localized", min_value=0, max_value=max(int(summary["tokens"].max()), 1),
-        help="Tokens this text needs; the bar is the count against the largest."),
-    "bytes/token": st.column_config.NumberColumn(format="%.2f"),  # 4.60 beside 4.61, not 4.6
-    "characters/token": st.column_config.NumberColumn(format="%.2f")})
+# Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
+# neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
+# page (benchmarks/compare_paint.py; README, "First visits").
+st.html(table_html(summary, bar="tokens", formats={
+    "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 
 st.subheader("How each one cuts the text")
 controls = st.columns(3)
@@ -109,4 +107,4 @@ words = derived(("words", tuple(encodings)), owners, text, lambda: disagreements
 if words.empty:
     st.write("They split every word into the same number of tokens.")
 else:
-    st.dataframe(words, hide_index=True, key="compare_words")
+    st.html(table_html(words, formats={label: "," for label in encodings}))
