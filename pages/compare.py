@@ -11,8 +11,8 @@ from ui.compare import (
     encode_text,
     marked_cuts,
     summary_frame,
-    tokens_chart,
 )
+from ui.lesson import table_html
 from ui.state import (
     active_tokenizer,
     current_text,
@@ -67,11 +67,11 @@ except ValueError as e:
 owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
-table_col, chart_col = st.columns([3, 2])
-table_col.dataframe(summary, hide_index=True, key="compare_summary", column_config={
-    "bytes/token": st.column_config.NumberColumn(format="%.2f"),  # 4.60 beside 4.61, not 4.6
-    "characters/token": st.column_config.NumberColumn(format="%.2f")})
-chart_col.altair_chart(tokens_chart(summary), width="stretch", key="compare_chart")
+# Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
+# neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
+# page (benchmarks/compare_paint.py; README, "First visits").
+st.html(table_html(summary, bar="tokens", formats={
+    "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 
 st.subheader("How each one cuts the text")
 controls = st.columns(3)
@@ -93,7 +93,9 @@ else:
     places = [st.container() for _ in encodings]
 for i, (label, enc) in enumerate(encodings.items()):
     with places[i % len(places)]:
-        body, left_out = compare_html(enc, marks[label], whitespace=whitespace, title=label)
+        # the views' stylesheet once, in the first: each <style> restyles the whole page
+        body, left_out = compare_html(enc, marks[label], whitespace=whitespace, title=label,
+                                      css=i == 0)
         st.html(body)
         if left_out:
             st.caption(f"Showing the first {MAX_SPANS_PER_VIEW:,} of {len(enc.ids):,} tokens.")
@@ -105,4 +107,4 @@ words = derived(("words", tuple(encodings)), owners, text, lambda: disagreements
 if words.empty:
     st.write("They split every word into the same number of tokens.")
 else:
-    st.dataframe(words, hide_index=True, key="compare_words")
+    st.html(table_html(words, formats={label: "," for label in encodings}))

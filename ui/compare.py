@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import altair as alt
 import pandas as pd
 import regex
 
 from bpe_core import clean_text
-from ui.tokens_html import tokens_html, visible
+from ui.tokens_html import CSS, tokens_html, visible
 
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
 MAX_WORDS = 200_000  # words looked at for the disagreement table
@@ -112,20 +111,6 @@ def summary_frame(encodings: Mapping[str, Encoding], text: str) -> pd.DataFrame:
     return frame.astype({"tokens": "int64", "vocabulary size": "int64"})
 
 
-def tokens_chart(summary: pd.DataFrame) -> alt.Chart:
-    """A horizontal bar per tokenizer: how many tokens the text needs."""
-    order = list(summary["tokenizer"])
-    base = alt.Chart(summary[["tokenizer", "tokens", "bytes/token"]]).encode(
-        y=alt.Y("tokenizer:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)),  # no "…"
-        x=alt.X("tokens:Q", title="tokens for this text"),
-    )
-    bars = base.mark_bar(color="#4a88c2").encode(
-        tooltip=["tokenizer", alt.Tooltip("tokens:Q", format=","), "bytes/token"]
-    )
-    labels = base.mark_text(align="left", dx=3).encode(text=alt.Text("tokens:Q", format=","))
-    return (bars + labels).properties(height=40 * max(len(order), 1) + 20)
-
-
 # -- where the cuts differ ---------------------------------------------------------------------
 
 
@@ -176,12 +161,14 @@ def compare_html(
     max_tokens: int = MAX_SPANS_PER_VIEW,
     whitespace: bool = True,
     title: str | None = None,
+    css: bool = True,
 ) -> tuple[str, int]:
     """One tokenizer's coloured tokens (``tokens_html``), every token that starts at a marked
     cut drawn with an orange left edge; returns ``(html, tokens left out)``.
 
     ``title``: a heading above the tokens, followed by the token count and bytes per token.
-    All text, the title too, is escaped.
+    All text, the title too, is escaped. ``css=False`` leaves out the stylesheet (``CSS`` and
+    ``COMPARE_CSS``), for the second and later views on a page that already holds it.
     """
     spans = [
         _Span(enc.ids[i], enc.tokens[i], enc.special[i], enc.starts[i] in marked)
@@ -196,7 +183,10 @@ def compare_html(
             f'<div class="bpe-head"><b>{html.escape(title)}</b> · {len(enc.ids):,} tokens · '
             f"{per} bytes/token</div>"
         )
-    return COMPARE_CSS + f'<div class="bpe-compare">{head}{body}</div>', len(enc.ids) - drawn
+    style = COMPARE_CSS if css else ""
+    if not css:
+        body = body.removeprefix(CSS)
+    return style + f'<div class="bpe-compare">{head}{body}</div>', len(enc.ids) - drawn
 
 
 # -- words the tokenizers disagree on -----------------------------------------------------------

@@ -103,20 +103,32 @@ TABLE_CSS = """<style>
 </style>"""
 
 
-def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200) -> str:
+def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
+               formats: dict[str, str] | None = None, bar: str | None = None) -> str:
     """A small table as HTML, every cell escaped (st.table would read cells as markdown).
+    ``formats``: column -> format spec of its numbers (``","``, ``".2f"``); ``bar``: a column
+    of numbers drawn with a bar behind each, its length against the column's largest.
 
     >>> "&lt;b&gt;" in table_html(pd.DataFrame({"x": ["<b>"]}))
     True
+    >>> ">1,234<" in table_html(pd.DataFrame({"n": [1234]}), formats={"n": ","})
+    True
     """
+    formats = formats or {}
+    top = max((v for v in frame[bar] if v == v), default=0) if bar else 0
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
     for values in frame.head(max_rows).itertuples(index=False):
         cells = []
-        for v in values:
+        for column, v in zip(frame.columns, values):
             num = isinstance(v, int | float) and not isinstance(v, bool)
-            text = "" if v is None or (isinstance(v, float) and v != v) else str(v)
+            text = ("" if v is None or (isinstance(v, float) and v != v)
+                    else format(v, formats[column]) if num and column in formats else str(v))
             cls = ' class="num"' if num else ""
+            if column == bar and num and text and top > 0:
+                share = f"{100 * v / top:.1f}%"
+                cls += (' style="min-width: 9em; background: linear-gradient(90deg, '
+                        f'rgba(74,136,194,0.35) {share}, transparent {share})"')
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
     size = " large" if large else ""

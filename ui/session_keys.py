@@ -158,9 +158,9 @@ SESSION_KEYS: dict[str, str] = {
     "variants_dropout": "slider: dropout p", "variants_samples": "number input: samples",
     "variants_seed": "number input: seed", "variants_encoders": "dataframe: the encoders",
     # -- Compare with GPT --
-    "compare_which": "multiselect: tokenizers", "compare_summary": "dataframe",
-    "compare_chart": "chart", "compare_layout": "radio", "compare_marks": "selectbox",
-    "compare_ws": "checkbox: whitespace", "compare_words": "dataframe",
+    "compare_which": "multiselect: tokenizers",
+    "compare_layout": "radio", "compare_marks": "selectbox",
+    "compare_ws": "checkbox: whitespace",
     # -- Export & import --
     "export_zip": "download button: every format", "import_file": "file uploader",
     "import_pattern": "selectbox: split pattern for an import",

@@ -1,11 +1,10 @@
 """Tests for ui/compare.py: encodings, cuts, the summary, the coloured views, disagreeing words."""
 
-import json
-
 import pytest
 
 from bpe_core import BasicTokenizer, load_pretrained
 from ui.compare import (
+    COMPARE_CSS,
     MAX_SPANS_PER_VIEW,
     SUMMARY_COLUMNS,
     compare_html,
@@ -14,11 +13,11 @@ from ui.compare import (
     encode_text,
     marked_cuts,
     summary_frame,
-    tokens_chart,
     tokens_over,
     visible,
     word_spans,
 )
+from ui.tokens_html import CSS
 
 SEED_TEXT = "    hello world!!!"  # the seed's example: GPT-2 keeps the spaces apart, GPT-4 does not
 
@@ -84,16 +83,15 @@ def test_summary_of_empty_text_has_no_division_by_zero(gpt2):
     assert frame["bytes/token"].isna().all()
 
 
-def test_tokens_chart_is_a_bar_per_tokenizer(seed_encodings):
-    spec = tokens_chart(summary_frame(seed_encodings, SEED_TEXT)).to_dict()
-    assert spec["layer"][0]["mark"]["type"] == "bar"
-    assert spec["layer"][0]["encoding"]["x"]["field"] == "tokens"
-    data = next(iter(spec["datasets"].values()))
-    assert [(d["tokenizer"], d["tokens"]) for d in data] == [("GPT-2", 6), ("GPT-4", 4)]
-    json.dumps(spec)  # serialisable for the browser
-    # a long name ("Yours: GPT-4 split, 512 tokens") is drawn whole: Vega-Lite cuts axis labels
-    # at 180 px unless labelLimit is 0
-    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] == 0
+def test_later_views_leave_out_the_stylesheet_the_first_holds(seed_encodings):
+    """A page of several views carries the token stylesheet once (each <style> restyles the
+    whole page in the browser); the views themselves are the same."""
+    enc = seed_encodings["GPT-2"]
+    first, _ = compare_html(enc, {1, 2}, title="GPT-2")
+    later, _ = compare_html(enc, {1, 2}, title="GPT-2", css=False)
+    assert first.count("<style>") == 2 and "<style>" not in later
+    assert first.replace(COMPARE_CSS, "").replace(CSS, "") == later  # the same view otherwise
+    assert later.count('class="t ') == 6 and later.count(" new") == 2
 
 
 def test_compare_html_marks_the_cuts_and_titles(seed_encodings):
