@@ -4,6 +4,7 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from ui.compare import (
+    FIRST_VIEW_BYTES,
     MARK_MODES,
     MAX_SPANS_PER_VIEW,
     compare_html,
@@ -11,6 +12,7 @@ from ui.compare import (
     encode_text,
     marked_cuts,
     summary_frame,
+    tokens_to_draw,
 )
 from ui.lesson import table_html
 from ui.state import (
@@ -87,6 +89,14 @@ if MARK_MODES[mark] != "none":
 marks = derived(("marks", mark, tuple(encodings)), owners, text, lambda: marked_cuts(
     {label: enc.cuts() for label, enc in encodings.items()}, MARK_MODES[mark]))
 
+n_bytes = len(text.encode("utf-8", "replace"))
+limit = None
+if n_bytes > FIRST_VIEW_BYTES and not st.checkbox(
+        f"Draw the whole text ({n_bytes:,} bytes)", key="compare_whole",
+        help="Every token is a coloured box: a long text is many boxes for the browser."):
+    limit = FIRST_VIEW_BYTES
+    st.caption(f"The views show the text's first {FIRST_VIEW_BYTES:,} bytes of {n_bytes:,} "
+               "(the table above counts all of it).")
 if layout == "Side by side":
     places = st.columns(min(len(encodings), 4))
 else:
@@ -94,11 +104,13 @@ else:
 for i, (label, enc) in enumerate(encodings.items()):
     with places[i % len(places)]:
         # the views' stylesheet once, in the first: each <style> restyles the whole page
+        drawn = min(tokens_to_draw(enc, limit), MAX_SPANS_PER_VIEW)
         body, left_out = compare_html(enc, marks[label], whitespace=whitespace, title=label,
-                                      css=i == 0)
+                                      css=i == 0, max_tokens=drawn)
         st.html(body)
-        if left_out:
-            st.caption(f"Showing the first {MAX_SPANS_PER_VIEW:,} of {len(enc.ids):,} tokens.")
+        if left_out and limit is None:  # the bound on spans, with the whole text asked for
+            st.caption(f"Showing the first {len(enc.ids) - left_out:,} of {len(enc.ids):,} "
+                       "tokens.")
 
 st.subheader("Words they disagree on")
 st.caption("Tokens touching each word (or punctuation run, or run of spaces) where it first "

@@ -21,6 +21,10 @@ from bpe_core import clean_text
 from ui.tokens_html import CSS, tokens_html, visible
 
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
+# The views draw the text's first FIRST_VIEW_BYTES until the user asks for the whole text: every
+# span costs the browser (2,500 spans for the English sample's four views were about 0.5 s of a
+# first visit's 2.2 s; benchmarks/compare_paint.py, README "First visits").
+FIRST_VIEW_BYTES = 1_200
 MAX_WORDS = 200_000  # words looked at for the disagreement table
 TOP_WORDS = 20
 # Words, punctuation runs, and runs of two or more whitespace characters (single spaces are
@@ -187,6 +191,18 @@ def compare_html(
     if not css:
         body = body.removeprefix(CSS)
     return style + f'<div class="bpe-compare">{head}{body}</div>', len(enc.ids) - drawn
+
+
+def tokens_to_draw(enc: Encoding, limit: int | None) -> int:
+    """How many of ``enc``'s tokens the view draws: those that start before byte ``limit`` (all
+    of them for None), so that every view shows the same stretch of the text.
+
+    >>> enc = Encoding("x", [1, 2, 3], [b"ab", b"c", b"d"], [False] * 3, [0, 2, 3, 4], 256)
+    >>> tokens_to_draw(enc, 2), tokens_to_draw(enc, 3), tokens_to_draw(enc, None)
+    (1, 2, 3)
+    """
+    n = len(enc.ids)
+    return n if limit is None else min(n, bisect_left(enc.starts, limit, 0, n))
 
 
 # -- words the tokenizers disagree on -----------------------------------------------------------

@@ -100,6 +100,7 @@ TABLE_CSS = """<style>
   text-align: left; white-space: pre-wrap; }
 .lesson-table th { font-weight: 600; }
 .lesson-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.lesson-table-wrap { max-width: 100%; overflow-x: auto; }
 </style>"""
 
 
@@ -132,8 +133,9 @@ def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
     size = " large" if large else ""
-    return (f'{TABLE_CSS}<table class="lesson-table{size}"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    # a table wider than its column (a phone) scrolls inside its own box, not the page
+    return (f'{TABLE_CSS}<div class="lesson-table-wrap"><table class="lesson-table{size}">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def pair_label(vocab: dict[int, bytes], pair: tuple[int, int]) -> str:

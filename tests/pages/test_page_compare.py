@@ -174,3 +174,31 @@ def test_first_visit_loads_each_preset_once(monkeypatch):
     assert list(rows(app)) == ["Yours: GPT-4 split, 512 tokens", *PRESET_TITLES]
     assert sorted(reads) == ["cl100k_base", "gpt2", "o200k_base"]
     assert sorted(copies) == ["cl100k_base", "gpt2", "o200k_base"]
+
+
+def test_the_views_draw_the_same_first_stretch_then_the_whole_text_when_asked(at):
+    """Every view starts with the text's first FIRST_VIEW_BYTES (each token that starts before
+    it), so they stay side by side on the same words; the checkbox draws all of it."""
+    import re
+
+    import bpe_core
+    from ui.compare import FIRST_VIEW_BYTES
+
+    text = at.text_area(key="text").value
+    assert len(text.encode()) > FIRST_VIEW_BYTES  # the premise: the sample is longer
+    gpt4o = bpe_core.load_pretrained("o200k_base")
+
+    def drawn(app) -> int:  # GPT-4o's view: its coloured spans
+        (view,) = [h.value for h in app.html
+                   if 'class="bpe-compare"' in h.value and "GPT-4o (o200k_base)" in h.value]
+        return len(re.findall(r'<span class="t ', view))
+
+    ids = gpt4o.encode(text, allowed_special="all")
+    starts = [0]
+    for i in ids:
+        starts.append(starts[-1] + len(gpt4o.vocab[i]))
+    expected = sum(1 for s in starts[:-1] if s < FIRST_VIEW_BYTES)
+    assert drawn(at) == expected < len(ids)
+    assert any(f"first {FIRST_VIEW_BYTES:,} bytes" in c.value for c in at.caption)
+    at.checkbox(key="compare_whole").check().run()
+    assert drawn(at) == len(ids)
