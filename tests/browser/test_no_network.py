@@ -47,8 +47,10 @@ def test_the_app_as_the_readme_starts_it_reaches_nothing_outside(browser, playwr
         context.on("request", lambda request: requests.append(request.url))
         page = context.new_page()
         page.goto(served.url, wait_until="domcontentloaded")
-        page.get_by_test_id("stMetric").first.wait_for()
+        page.locator('[data-view="gpt-4o"]').wait_for()  # the front page's token views
         page.locator(idle).wait_for(state="attached")
+        with page.expect_response("**/_bpelab/front/tokens"):  # typing asks the app's own route
+            page.get_by_label("Type here").press_sequentially(" hi")
         links = page.get_by_test_id("stSidebarNavLink")
         for title in PAGES:
             links.filter(has=page.get_by_text(title, exact=True)).click()
