@@ -120,7 +120,7 @@ def open_page(browser, url: str):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(120_000)
     page.goto(url, wait_until="domcontentloaded")
-    page.get_by_test_id("stMetric").first.wait_for()
+    page.locator('[data-view="gpt-4o"]').wait_for()  # the front page's token views
     page.locator(IDLE).wait_for(state="attached")
     return page
 
