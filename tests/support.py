@@ -130,3 +130,30 @@ def metric_value(main, label: str):
     front = main.locator(".bpe-type .stat").filter(
         has=page.locator(".name").get_by_text(label, exact=True))
     return streamlit.get_by_test_id("stMetricValue").or_(front.locator(".value"))
+
+
+def front_box(at) -> dict:
+    """What the front page hands its box component (ui/front.py) in an AppTest run: the text,
+    the headings and both views (ids, labels, bytes)."""
+    import json
+
+    def walk(node):
+        yield node
+        for child in getattr(node, "children", {}).values():
+            yield from walk(child)
+
+    (box,) = [n for n in walk(at.main)
+              if getattr(n.proto, "component_name", "") == "bpe_lab.type"]
+    return json.loads(box.proto.json)
+
+
+def front_counts(at) -> dict[str, str]:
+    """The numbers the box draws over each view, worked out as its JavaScript does: the token
+    count with thousands separators, and bytes per token to two places."""
+    out = {}
+    for which, prefix in (("yours", ""), ("gpt-4o", "GPT-4o ")):
+        view = front_box(at)["views"][which]
+        n = len(view["ids"])
+        out[f"{prefix}tokens" if prefix else "Tokens"] = f"{n:,}"
+        out[f"{prefix}bytes per token"] = f"{view['bytes'] / n:.2f}" if n else "–"
+    return {k[0].upper() + k[1:]: v for k, v in out.items()}

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support import front_counts
 
 from ui.samples import load_samples
 
@@ -20,17 +21,13 @@ def at():
     return app
 
 
-def metrics(app):
-    return {m.label: m.value for m in app.metric}
-
-
 def test_first_visit_trains_on_the_english_sample(at):
     assert at.text_area(key="text").value == SAMPLES["English prose"]
     assert at.number_input(key="vocab_size").value == 512
     tok = at.session_state["tok"]
     assert tok.num_merges == 256 or tok.stop_reason
     text = SAMPLES["English prose"]
-    assert metrics(at)["Tokens"] == f"{len(tok.encode(text)):,}"
+    assert front_counts(at)["Tokens"] == f"{len(tok.encode(text)):,}"
     assert len(at.dataframe[0].value) == tok.num_merges
 
 
@@ -81,7 +78,7 @@ def test_pretrained_gpt4_counts_tokens_like_tiktoken(at):
     assert not at.exception
     assert at.number_input(key="vocab_size").disabled
     at.text_area(key="text").set_value("hello world").run()
-    assert metrics(at)["Tokens"] == "2"  # cl100k: [15339, 1917]
+    assert front_counts(at)["Tokens"] == "2"  # cl100k: [15339, 1917]
     assert at.code[0].value.replace(" ", "") == "15339,1917"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support import front_box, front_counts
 
 from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.formats import to_hf_json
@@ -85,9 +86,8 @@ def test_importing_a_model_makes_it_the_tokenizer_on_every_page(at):
     at.switch_page("pages/overview.py").run()
     assert not at.exception
     assert at.selectbox(key="kind").value == "Imported file"
-    metrics = {m.label: m.value for m in at.metric}
-    assert r"**Yours** · imported from abc\.model" in [m.value for m in at.markdown]
-    assert metrics["Tokens"] == str(len(tok.encode("aaabdaaabac")))
+    assert front_box(at)["heads"]["yours"] == "Yours · imported from abc.model"
+    assert front_counts(at)["Tokens"] == str(len(tok.encode("aaabdaaabac")))
     assert "Merges (6)" in [s.value for s in at.subheader]
     # and the export page now offers it for download
     at.switch_page(PAGE).run()
@@ -187,8 +187,10 @@ def test_an_imported_file_name_is_shown_as_written_not_as_markdown():
         [("__init__.model", to_minbpe(tok)[0].encode(), "application/octet-stream")]
     ).run()
     at.switch_page("pages/overview.py").run()
-    label = next(m.value for m in at.markdown if m.value.startswith("**Yours**"))
-    assert label == r"**Yours** · imported from \_\_init\_\_\.model"  # Markdown: __init__.model
+    # the box's heading is text (textContent): written as it is
+    assert front_box(at)["heads"]["yours"] == "Yours · imported from __init__.model"
+    # in Markdown (the caption), escaped so that it reads __init__.model, not bold "init"
+    assert any(r"Tokenizer: imported from \_\_init\_\_\.model." in c.value for c in at.caption)
 
 
 def test_a_tokenizer_json_that_normalizes_works_on_every_page(at):

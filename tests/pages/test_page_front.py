@@ -4,47 +4,23 @@ are single bytes (also on the Tokens and Step through pages)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
 from parity_corpus import tiktoken_reference
-from support import open_page
+from support import front_box, front_counts, open_page
 
 from bpe_core.languages import load_parallel
 from ui.front import MAX_FRONT_CHARS
 
 
-def box_data(at) -> dict:
-    """What the page hands the box component (ui/front.py): the text and both views."""
-    def walk(node):
-        yield node
-        for child in getattr(node, "children", {}).values():
-            yield from walk(child)
-
-    (box,) = [n for n in walk(at.main) if getattr(n.proto, "component_name", "") == "bpe_lab.type"]
-    return json.loads(box.proto.json)
-
-
 def shown_tokens(at, which: str) -> int:
-    return len(box_data(at)["views"][which]["ids"])
-
-
-def metrics(at) -> dict[str, str]:
-    """The numbers the component draws over each view (its JavaScript: the count, and bytes per
-    token to two places)."""
-    out = {}
-    for which, prefix in (("yours", ""), ("gpt-4o", "GPT-4o ")):
-        view = box_data(at)["views"][which]
-        n = len(view["ids"])
-        out[prefix + ("tokens" if prefix else "Tokens")] = f"{n:,}"
-        out[prefix + "bytes per token"] = f"{view['bytes'] / n:.2f}" if n else "–"
-    return {k[0].upper() + k[1:]: v for k, v in out.items()}
+    return len(front_box(at)["views"][which]["ids"])
 
 
 def drawn_text(at, which: str) -> str:
     """The view's text as the component draws it: each token's label parts, as plain text."""
-    view = box_data(at)["views"][which]
+    view = front_box(at)["views"][which]
     return "".join("".join(part for _, part in view["labels"][str(i)][0]) for i in view["ids"])
 
 
@@ -63,10 +39,10 @@ def test_the_front_page_shows_the_sidebar_text_under_both_tokenizers(at):
     assert shown_tokens(at, "yours") == mine
     assert shown_tokens(at, "gpt-4o") == theirs
     n_bytes = len(text.encode())
-    assert metrics(at)["Tokens"] == f"{mine:,}"
-    assert metrics(at)["GPT-4o tokens"] == f"{theirs:,}"
-    assert metrics(at)["Bytes per token"] == f"{n_bytes / mine:.2f}"
-    assert metrics(at)["GPT-4o bytes per token"] == f"{n_bytes / theirs:.2f}"
+    assert front_counts(at)["Tokens"] == f"{mine:,}"
+    assert front_counts(at)["GPT-4o tokens"] == f"{theirs:,}"
+    assert front_counts(at)["Bytes per token"] == f"{n_bytes / mine:.2f}"
+    assert front_counts(at)["GPT-4o bytes per token"] == f"{n_bytes / theirs:.2f}"
     # the ways on
     links = {p.proto.page for p in at.get("page_link")}  # pages by their url path
     assert {"lesson", "steps", "check"} <= links
@@ -81,14 +57,14 @@ def test_typed_text_is_tokenized_by_both_and_escaped(at):
     assert shown_tokens(at, "yours") == len(at.session_state["tok"].encode("hello world <b>hi</b>"))
     for which in ("yours", "gpt-4o"):  # as text: the component draws parts with textContent
         assert drawn_text(at, which) == "hello world <b>hi</b>"
-    assert metrics(at)["GPT-4o tokens"] == str(len(ref))
-    assert metrics(at)["GPT-4o bytes per token"] == f"{21 / len(ref):.2f}"
+    assert front_counts(at)["GPT-4o tokens"] == str(len(ref))
+    assert front_counts(at)["GPT-4o bytes per token"] == f"{21 / len(ref):.2f}"
 
 
 def test_the_sidebar_text_counts_say_one_token_not_one_tokens(at):
     at.text_area(key="text").set_value("hello").run()
     at.selectbox(key="kind").set_value("Pretrained: GPT-4o (o200k_base)").run()
-    assert metrics(at)["Tokens"] == "1" and metrics(at)["GPT-4o bytes per token"] == "5.00"
+    assert front_counts(at)["Tokens"] == "1" and front_counts(at)["GPT-4o bytes per token"] == "5.00"
     assert any("The sidebar's text: 5 bytes, 1 token, 5.00 bytes per token." in c.value
                for c in at.caption)
 
@@ -147,6 +123,6 @@ def test_the_page_shows_the_newest_text_the_box_asked_the_route_about(at):
     route_heard(key, "an older text", 1_999_999_999_999, seed)  # late, and older: ignored
     at.switch_page("pages/tokens.py").run()
     at.switch_page("pages/overview.py").run()
-    assert box_data(at)["text"] == at.session_state["front_text"] == "typed, then left at once"
+    assert front_box(at)["text"] == at.session_state["front_text"] == "typed, then left at once"
     assert shown_tokens(at, "gpt-4o") == len(
         tiktoken_reference("o200k_base").encode("typed, then left at once"))
