@@ -89,6 +89,8 @@ SESSION_KEYS: dict[str, str] = {
     "front_text": "the text typed in the front page's box",
     "_front_seed": "a number that changes when the box must start again from the sidebar's text",
     "_front_seed_of": "the sidebar text the box last started from",
+    "_front_seq": "the number of the newest typed text the page has (the box numbers its texts)",
+    "_front_route": "this session's key for the front page's route (ui/front_http.py)",
     "front_steps": "component: the merge slider on the typed text (its state: step)",
     "front_step": "the step the front page's merge slider was left at",
     # -- Tokens --
@@ -161,6 +163,7 @@ SESSION_KEYS: dict[str, str] = {
     "compare_which": "multiselect: tokenizers",
     "compare_layout": "radio", "compare_marks": "selectbox",
     "compare_ws": "checkbox: whitespace",
+    "compare_whole": "checkbox: draw the whole text, not its first bytes",
     # -- Export & import --
     "export_zip": "download button: every format", "import_file": "file uploader",
     "import_pattern": "selectbox: split pattern for an import",
