@@ -252,7 +252,11 @@ export default function (component) {
       headers: { "Content-Type": "application/json" },
     })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
-      .then((answer) => { s.asked = text; if (root.isConnected) draw(answer.views, text); })
+      .then((answer) => {
+        s.asked = text;
+        // an older text's answer never replaces views that already show the box's text
+        if (root.isConnected && s.drawn !== box.value) draw(answer.views, text);
+      })
       .catch(() => {
         s.broken = true;
         clearTimeout(s.settle);
