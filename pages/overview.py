@@ -1,8 +1,9 @@
 """Start here: type, and see the tokens of your tokenizer and GPT-4o side by side as you type; the
 merges one at a time on the same text; the ways on; what training made (merges, ids) below.
 
-Everything that follows the typed text lives in one fragment (``as_you_type``): the box sends its
-text a moment after the last key (ui/front.py) and only the fragment reruns.
+Everything that follows the typed text lives in one fragment (``as_you_type``). The box draws both
+token views at every key from its route (ui/front.py, ui/front_http.py); the fragment reruns only
+when the user pauses or leaves the box.
 """
 
 import streamlit as st

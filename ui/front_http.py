@@ -36,6 +36,7 @@ TOKENS_PATH = "/_bpelab/front/tokens"
 # ("\ud83d\ude00" is two escapes for one character), with room for the key
 MAX_TOKENS_BODY = 12 * MAX_FRONT_CHARS + 1024
 
+
 async def front_tokens(request: Request) -> JSONResponse:
     body = await request.body()
     if len(body) > MAX_TOKENS_BODY:

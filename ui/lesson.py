@@ -94,7 +94,9 @@ def code_span(text: str) -> str:
 
 
 TABLE_CSS = """<style>
-.lesson-table { border-collapse: collapse; font-size: var(--lesson-size, 0.95rem); margin: 4px 0; }
+/* projector mode's scale (--bpe-scale, ui/state.py) reaches every table; "large" is the Lesson's own size */
+.lesson-table { border-collapse: collapse; margin: 4px 0;
+  font-size: var(--lesson-size, calc(0.95rem * var(--bpe-scale, 1))); }
 .lesson-table.large { --lesson-size: 1.35rem; }
 .lesson-table th, .lesson-table td { border: 1px solid rgba(128,128,128,0.45); padding: 2px 10px;
   text-align: left; white-space: pre-wrap; }

@@ -332,6 +332,7 @@ def tokens_html(
     max_chars: int = MAX_CHARS,
     large: bool = False,
     mark_new: bool = True,
+    css: bool = True,
 ) -> tuple[str, int]:
     """HTML for a sequence of tokens; returns ``(html, how many tokens were left out)``.
 
@@ -340,6 +341,8 @@ def tokens_html(
     bytes (a longer token is cut, with a note in it), so a huge text cannot freeze the browser.
     Neighbours never look alike: in ``colour="cycle"`` they differ in colour; by length or age
     every other token is underlined as well. ``mark_new`` outlines tokens made by the last merge.
+    ``css=False`` leaves out the stylesheet, for a page that already holds it (every ``<style>``
+    restyles the whole page).
     """
     if colour not in COLOUR_MODES:
         raise ValueError(f"colour must be one of {', '.join(COLOUR_MODES)}, not {colour!r}")
@@ -381,7 +384,7 @@ def tokens_html(
     # ids are drawn as blocks so that a line never breaks inside a number
     classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
     body = f'<div class="{classes}">{"".join(spans)}</div>'
-    return CSS + body, len(tokens) - len(spans)
+    return (CSS if css else "") + body, len(tokens) - len(spans)
 
 
 def cap_note(shown: int, total: int, what: str = "tokens") -> str | None:

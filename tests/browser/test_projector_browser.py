@@ -75,6 +75,9 @@ def test_projector_mode_enlarges_tables_code_and_the_forest(app):
     assert 12 <= normal_table["font"] <= 16, normal_table  # Streamlit's 0.875rem
     visit("Merge forest", page.locator(".st-key-forest_tree_chart svg text").first)
     normal_label = label_px(page)
+    compare_cell = app.main.locator(".lesson-table td").first  # Compare's HTML summary table
+    visit("Compare with GPT", compare_cell)
+    normal_compare = font_px(compare_cell)
     visit("Tokens", app.main.locator(".bpe-tokens .t").first)
     open_token_ids()
     normal_code = font_px(tokens_code)
@@ -87,6 +90,8 @@ def test_projector_mode_enlarges_tables_code_and_the_forest(app):
     if not tokens_code.is_visible():
         open_token_ids()
     assert font_px(tokens_code) >= 1.5 * normal_code, (normal_code, font_px(tokens_code))
+    visit("Compare with GPT", compare_cell)
+    assert font_px(compare_cell) >= 1.5 * normal_compare, (normal_compare, font_px(compare_cell))
     visit("Merge forest", page.locator(".st-key-forest_tree_chart svg text").first)
     assert label_px(page) >= 1.5 * normal_label, (normal_label, label_px(page))
     visit("Vocabulary health", page.locator(f".st-key-{key} canvas"))
