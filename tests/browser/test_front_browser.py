@@ -180,7 +180,14 @@ def test_without_the_route_the_pages_script_draws_the_views(front):
 
 
 def font_px(locator) -> float:
-    return float(locator.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
+    """The element's computed font size. A span the view is redrawing at that moment (its
+    replaceChildren) has none (NaN): read again once it is back in the page."""
+    for _ in range(50):
+        px = float(locator.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
+        if px == px:
+            return px
+        locator.page.wait_for_timeout(100)
+    return px
 
 
 def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
@@ -193,6 +200,7 @@ def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
         has=page.get_by_text("Step through merges", exact=True)).click()
     steps = page.get_by_test_id("bpe-steps")
     expect(steps).to_be_visible()
+    page.locator(IDLE).wait_for(state="attached")  # the view drawn from this page's data
     span, button = steps.locator(".tokens span").first, steps.locator("button.play")
     normal = font_px(span), font_px(button), font_px(steps.locator("select.speed"))
     normal_height = button.evaluate("b => b.getBoundingClientRect().height")
