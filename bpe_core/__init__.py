@@ -7,7 +7,8 @@
     'hello world'
 
 Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), ``base.py``
-(the tokenizer: split, encode, decode), ``encoders.py`` (the same vocabulary used other ways:
+(the tokenizer: split, encode, decode; it inherits tiktoken's names and special-token rule from
+``tiktoken_api.py`` and its ``save`` methods from ``saving.py``), ``encoders.py`` (the same vocabulary used other ways:
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
 seeds' exact merges), ``split.py`` (where text is cut before counting), ``corpus.py``
 (training on files of any size, counted on every core), ``steps.py`` (tokens after k merges),
