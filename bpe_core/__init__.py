@@ -25,6 +25,7 @@ imports one that imports it.
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
 
+from . import core, load, model, registry  # tiktoken's submodules (load: also callable)
 from .base import (
     EncodeTrace,
     Tokenizer,
@@ -52,6 +53,7 @@ from .check import (
     read_merges,
     zoo_demo,
 )
+from .core import Encoding
 from .corpus import CorpusError, PieceCounts, count_pieces
 from .costs import language_costs, measure_text, train_comparison
 from .encoders import (
@@ -62,7 +64,7 @@ from .encoders import (
     fewest_tokens,
     greedy_longest,
 )
-from .files import detect_format, load, read_tokenizer
+from .files import detect_format, read_tokenizer
 from .health import classify_tokens, vocabulary_defects, vocabulary_health
 from .languages import Language, load_parallel
 from .numbers import number_facts, train_digit_presets
@@ -83,6 +85,10 @@ from .training import MergeRecord, train_bpe
 __all__ = [
     "__version__",
     "BasicTokenizer",
+    "Encoding",
+    "core",
+    "model",
+    "registry",
     "GPT2_SPLIT_PATTERN",
     "GPT4O_SPLIT_PATTERN",
     "GPT4_SPLIT_PATTERN",

@@ -49,6 +49,7 @@ from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_speci
 )
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
+    WrongTypeError,
     clean_text,
     gpt2_string,
     id_problem,
@@ -66,7 +67,8 @@ if TYPE_CHECKING:
 MAX_VOCAB_SIZE = 1_000_000
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
-DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of")  # built on first use (see token_ids)
+# built on first use (see token_ids)
+DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of", "_sorted_tokens")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -120,7 +122,7 @@ def _check_text(text: object, what: str = "text") -> str:
         hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(
             text, bytes | bytearray
         ) else ""
-        raise ValueError(f"{what} must be a str, not {type(text).__name__}{hint}")
+        raise WrongTypeError(f"{what} must be a str, not {type(text).__name__}{hint}")
     return text
 
 

@@ -173,15 +173,16 @@ def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes
     return ranks
 
 
-def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+def recover_merges(ranks: dict[bytes, int], from_rank: int = 0) -> dict[tuple[int, int], int]:
     """Which two tokens make each token: BPE on its bytes using only lower-ranked tokens.
 
     The last two parts left are its parents. Slow in Python for 200 000 tokens (about 1.5 s),
-    which is why ``build_assets`` stores the result.
+    which is why ``build_assets`` stores the result. ``from_rank``: only the tokens ranked
+    there or later (those of a vocabulary that extends one whose merges are known).
     """
     merges: dict[tuple[int, int], int] = {}
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(token) == 1:
+        if len(token) == 1 or rank < from_rank:
             continue
         parts = _split_by_rank(token, rank, ranks)
         if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
@@ -563,7 +564,14 @@ def parse_tiktoken(
 ) -> TokenizerData:
     """Read tiktoken ranks with the split ``pattern`` and ``special_tokens`` they go with (the
     file holds neither); the merges are recovered from the ranks (slow for 100 000+ tokens)."""
-    ranks = parse_tiktoken_ranks(data, name)
+    return ranks_data(parse_tiktoken_ranks(data, name), pattern, special_tokens, name)
+
+
+def ranks_data(
+    ranks: dict[bytes, int], pattern: str, special_tokens: dict[str, int], name: str
+) -> TokenizerData:
+    """A tokenizer from tiktoken's ranks (``{token bytes: rank}``), its merges recovered; bounded
+    and checked as a file's are."""
     total = sum(map(len, ranks))
     if total > MAX_RECOVER_BYTES:  # every token's merges are recovered from its bytes
         raise ValueError(f"{name}: its tokens hold {total:,} bytes in all; this tool reads"

@@ -9,9 +9,12 @@ code written for ``tiktoken.Encoding`` runs on any bpe_core tokenizer.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Collection, Iterable
+from collections.abc import Set as AbstractSet
+from types import MappingProxyType
 
-from .text import shorten
+from .text import WrongTypeError, shorten
 
 
 class TiktokenMethods:
@@ -27,8 +30,13 @@ class TiktokenMethods:
             allowed = set(specials)
         elif allowed_special in ("none", "none_raise"):
             allowed = set()
-        elif isinstance(allowed_special, Collection) and not isinstance(allowed_special, str):
+        elif isinstance(allowed_special, AbstractSet):
             allowed = {s for s in allowed_special if s in specials}  # others: ignored, as both do
+        elif isinstance(allowed_special, Collection) and not isinstance(allowed_special, str):
+            raise WrongTypeError(
+                f"allowed_special must be a set such as {{'<|endoftext|>'}} or 'all', not a"
+                f" {type(allowed_special).__name__} (tiktoken refuses it too): pass"
+                f" set({shorten(allowed_special)})")
         else:
             raise ValueError(
                 "allowed_special must be 'all', a set of special tokens, or minbpe's 'none' or"
@@ -134,3 +142,145 @@ class TiktokenMethods:
         """The bytes of every ordinary token (special tokens left out), sorted."""
         specials = set(self.special_tokens.values())
         return sorted(token for idx, token in self.vocab.items() if idx not in specials)
+
+    # -- tiktoken's further names: numpy, the unstable tail, its private views ---------------------
+
+    def encode_to_numpy(self, text: str, *, allowed_special: object = "none_raise",
+                        disallowed_special: object = "all") -> object:
+        """``encode`` as a numpy array of uint32 (numpy is imported here, on use: bpe_core does
+        not need it otherwise)."""
+        try:
+            import numpy as np
+        except ImportError as e:
+            raise ImportError("encode_to_numpy needs numpy (pip install numpy); encode gives a"
+                              " list without it") from e
+        return np.array(self.encode(text, allowed_special, disallowed_special), dtype=np.uint32)
+
+    def _encode_with_tail(self, text: str, allowed_special: object,
+                          disallowed_special: object) -> tuple[list[int], int]:
+        """``encode``'s ids and how many of them the text's last chunk made (0 when the text ends
+        in a special token or is empty), that tail widened over the whitespace tokens before it:
+        a chunk of spaces may join the text that follows it."""
+        ids: list[int] = []
+        tail = 0
+        for chunk, special_id in self.chunks(text, allowed_special, disallowed_special):
+            if special_id is None:
+                chunk_ids = self.encode_chunk(chunk)
+                ids += chunk_ids
+                tail = len(chunk_ids)
+            else:
+                ids.append(special_id)
+                tail = 0
+        specials = set(self.special_tokens.values())
+
+        def blank(idx: int) -> bool:
+            return idx not in specials and all(b in b" \n\t" for b in self.vocab[idx])
+
+        if tail and blank(ids[-tail]):
+            while tail < len(ids) and blank(ids[-tail - 1]):
+                tail += 1
+        return ids, tail
+
+    def _sorted_token_bytes(self) -> list[bytes]:
+        found = self.__dict__.get("_sorted_tokens")
+        if found is None:
+            found = self.__dict__["_sorted_tokens"] = self.token_byte_values()
+        return found
+
+    def _merge_bytes(self, data: bytes) -> list[int]:
+        """Bytes merged by rank as one piece (no split; they need not be UTF-8)."""
+        from .merges import apply_merges
+
+        byte_ids = self.byte_token_ids
+        return apply_merges([byte_ids[b] for b in data], self.merges)
+
+    def _starting_with(self, prefix: bytes) -> list[bytes]:
+        tokens = self._sorted_token_bytes()
+        start = bisect.bisect_left(tokens, prefix)
+        end = start
+        while end < len(tokens) and tokens[end].startswith(prefix):
+            end += 1
+        return tokens[start:end]
+
+    def encode_with_unstable(self, text: str, *, allowed_special: object = "none_raise",
+                             disallowed_special: object = "all"
+                             ) -> tuple[list[int], list[list[int]]]:
+        """tiktoken's: the ids of the text but its last chunk (which more text could change), and
+        every way the text could go on from there: token sequences that spell the rest of the
+        text and go past it. ``decode_bytes(stable)`` starts the text's bytes, and each
+        ``decode_bytes(stable + seq)`` starts with them. The sequences come sorted (tiktoken's
+        in no order)."""
+        ids, tail = self._encode_with_tail(text, allowed_special, disallowed_special)
+        if tail == 0:
+            return ids, []
+        unstable = self.decode_bytes(ids[-tail:])
+        stable = ids[:-tail]
+        found: set[tuple[int, ...]] = set()
+        ranks = self.token_ids
+        for token in self._starting_with(unstable):  # one token that spells all of it and more
+            found.add((ranks[token],))
+        for cut in range(1, len(unstable)):  # the tail's start as it is, a token from the cut on
+            head = unstable[:cut]
+            for token in self._starting_with(unstable[cut:]):
+                whole = head + token
+                try:
+                    again = self.encode_ordinary(whole.decode("utf-8"))
+                except UnicodeDecodeError:
+                    again = self._merge_bytes(whole)
+                seq, spelled = [], 0
+                for idx in again:
+                    seq.append(idx)
+                    spelled += len(self.vocab[idx])
+                    if spelled >= len(unstable):
+                        break
+                found.add(tuple(seq))
+        if len(unstable) > 1:  # ends in a whitespace character: it may stand apart
+            last = _last_character(unstable)
+            if last is not None and last.isspace() and last not in "\x1c\x1d\x1e\x1f":
+                size = len(last.encode("utf-8"))
+                found.add(tuple(self._merge_bytes(unstable[:-size])
+                                + self._merge_bytes(unstable[-size:])))
+        return stable, sorted(map(list, found))
+
+    def _encode_bytes(self, data: bytes) -> list[int]:
+        """tiktoken's ``_encode_bytes``: bytes that need not be UTF-8. Their UTF-8 start is
+        encoded as text; its last chunk and the rest are merged as one piece of bytes, so
+        ``decode_bytes(_encode_bytes(b)) == b``."""
+        data = bytes(data)
+        try:
+            return self.encode_ordinary(data.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            valid = e.start
+        ids, tail = self._encode_with_tail(data[:valid].decode("utf-8"), "none", ())
+        rest = data[valid:]
+        if tail:
+            rest = self.decode_bytes(ids[-tail:]) + rest
+            ids = ids[:-tail]
+        whole = self.token_ids.get(rest)
+        return ids + ([whole] if whole is not None else self._merge_bytes(rest))
+
+    @property
+    def _pat_str(self) -> str:
+        """tiktoken's private name for the split pattern (transformers' tiktoken converter reads
+        it, with ``_mergeable_ranks`` and ``_special_tokens``)."""
+        return self.pattern
+
+    @property
+    def _mergeable_ranks(self) -> MappingProxyType:
+        """Every ordinary token's bytes -> id, read-only (tiktoken's private name)."""
+        return MappingProxyType(self.token_ids)
+
+    @property
+    def _special_tokens(self) -> MappingProxyType:
+        """The special tokens, read-only (tiktoken's private name)."""
+        return MappingProxyType(self.special_tokens)
+
+
+def _last_character(data: bytes) -> str | None:
+    """The character the bytes end with, or None when they end inside one or are not UTF-8."""
+    for size in range(1, min(4, len(data)) + 1):
+        try:
+            return data[-size:].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return None
