@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import regex
 
+from .chat_format import chat_template, special_roles
 from .merges import apply_merges
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
 from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
@@ -395,19 +396,18 @@ def to_hf_json(tok: Any) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
-END_OF_TEXT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<|im_end|>", "<|eot_id|>")
-
-
 def to_transformers_files(tok: Any) -> tuple[str, str]:
     """``(tokenizer_config.json, special_tokens_map.json)`` for ``transformers``: placed beside
     a ``tokenizer.json``, ``AutoTokenizer.from_pretrained(folder)`` reads the three as a
-    ``PreTrainedTokenizerFast`` that knows the end-of-text token (the first special token of
-    ``END_OF_TEXT`` the tokenizer has) and does not change the text when decoding."""
+    ``PreTrainedTokenizerFast`` that knows the special tokens' roles (eos, pad, bos, unk, mask,
+    by their usual spellings: ``chat_format.special_roles``), renders conversations as
+    ``chat.wrap`` does when the tokenizer has ChatML's or harmony's tokens (``chat_template``)
+    and does not change the text when decoding."""
     added = dict(tok.pipeline.added) if tok.pipeline is not None else {}
     for s, idx in tok.special_tokens.items():
         added.setdefault(s, AddedToken(s, idx))
-    eos = next((s for s in END_OF_TEXT if s in tok.special_tokens), None)
-    specials = {"eos_token": eos} if eos else {}
+    specials = special_roles(tok.special_tokens)
+    template = chat_template(tok.special_tokens)
     config = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "clean_up_tokenization_spaces": False,  # decode gives the text back as it was
@@ -416,6 +416,7 @@ def to_transformers_files(tok: Any) -> tuple[str, str]:
                         "rstrip": t.rstrip, "single_word": t.single_word, "special": t.special}
             for t in sorted(added.values(), key=lambda t: t.id)},
         **specials,
+        **({"chat_template": template} if template else {}),
         "model_max_length": 1_000_000_000_000_000_019_884_624_838_656,  # transformers' "no limit"
     }
     return (json.dumps(config, ensure_ascii=False, indent=1) + "\n",
