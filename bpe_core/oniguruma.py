@@ -28,7 +28,9 @@ What changes (each measured against ``tokenizers`` 0.23: tests/core/test_oniguru
     x{2}+  x{2}?         (?:x{2})+  (?:x{2})? (not possessive) the same groups
     \\k<name>             a named backreference                 (?P=name)
 
-Refused, with the construct named: option letters other than ``i`` and ``m`` (``(?x)``,
+Refused, with the construct named: ``\\X`` (grapheme clusters by an older rule),
+``\\p{Extended_Pictographic}`` (older emoji data), a back-reference under ``(?i)``, option
+letters other than ``i`` and ``m`` (``(?x)``,
 ``(?W)``…), absent operators ``(?~…)``, conditionals, callouts, subexpression calls ``\\g<…>``,
 ``\\y``/``\\Y``, control escapes, case-insensitive groups whose matches full case folding would
 change (``ß`` matches ``ss`` in Oniguruma; ``regex`` cannot fold fully inside a group), and
@@ -329,7 +331,7 @@ class _Translator:
             return _Leaf(f"[^{body}]" if negated else f"[{body}]", None)
         table = {
             "h": f"[{HEX}]", "H": f"[^{HEX}]", "w": f"[{WORD}]", "W": f"[^{WORD}]",
-            "A": r"\A", "z": r"\Z", "Z": "$", "G": r"\G", "K": r"\K", "X": r"\X",
+            "A": r"\A", "z": r"\Z", "Z": "$", "G": r"\G", "K": r"\K",
             "b": f"(?:(?<=[{WORD}])(?![{WORD}])|(?<![{WORD}])(?=[{WORD}]))",
             "B": f"(?:(?<=[{WORD}])(?=[{WORD}])|(?<![{WORD}])(?![{WORD}]))",
             "R": r"(?>\r\n|[\n\v\f\r\x85\u2028\u2029])", "N": r"[^\n]", "O": r"[\s\S]",
@@ -341,6 +343,15 @@ class _Translator:
             return _Leaf("\\" + ch, frozenset())
         if ch in SIMPLE_ESCAPES:
             return _Leaf(SIMPLE_ESCAPES[ch], frozenset())
+        if ch == "X":
+            self.i = start
+            raise self.fail("'\\X'", "cuts grapheme clusters by an older Unicode rule than"
+                            " regex's (Indic conjuncts such as क्ष are one cluster here, two"
+                            " there)")
+        if ignore_case and (ch == "k" or (ch.isdigit() and ch != "0")):
+            self.i = start
+            raise self.fail(f"'\\{ch}' (a back-reference under (?i))", "compares case-folded"
+                            " text otherwise in Oniguruma (İi and ſs match there)")
         if ch.isdigit():
             if ch == "0":  # \0, \0oo: an octal code
                 digits = regex.match(r"[0-7]{0,2}", self.p[self.i:])[0]
@@ -387,6 +398,10 @@ class _Translator:
         self.i += len(m[0])
         negated ^= bool(m[1])
         key = m[2].replace("_", "").replace(" ", "").replace("-", "").lower()
+        if key in ("extendedpictographic", "extpict"):
+            self.i -= len(m[0]) + 2  # back to its backslash
+            raise self.fail(f"'\\p{{{m[2]}}}'", "covers other code points in Oniguruma's"
+                            " older emoji data (672 differ)")
         table = PROPERTIES_IN_CLASS if in_class else PROPERTIES
         if key in table:
             return table[key], negated, False

@@ -82,6 +82,15 @@ REFUSED = {
     r"(?i:[ß])": "case-insensitive group",
     r"(?i)\p{Lu}+|.": r"'\\p\{…\}' under \(\?i\)",  # Oniguruma ignores case for properties
     r"(?i)[[:upper:]]+|.": r"\[:upper:\] under \(\?i\)",
+    r"\X": r"'\\X'",  # the texts below show each of these three reads otherwise
+    r"\p{Extended_Pictographic}+|.": r"Extended_Pictographic",
+    r"(?i)(.)\1|.": r"back-reference under \(\?i\)",
+}
+# texts where Hugging Face and the regex package cut the refused patterns apart differently
+REFUSED_BECAUSE = {
+    r"\X": "x\u0915\u094d\u0937",  # an Indic conjunct: one cluster in Unicode 15.1, two before
+    r"\p{Extended_Pictographic}+|.": "\u2388\u2605x",  # emoji data: ⎈ and ★ were pictographic
+    r"(?i)(.)\1|.": "\u0130i \u017fs",  # İi, ſs: Oniguruma's folding
 }
 
 
@@ -148,6 +157,12 @@ def test_a_construct_without_a_counterpart_is_refused_by_name(base, pattern):
     with pytest.raises(ValueError, match=REFUSED[pattern]) as info:
         read_tokenizer(hf.to_str().encode(), "tokenizer.json")
     assert "pre_tokenizer" in str(info.value)  # the key is named too
+
+
+@pytest.mark.parametrize("pattern", REFUSED_BECAUSE)
+def test_the_unicode_constructs_refused_would_cut_otherwise(base, pattern):
+    text = REFUSED_BECAUSE[pattern]
+    assert naive_pieces(pattern, text) != hf_pieces(hf_with_split(base, pattern), text)
 
 
 def test_a_pattern_perl_would_read_but_oniguruma_refuses_is_refused():
