@@ -308,3 +308,20 @@ def test_added_token_ids_are_the_ones_hugging_face_gives(base, entries, told):
             sample, add_special_tokens=False).ids
     assert hf.token_to_id("<x>") in ours.encode("<x>", allowed_special="all")
     assert any("added_tokens" in note and "not the file's" in note for note in ours.ignored) == told
+
+
+def test_a_non_special_added_token_that_repeats_a_token_saves_and_reloads(base, tmp_path):
+    """" the" added beside the learned "Ġthe": it loads, and saves as tokenizer.json (it had no
+    format to go to), which both HF and bpe_core read back with the same ids."""
+    hf = hf_of(base)
+    hf.add_tokens([AddedToken(" the", special=False)])
+    ours = read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+    assert b" the" in ours.token_ids  # a learned token with the same bytes
+    path = tmp_path / "tokenizer.json"
+    ours.save_hf(str(path))
+    again_hf, again = HFTokenizer.from_file(str(path)), bpe_core.load(path)
+    for text in ["in the end, the cat", *TEXTS[:8]]:
+        expected = hf.encode(text, add_special_tokens=False).ids
+        assert ours.encode(text, allowed_special="all") == expected
+        assert again.encode(text, allowed_special="all") == expected
+        assert again_hf.encode(text, add_special_tokens=False).ids == expected
