@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import regex
 
 from .decoders import Decoder, read_decoder
-from .oniguruma import from_oniguruma
+from .oniguruma import compile_translated, from_oniguruma, unguarded
 from .text import GPT2_CHAR_TO_BYTE, shorten
 
 # Hugging Face's ByteLevel pre-tokenizer regex (GPT-2's), as tokenizers writes it
@@ -197,6 +197,7 @@ def to_oniguruma(pattern: str) -> str:
     >>> to_oniguruma(r"\\p{N}{1,3}+| ?\\p{L}++|\\s+$")
     '(?>\\\\p{N}{1,3})| ?\\\\p{L}++|\\\\s+\\\\Z'
     """
+    pattern = unguarded(pattern)  # Oniguruma reads its own Unicode: the guards are not for it
     _refuse_multiline(pattern, "Hugging Face")
     prefix, suffix = "", ""
     if pattern.startswith("(?fi)"):  # full case folding: Oniguruma's own (?i)
@@ -456,7 +457,7 @@ def _regex_of(obj: object, name: str, key: str) -> str:
 
 def _compile(pattern: str, name: str, key: str) -> regex.Pattern:
     try:
-        return regex.compile(pattern)
+        return compile_translated(pattern)
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"{name}: key '{key}' is not a regex this tool reads ({e})") from None
 
