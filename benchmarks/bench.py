@@ -19,7 +19,7 @@ skips its rows with a note. Needs only the standard library, ``regex`` and bpe_c
 outside this checkout.
 
     python benchmarks/bench.py --quick          # smoke run, well under a minute
-    python benchmarks/bench.py --markdown       # the tables for the README
+    python benchmarks/bench.py --markdown       # the tables for docs/BENCHMARKS.md
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ MB = 1_000_000  # throughput is in MB/s of UTF-8 input, 1 MB = 10**6 bytes
 
 
 class Report:
-    """Prints tables and notes as they are ready (plain text, or markdown for the README)."""
+    """Prints tables and notes as they are ready (plain text, or markdown for docs/BENCHMARKS.md)."""
 
     def __init__(self, markdown: bool = False) -> None:
         self.markdown = markdown
