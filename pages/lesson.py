@@ -5,10 +5,8 @@ a quiz that asks the class to predict the next merge."""
 import streamlit as st
 
 from bpe_core import PRESETS
-from ui import lesson as le
-from ui.charts import Series, steps_chart
-from ui.quiz_view import quiz
-from ui.state import (
+from ui.kit.charts import Series, steps_chart
+from ui.kit.state import (
     active_tokenizer,
     current_text,
     derived,
@@ -17,7 +15,9 @@ from ui.state import (
     sidebar,
     tokenizer_label,
 )
-from ui.tokens_html import tokens_html
+from ui.kit.tokens_html import tokens_html
+from ui.lesson import tutorial as le
+from ui.quiz.panel import quiz
 
 sidebar()
 ss = st.session_state

@@ -2,13 +2,13 @@
 merges one at a time on the same text; the ways on; what training made (merges, ids) below.
 
 Everything that follows the typed text lives in one fragment (``as_you_type``). The box draws both
-token views at every key from its route (ui/front.py, ui/front_http.py); the fragment reruns only
+token views at every key from its route (ui/front/component.py, ui/front/route.py); the fragment reruns only
 when the user pauses or leaves the box.
 """
 
 import streamlit as st
 
-from ui.front import (
+from ui.front.component import (
     DEBOUNCE_MS,
     MAX_FRONT_CHARS,
     PATIENCE_MS,
@@ -17,8 +17,8 @@ from ui.front import (
     seed_text,
     views_data,
 )
-from ui.front_http import TOKENS_PATH
-from ui.state import (
+from ui.front.route import TOKENS_PATH
+from ui.kit.state import (
     current_text,
     preset,
     projector_mode,
@@ -31,10 +31,10 @@ from ui.state import (
     tokenizer_label,
     type_box,
 )
-from ui.steps_component import steps_payload
-from ui.steps_view import window
-from ui.tables import merges_frame
-from ui.tokens_html import bytes_hint
+from ui.kit.tables import merges_frame
+from ui.kit.tokens_html import bytes_hint
+from ui.stepping.component import steps_payload
+from ui.stepping.merges import window
 
 MAX_IDS_SHOWN = 5000
 WAYS_ON = [
@@ -45,7 +45,7 @@ WAYS_ON = [
     ("pages/check.py", "Check your BPE", "🩺",
      "Your own implementation's merges against the reference, with the first difference."),
 ]
-REFERENCE = "o200k_base"  # GPT-4o, loaded once per server (ui.state.preset)
+REFERENCE = "o200k_base"  # GPT-4o, loaded once per server (ui.kit.state.preset)
 
 sidebar()
 ss = st.session_state
@@ -87,7 +87,7 @@ ss.setdefault("front_text", seed)
 
 def as_you_type(tok) -> None:
     """The box with both token views, the hint and the merge slider. The views follow every key
-    through the box's route (ui/front_http.py); this reruns alone when the user pauses."""
+    through the box's route (ui/front/route.py); this reruns alone when the user pauses."""
     gpt = preset(REFERENCE)
     key = route_key(tok, gpt)
     heard = route_text(key, ss["_front_seed"])  # the box asks the route at every key: newest

@@ -15,7 +15,7 @@ from support import APP_PATH
 from benchmarks.limits import PAGES, worst_text
 from bpe_core import PRESETS
 from bpe_core.base import Tokenizer
-from ui.choices import MAX_TEXT_CHARS, MAX_TRAIN_CHARS, MAX_VOCAB
+from ui.kit.choices import MAX_TEXT_CHARS, MAX_TRAIN_CHARS, MAX_VOCAB
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -57,7 +57,7 @@ def test_a_page_tour_at_the_limits_passes_over_the_text_a_bounded_number_of_time
         assert sent < 2_500_000, (page, sent)  # bounded drawing (10,000 spans at most)
     # Each tokenizer passes over the text once in the whole tour (the session's own in the Train
     # run, each GPT tokenizer on Compare), never over more than the cap: every page reads the
-    # session's one step-through of the text (ui.state.derived). The Variants page adds its own:
+    # session's one step-through of the text (ui.kit.state.derived). The Variants page adds its own:
     # one pass of each of its three default variant tokenizers (trained ones, named "yours" here
     # too), and one of the session's tokenizer for the three encoders.
     variants = 3 + 1

@@ -1,4 +1,4 @@
-"""The lesson's pure functions (ui/lesson.py): each step's answer on known inputs."""
+"""The lesson's pure functions (ui/lesson/tutorial.py): each step's answer on known inputs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import pytest
 import regex
 
-import ui.lesson as le
+import ui.lesson.tutorial as le
 from bpe_core import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,
@@ -17,8 +17,8 @@ from bpe_core import (
     RegexTokenizer,
     load_pretrained,
 )
-from ui.charts import Series, steps_chart
-from ui.samples import load_samples
+from ui.kit.charts import Series, steps_chart
+from ui.kit.samples import load_samples
 
 SAMPLES = load_samples()
 TINY = "aaabdaaabac"
@@ -303,7 +303,7 @@ def test_palette_css_overrides_the_token_colours():
 
 
 def test_projector_mode_replaces_a_palette_that_fails_the_cvd_check():
-    from ui.palette_check import CVD_SAFE_PALETTE
+    from ui.kit.palette import CVD_SAFE_PALETTE
 
     assert le.projector_palette_css(CVD_SAFE_PALETTE) == ""
     failing = ["#b9dcf2", "#f8d9a6", "#b3e3d2", "#f4c4d8", "#fff2a6", "#cfd6f5", "#f5c9a9",
