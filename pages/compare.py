@@ -23,7 +23,7 @@ from ui.kit.state import (
     step_through,
     tokenizer_label,
 )
-from ui.lesson.tutorial import table_html
+from ui.kit.tables import table_html
 
 sidebar()
 
