@@ -11,7 +11,7 @@ Sections (one table each):
    then, with cl100k's vocabulary, BPE-dropout, greedy longest match and fewest tokens against
    plain encode (time and token count);
 5. pathological inputs (one long run with no split point): is encoding near-linear?
-6. checking a learner's merges (``bpe_core.check``): a tie-rule mistake and a right-to-left one.
+6. checking a learner's merges (``bpe_lab.check``): a tie-rule mistake and a right-to-left one.
 
 Every timing is the median of ``--repeat`` rounds; inside a round the contenders run one after the
 other, so a noisy neighbour slows all of them alike. Peer packages are optional: a missing one
@@ -746,7 +746,8 @@ def check_section(report: Report, corpus: str, chars: int, merges: int, repeat: 
     """Section 6: ``check_merges`` with its diagnosis, on the learner's outputs of two mistakes."""
     from dataclasses import replace
 
-    from bpe_core import GPT2_SPLIT_PATTERN, check
+    from bpe_core import GPT2_SPLIT_PATTERN
+    from bpe_lab import check
 
     text = corpus[:chars]  # full run: the app's largest text, and the page's most merges
     settings = {"pattern": GPT2_SPLIT_PATTERN, "vocab_size": 256 + 1 + merges,
@@ -784,21 +785,16 @@ def check_section(report: Report, corpus: str, chars: int, merges: int, repeat: 
 def who_pays_section(report: Report, repeat: int) -> None:
     """Section 7: what the "Who pays for tokens" pages compute for a GPT vocabulary, against the
     same answers from tiktoken, side by side. Every bpe_core round starts from a copy of the
-    preset with an empty chunk cache (``bpe_core.report.cold_copy``), as a server's first session
+    preset with an empty chunk cache (``bpe_lab.who_pays.report.cold_copy``), as a server's first session
     meets it; tiktoken keeps no cache between calls."""
     from collections import Counter
 
-    from bpe_core import (
-        classify_tokens,
-        language_costs,
-        load_parallel,
-        load_pretrained,
-        number_facts,
-        train_comparison,
-        vocabulary_defects,
-    )
-    from bpe_core.numbers import NUMBERS, YEARS
-    from bpe_core.report import cold_copy
+    from bpe_core import load_pretrained
+    from bpe_lab.who_pays.costs import language_costs, train_comparison
+    from bpe_lab.who_pays.health import classify_tokens, vocabulary_defects
+    from bpe_lab.who_pays.languages import load_parallel
+    from bpe_lab.who_pays.numbers import NUMBERS, YEARS, number_facts
+    from bpe_lab.who_pays.report import cold_copy
 
     languages = load_parallel()
     texts = [lang.text for lang in languages]

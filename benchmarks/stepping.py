@@ -31,8 +31,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.limits import worst_text  # noqa: E402
-from ui.choices import MAX_TEXT_CHARS  # noqa: E402
-from ui.samples import load_samples  # noqa: E402
+from ui.kit.choices import MAX_TEXT_CHARS  # noqa: E402
+from ui.kit.samples import load_samples  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 PRESSES = 30

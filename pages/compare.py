@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bpe_core import PRESETS
-from ui.compare import (
+from ui.compare.cuts import (
     FIRST_VIEW_BYTES,
     MARK_MODES,
     MAX_SPANS_PER_VIEW,
@@ -14,8 +14,7 @@ from ui.compare import (
     summary_frame,
     tokens_to_draw,
 )
-from ui.lesson import table_html
-from ui.state import (
+from ui.kit.state import (
     active_tokenizer,
     current_text,
     derived,
@@ -24,6 +23,7 @@ from ui.state import (
     step_through,
     tokenizer_label,
 )
+from ui.kit.tables import table_html
 
 sidebar()
 

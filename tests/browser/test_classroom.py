@@ -41,7 +41,7 @@ import pytest
 from support import PAGE_STATE_JS, metric_value
 
 import bpe_core
-from ui.samples import load_samples
+from ui.kit.samples import load_samples
 
 try:
     from playwright.async_api import TimeoutError as PlaywrightTimeout
