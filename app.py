@@ -1,11 +1,11 @@
 """bpe-lab: train a byte-level BPE tokenizer on your own text and watch it work.
 
 Run as a session's script (``__main__``), this file only routes between the pages. Each page
-starts with ``sidebar()`` (ui/state.py), the controls every page shares: drawn from the page
+starts with ``sidebar()`` (ui/kit/state.py), the controls every page shares: drawn from the page
 script, the sidebar keeps its widgets' identity across reruns (and a classroom room,
-ui/classroom.py, comes in there too). Imported by ``streamlit run app.py``, it is the server: the
-app plus two HTTP routes, the classroom's (ui/rooms_http.py) and the front page's box's
-(ui/front_http.py), as an ``st.App``.
+ui/classroom/panel.py, comes in there too). Imported by ``streamlit run app.py``, it is the server: the
+app plus two HTTP routes, the classroom's (ui/classroom/route.py) and the front page's box's
+(ui/front/route.py), as an ``st.App``.
 """
 
 import streamlit as st
@@ -48,9 +48,9 @@ if __name__ == "__main__":
 else:
     from streamlit.starlette import App
 
-    from ui.front_http import FRONT_ROUTES
-    from ui.rooms_http import ROUTES as ROOM_ROUTES
-    from ui.warm import warm_up
+    from ui.classroom.route import ROUTES as ROOM_ROUTES
+    from ui.front.route import FRONT_ROUTES
+    from ui.kit.warm import warm_up
 
     warm_up()  # the GPT presets and the pages' modules, loaded while the server waits
     app = App(__file__, routes=ROOM_ROUTES + FRONT_ROUTES)

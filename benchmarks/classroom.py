@@ -52,7 +52,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from redis_server import start_redis  # noqa: E402
 
-from ui.rooms import RedisKV, Rooms  # noqa: E402
+from ui.classroom.rooms import RedisKV, Rooms  # noqa: E402
 
 CHROMIUM = os.environ.get("BPE_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -60,7 +60,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 STEPS = "[data-testid=bpe-steps]"
 TICKS = os.sysconf("SC_CLK_TCK")
-POLL_S = 0.25  # the watcher's period (ui/classroom.py POLL_MS)
+POLL_S = 0.25  # the watcher's period (ui/classroom/panel.py POLL_MS)
 WALK_S, WALK_MOST = 0.1, 5  # a jump of a few steps is walked through (WALK_MS, WALK_MOST)
 # Every (Date.now() / 1000, step) the page's stepping view shows.
 RECORD_JS = """(view) => {

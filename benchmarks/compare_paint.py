@@ -1,7 +1,7 @@
 """Compare's first visit painted in Chromium, on a fresh server: ``python
 benchmarks/compare_paint.py [--rounds 3] [--wait 8]``.
 
-Each round starts ``streamlit run app.py`` (which starts the warm-up, ui/warm.py), waits until it
+Each round starts ``streamlit run app.py`` (which starts the warm-up, ui/kit/warm.py), waits until it
 is healthy and then ``--wait`` seconds more (a server that has been up a few seconds), opens
 ``/compare`` in headless Chromium (Debian's ``/usr/bin/chromium``) and times from ``goto`` until
 the summary table and the views are drawn and the script is idle. Medians, with the load average.

@@ -3,7 +3,7 @@ AppTest: ``python benchmarks/first_visits.py [--rounds 3]``.
 
 * Compare: the app's first run straight on the Compare page (the sidebar trains its default
   tokenizer; Compare encodes the sample with it and the three GPT presets). Measured twice: with
-  the server's warm-up done (``ui.warm.warm_up``, which ``streamlit run app.py`` starts at server
+  the server's warm-up done (``ui.kit.warm.warm_up``, which ``streamlit run app.py`` starts at server
   start: the presets read and the pages' modules imported), with only the presets read, and cold
   (the first visit reads and imports everything itself).
 * Vocabulary health for GPT-4o: the app's first run, then the sidebar set to pretrained GPT-4o,
@@ -28,19 +28,19 @@ RUN = """
 import sys, time
 sys.path.insert(0, {root!r})
 from streamlit.testing.v1 import AppTest
-import bpe_core.pretrained, bpe_core.health
+import bpe_core.pretrained, bpe_lab.who_pays.health
 app = AppTest.from_file({app!r}, default_timeout=600)
 if {case!r} == "compare, presets preloaded":
     bpe_core.pretrained.preload().join()
 if {case!r} == "compare, after the server's warm-up":
-    import ui.warm
-    ui.warm.warm_up().join()
+    import ui.kit.warm
+    ui.kit.warm.warm_up().join()
 if {case!r}.startswith("compare"):
     app.switch_page("pages/compare.py")
     start = time.perf_counter(); app.run()
 else:
     if {case!r}.endswith("full check"):
-        bpe_core.health.shipped_defect_ids = lambda tok, pattern: None
+        bpe_lab.who_pays.health.shipped_defect_ids = lambda tok, pattern: None
     app.run()
     app.selectbox(key="kind").set_value("Pretrained: GPT-4o (o200k_base)").run()
     app.switch_page("pages/health.py")

@@ -8,7 +8,7 @@ follow the box: words are typed at the end of 2 KB of the English sample, 80 ms 
 and the time from the last key until both views show the new text with the right token counts
 is read in the page (a keydown listener and a MutationObserver, ``performance.now()``):
 
-- ``route``: as shipped, the box asks the front page's route (ui/front_http.py) at every key;
+- ``route``: as shipped, the box asks the front page's route (ui/front/route.py) at every key;
 - ``script``: the route refused (Playwright answers 404 for it), so the box falls back to the
   fragment's rerun, the way the page worked before the route.
 
@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 
 import bpe_core  # noqa: E402
 from benchmarks.stepping import CHROMIUM, RUN_MARK, idle, percentile, start_server  # noqa: E402
-from ui.samples import load_samples  # noqa: E402
+from ui.kit.samples import load_samples  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]

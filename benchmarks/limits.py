@@ -1,7 +1,7 @@
 """Every page's first visit at the largest input the app accepts: server time and session memory.
 
     python benchmarks/limits.py                 # the default kinds, at the app's own limits
-    python benchmarks/limits.py --markdown      # the table for the README
+    python benchmarks/limits.py --markdown      # the table for docs/BENCHMARKS.md
 
 The worst allowed input is random text where nothing repeats (seeded, so every run is the same),
 as long as the sidebar accepts, trained at the largest vocabulary the sidebar allows. For each
@@ -74,7 +74,7 @@ def measure(kind: str, chars: int | None) -> dict:
     """One kind, in this process: the warm-up session, then the worst session's page visits."""
     from streamlit.testing.v1 import AppTest
 
-    from ui.choices import MAX_TEXT_CHARS, MAX_VOCAB
+    from ui.kit.choices import MAX_TEXT_CHARS, MAX_VOCAB
 
     chars = MAX_TEXT_CHARS if chars is None else chars
     app = str(ROOT / "app.py")
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"a sidebar tokenizer choice (default: {KINDS})")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = parser.parse_args(argv)
-    from ui.choices import MAX_TEXT_CHARS, MAX_TRAIN_CHARS, MAX_VOCAB
+    from ui.kit.choices import MAX_TEXT_CHARS, MAX_TRAIN_CHARS, MAX_VOCAB
 
     print(f"benchmarks/limits.py: Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load"
           f" {os.getloadavg()[0]:.2f}; limits: text {MAX_TEXT_CHARS:,} characters, training"

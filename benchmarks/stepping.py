@@ -1,7 +1,7 @@
 """Stepping through merges in Chromium: the in-browser view against the server round trip.
 
     python benchmarks/stepping.py               # the table
-    python benchmarks/stepping.py --markdown    # the table for the README
+    python benchmarks/stepping.py --markdown    # the table for docs/BENCHMARKS.md
 
 One `streamlit run app.py` on a free local port, Debian's Chromium driven by Playwright, and for
 each text (2 KB of the English sample, 100 KB and the largest text the sidebar accepts, all
@@ -31,8 +31,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.limits import worst_text  # noqa: E402
-from ui.choices import MAX_TEXT_CHARS  # noqa: E402
-from ui.samples import load_samples  # noqa: E402
+from ui.kit.choices import MAX_TEXT_CHARS  # noqa: E402
+from ui.kit.samples import load_samples  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 PRESSES = 30

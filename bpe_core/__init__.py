@@ -14,14 +14,18 @@ seeds' exact merges), ``split.py`` (where text is cut before counting), ``corpus
 (training on files of any size, counted on every core), ``steps.py`` (tokens after k merges),
 ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read by ``oniguruma.py``, its
 decoder by ``decoders.py``), ``formats.py`` (the file formats as plain data), ``files.py``
-(loading, with ``sidecar.py``: what a saved file cannot hold, beside it) and ``check/`` (a
-learner's own merges checked against the reference, with the known
-mistake that explains them). Then who pays for tokens: ``languages.py`` (a parallel text in 33 languages and
-scripts), ``costs.py`` (the language tax), ``numbers.py`` (what numbers cost; digit split rules),
-``health.py`` (tokens that are half a character, unreachable, never used or only stepping
-stones) and ``report.py`` (bytes per token on five kinds of text, and encoding speed). No module
-imports one that imports it.
+(loading, with ``sidecar.py``: what a saved file cannot hold, beside it), ``pretrained.py`` (the
+GPT vocabularies that ship inside) and ``chat.py`` (conversations as the models read them). No
+module imports one that imports it.
+
+This is the library alone. The lab's analyses, the checker of a learner's merges
+(``bpe_lab.check``) and who pays for tokens (``bpe_lab.who_pays``: the language tax, numbers,
+vocabulary health, the report card), live beside it in ``bpe_lab`` with the command line, so
+``import bpe_core`` loads none of them.
 """
+
+import importlib.abc
+import sys
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
 
@@ -37,25 +41,8 @@ from .base import (
     trace_merges,
 )
 from .basic import BasicTokenizer
-from .check import (
-    MISTAKES,
-    CheckReport,
-    Diagnosis,
-    LearnerOutput,
-    MergeComparison,
-    Mistake,
-    StepExplanation,
-    check_merges,
-    compare_merges,
-    diagnose,
-    diagnose_encoding,
-    explain_difference,
-    read_merges,
-    zoo_demo,
-)
 from .core import Encoding
 from .corpus import CorpusError, PieceCounts, count_pieces
-from .costs import language_costs, measure_text, train_comparison
 from .encoders import (
     EncoderVariants,
     dropout_merges,
@@ -65,9 +52,6 @@ from .encoders import (
     greedy_longest,
 )
 from .files import detect_format, read_tokenizer
-from .health import classify_tokens, vocabulary_defects, vocabulary_health
-from .languages import Language, load_parallel
-from .numbers import number_facts, train_digit_presets
 from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .pretrained import (
     PRESETS,
@@ -78,7 +62,6 @@ from .pretrained import (
     load_pretrained,
 )
 from .regex_tokenizer import RegexTokenizer
-from .report import load_report_texts, measure_speed, score_texts
 from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe
 
@@ -116,34 +99,7 @@ __all__ = [
     "encode_with",
     "fewest_tokens",
     "greedy_longest",
-    "MISTAKES",
-    "CheckReport",
-    "Diagnosis",
-    "LearnerOutput",
-    "MergeComparison",
-    "Mistake",
-    "StepExplanation",
-    "check_merges",
-    "compare_merges",
-    "diagnose",
-    "diagnose_encoding",
-    "explain_difference",
-    "read_merges",
-    "zoo_demo",
-    "Language",
-    "load_parallel",
-    "measure_text",
-    "language_costs",
-    "train_comparison",
     "DIGIT_PRESETS",
-    "number_facts",
-    "train_digit_presets",
-    "classify_tokens",
-    "vocabulary_defects",
-    "vocabulary_health",
-    "load_report_texts",
-    "score_texts",
-    "measure_speed",
     "count_pieces",
     "CorpusError",
     "PieceCounts",
@@ -152,3 +108,60 @@ __all__ = [
     "encoding_name_for_model",
     "list_encoding_names",
 ]
+
+
+# Names that lived here until the lab's analyses left the library (docs/CHANGELOG.md): asking for
+# one says where it is now, instead of Python's bare "has no attribute".
+MOVED = {
+    **dict.fromkeys(("check", "MISTAKES", "CheckReport", "Diagnosis", "LearnerOutput",
+                     "MergeComparison", "Mistake", "StepExplanation", "check_merges",
+                     "compare_merges", "diagnose", "diagnose_encoding", "explain_difference",
+                     "read_merges", "zoo_demo"), "bpe_lab.check"),
+    **dict.fromkeys(("costs", "numbers", "health", "report", "languages", "language_costs",
+                     "measure_text", "train_comparison", "classify_tokens",
+                     "vocabulary_defects", "vocabulary_health", "Language", "load_parallel",
+                     "number_facts", "train_digit_presets", "load_report_texts",
+                     "measure_speed", "score_texts"), "bpe_lab.who_pays"),
+}
+
+
+def moved_message(name: str) -> str | None:
+    """Where a name or module that left bpe_core lives now, as a sentence with the import to
+    write; None for anything else. ``name`` is ``check``, ``language_costs``, ``check.reading``."""
+    head = name.split(".")[0]
+    if head not in MOVED:
+        return None
+    place = MOVED[head]
+    if "." in name or head in ("check", "costs", "numbers", "health", "report", "languages"):
+        now = ("bpe_lab." if head == "check" else "bpe_lab.who_pays.") + name
+        parent, _, last = now.rpartition(".")
+        how = f"from {parent} import {last}"
+    else:
+        now, how = f"{place}.{name}", f"from {place} import {name}"
+    return (f"bpe_core.{name} moved to {now} when the lab's analyses left the library "
+            f"(docs/CHANGELOG.md): {how}")
+
+
+def __getattr__(name: str) -> object:
+    # An ImportError, not an AttributeError: ``from bpe_core import check`` would replace an
+    # AttributeError's words with Python's own "cannot import name".
+    message = moved_message(name)
+    if message:
+        raise ImportError(message, name=f"bpe_core.{name}")
+    raise AttributeError(f"module 'bpe_core' has no attribute {name!r}")
+
+
+class _MovedModules(importlib.abc.MetaPathFinder):
+    """``import bpe_core.check`` (or ``.costs`` ...) fails naming the new place; consulted only
+    after every real finder has found nothing."""
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> None:
+        if fullname.startswith("bpe_core."):
+            message = moved_message(fullname.removeprefix("bpe_core."))
+            if message:
+                raise ModuleNotFoundError(message, name=fullname)
+        return None
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())

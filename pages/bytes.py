@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.bytes_view import (
+from ui.decoding.utf8 import (
     MAX_CHARS_TABLE,
     MAX_IDS_INPUT_CHARS,
     bytes_frame,
@@ -16,7 +16,7 @@ from ui.bytes_view import (
     ids_frame,
     parse_hex,
 )
-from ui.state import active_tokenizer, current_text, sidebar, tokenizer_label
+from ui.kit.state import active_tokenizer, current_text, sidebar, tokenizer_label
 
 MAX_TEXT_SHOWN = 100_000
 

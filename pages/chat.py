@@ -4,15 +4,15 @@ message's cost beyond its text."""
 import streamlit as st
 
 from bpe_core.chat import chat_encoding, openai_rule, own_format, what_it_needs, wrap
-from ui.chat import (
+from ui.chat.panel import (
     CHAT_YOURS,
     FORMAT_CHOICES,
     chat_counts_frame,
     chat_html,
     conversation_editor,
 )
-from ui.escape import md_escape
-from ui.state import active_tokenizer, sidebar, tokenizer_label
+from ui.kit.escape import md_escape
+from ui.kit.state import active_tokenizer, sidebar, tokenizer_label
 
 sidebar()
 

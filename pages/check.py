@@ -1,13 +1,13 @@
 """Check your BPE: bring the output of your own implementation; the page trains the reference
-with the same inputs and shows where the two part, and what explains it (``bpe_core.check``)."""
+with the same inputs and shows where the two part, and what explains it (``bpe_lab.check``)."""
 
 import streamlit as st
 
-from bpe_core import check
-from ui import check_view as cv
-from ui.choices import parse_specials
-from ui.escape import md_escape
-from ui.state import current_text, derived, sidebar
+from bpe_lab import check
+from ui.check import findings as cv
+from ui.kit.choices import parse_specials
+from ui.kit.escape import md_escape
+from ui.kit.state import current_text, derived, sidebar
 
 MAX_MERGES_ASKED = 2_000  # the vocabulary size the page offers: 256 + specials + this
 DEMO_NAMES = {m.key: m.title for m in check.MISTAKES}

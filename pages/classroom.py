@@ -5,14 +5,13 @@ import html
 
 import streamlit as st
 
-from ui import classroom as cr
-from ui import quiz as qz
-from ui.charts import answers_chart
-from ui.escape import md_escape
-from ui.lesson import code_span
-from ui.quiz_view import text_after, text_after_merge
-from ui.rooms import MAX_NICKNAME, RoomError, show_code
-from ui.state import active_tokenizer, projector_mode, sidebar, tokenizer_label, trained_text
+from ui.classroom import panel as cr
+from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
+from ui.kit.charts import answers_chart
+from ui.kit.escape import code_span, md_escape
+from ui.kit.state import active_tokenizer, projector_mode, sidebar, tokenizer_label, trained_text
+from ui.quiz import questions as qz
+from ui.quiz.panel import text_after, text_after_merge
 
 sidebar()
 ss = st.session_state

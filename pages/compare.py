@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bpe_core import PRESETS
-from ui.compare import (
+from ui.compare.cuts import (
     FIRST_VIEW_BYTES,
     MARK_MODES,
     MAX_SPANS_PER_VIEW,
@@ -14,8 +14,7 @@ from ui.compare import (
     summary_frame,
     tokens_to_draw,
 )
-from ui.lesson import table_html
-from ui.state import (
+from ui.kit.state import (
     active_tokenizer,
     current_text,
     derived,
@@ -24,6 +23,7 @@ from ui.state import (
     step_through,
     tokenizer_label,
 )
+from ui.kit.tables import table_html
 
 sidebar()
 
@@ -71,7 +71,7 @@ owners = tuple(tokenizers.values())  # what the analyses below depend on, with t
 summary = summary_frame(encodings, text)
 # Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
 # neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
-# page (benchmarks/compare_paint.py; README, "First visits").
+# page (benchmarks/compare_paint.py; docs/BENCHMARKS.md, "First visits").
 st.html(table_html(summary, bar="tokens", formats={
     "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 

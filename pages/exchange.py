@@ -5,8 +5,7 @@ from functools import partial
 
 import streamlit as st
 
-from ui.escape import md_escape
-from ui.exchange import (
+from ui.exchange.files import (
     EXPORTS,
     IMPORT_PATTERNS,
     MAX_IMPORT_MB,
@@ -18,7 +17,14 @@ from ui.exchange import (
     read_uploads,
     zip_bytes,
 )
-from ui.state import active_tokenizer, import_tokenizer, sidebar, tokenizer_label, vocabulary_fact
+from ui.kit.escape import md_escape
+from ui.kit.state import (
+    active_tokenizer,
+    import_tokenizer,
+    sidebar,
+    tokenizer_label,
+    vocabulary_fact,
+)
 
 MAX_ERROR_CHARS = 600  # a reader's message can quote megabytes of a hostile file
 
@@ -65,7 +71,7 @@ def read_import(changed: str) -> None:
         ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
         return
     ss["import_info"] = imported
-    # what a classroom room carries to re-read the same tokenizer (ui/classroom.py)
+    # what a classroom room carries to re-read the same tokenizer (ui/classroom/panel.py)
     ss["_import_source"] = {"files": [[files[i][0], base64.b64encode(files[i][1]).decode()]
                                       for i in chosen],
                             "specials": specials, "pattern": ss["import_pattern"]}

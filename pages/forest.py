@@ -7,8 +7,8 @@ choice wins (callbacks record it).
 
 import streamlit as st
 
-from ui import forest as fo
-from ui.forest_chart import (
+from ui.forest import trees as fo
+from ui.forest.chart import (
     edge_frame,
     node_frame,
     picked_id,
@@ -16,7 +16,7 @@ from ui.forest_chart import (
     vocab_frame,
     word_trace_frame,
 )
-from ui.state import (
+from ui.kit.state import (
     LINK_STEP,
     current_text,
     projector_mode,

@@ -5,17 +5,16 @@ from collections import Counter
 
 import streamlit as st
 
-from bpe_core.health import (
+from bpe_lab.who_pays.health import (
     HEALTH_KINDS,
     PARTIAL_UTF8,
     ROUND_TRIP_FAILS,
     UNREACHABLE,
     vocabulary_defects,
 )
-from ui import health as he
-from ui.escape import md_escape
-from ui.forest import selected_row, vocab_order
-from ui.state import (
+from ui.forest.trees import selected_row, vocab_order
+from ui.kit.escape import md_escape
+from ui.kit.state import (
     current_text,
     derived,
     require_tokenizer,
@@ -24,6 +23,7 @@ from ui.state import (
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.who_pays import health as he
 
 MAX_ROWS = 1_000  # rows of each kind's table sent to the browser
 MAX_SEARCH_CHARS = 200

@@ -5,11 +5,10 @@ one trained on every language."""
 import streamlit as st
 
 from bpe_core import PRESETS
-from bpe_core.costs import language_costs, train_comparison
-from ui import languages as lt
-from ui.choices import REGEX_TIMEOUT
-from ui.escape import md_escape
-from ui.state import (
+from bpe_lab.who_pays.costs import language_costs, train_comparison
+from ui.kit.choices import REGEX_TIMEOUT
+from ui.kit.escape import md_escape
+from ui.kit.state import (
     derived,
     parallel_set,
     preset,
@@ -18,6 +17,7 @@ from ui.state import (
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.who_pays import languages as lt
 
 sidebar()
 ss = st.session_state

@@ -4,7 +4,8 @@ each makes, and tokenizers trained with other rules for digits."""
 import streamlit as st
 
 from bpe_core import PRESETS
-from bpe_core.numbers import (
+from bpe_core.patterns import DIGIT_PRESETS, DIGIT_RULES
+from bpe_lab.who_pays.numbers import (
     NUMBER_EXAMPLES,
     compare_digit_presets,
     number_counts,
@@ -12,12 +13,10 @@ from bpe_core.numbers import (
     number_split,
     train_digit_presets,
 )
-from bpe_core.patterns import DIGIT_PRESETS, DIGIT_RULES
-from ui import numbers_view as nu
-from ui.choices import MAX_TRAIN_CHARS, REGEX_TIMEOUT, cap_text, text_problem
-from ui.escape import md_escape
-from ui.session_keys import keep
-from ui.state import (
+from ui.kit.choices import MAX_TRAIN_CHARS, REGEX_TIMEOUT, cap_text, text_problem
+from ui.kit.escape import md_escape
+from ui.kit.session_keys import keep
+from ui.kit.state import (
     current_text,
     derived,
     preset,
@@ -27,6 +26,7 @@ from ui.state import (
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.who_pays import numbers as nu
 
 MAX_NUMBER_CHARS = 40  # the user's own number
 MIN_DIGITS = 50  # with fewer digits in the text, the digit rules hardly differ

@@ -2,13 +2,13 @@
 merges one at a time on the same text; the ways on; what training made (merges, ids) below.
 
 Everything that follows the typed text lives in one fragment (``as_you_type``). The box draws both
-token views at every key from its route (ui/front.py, ui/front_http.py); the fragment reruns only
+token views at every key from its route (ui/front/component.py, ui/front/route.py); the fragment reruns only
 when the user pauses or leaves the box.
 """
 
 import streamlit as st
 
-from ui.front import (
+from ui.front.component import (
     DEBOUNCE_MS,
     MAX_FRONT_CHARS,
     PATIENCE_MS,
@@ -17,8 +17,8 @@ from ui.front import (
     seed_text,
     views_data,
 )
-from ui.front_http import TOKENS_PATH
-from ui.state import (
+from ui.front.route import TOKENS_PATH
+from ui.kit.state import (
     current_text,
     preset,
     projector_mode,
@@ -31,10 +31,10 @@ from ui.state import (
     tokenizer_label,
     type_box,
 )
-from ui.steps_component import steps_payload
-from ui.steps_view import window
-from ui.tables import merges_frame
-from ui.tokens_html import bytes_hint
+from ui.kit.tables import merges_frame
+from ui.kit.tokens_html import bytes_hint
+from ui.stepping.component import steps_payload
+from ui.stepping.merges import window
 
 MAX_IDS_SHOWN = 5000
 WAYS_ON = [
@@ -45,7 +45,7 @@ WAYS_ON = [
     ("pages/check.py", "Check your BPE", "🩺",
      "Your own implementation's merges against the reference, with the first difference."),
 ]
-REFERENCE = "o200k_base"  # GPT-4o, loaded once per server (ui.state.preset)
+REFERENCE = "o200k_base"  # GPT-4o, loaded once per server (ui.kit.state.preset)
 
 sidebar()
 ss = st.session_state
@@ -87,20 +87,21 @@ ss.setdefault("front_text", seed)
 
 def as_you_type(tok) -> None:
     """The box with both token views, the hint and the merge slider. The views follow every key
-    through the box's route (ui/front_http.py); this reruns alone when the user pauses."""
+    through the box's route (ui/front/route.py); this reruns alone when the user pauses."""
     gpt = preset(REFERENCE)
     key = route_key(tok, gpt)
     heard = route_text(key, ss["_front_seed"])  # the box asks the route at every key: newest
     if heard is not None and heard[0] > ss.get("_front_seq", -1):
         ss["_front_seq"], ss["front_text"] = heard
     text = ss["front_text"]
-    try:
-        steps = tok.step_through(text, allowed_special="all")
+    try:  # the session's one step-through of the text (shared with Tokens, Step through...)
+        steps = step_through(tok, text)
         mine = steps.final
     except ValueError as e:  # a custom split pattern can time out: the page and the view say so
         steps, mine = None, e
         st.error(str(e))
-    views = views_data(tok, gpt, text, mine)
+    # GPT-4o's ids of the same text, shared with Compare's (the box starts from the sidebar's text)
+    views = views_data(tok, gpt, text, mine, step_through(gpt, text).final)
     heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
              REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, {gpt.vocab_size:,} tokens"}
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,

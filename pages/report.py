@@ -3,16 +3,15 @@ languages and a held-out text, against GPT-2, GPT-4 and GPT-4o; and how fast it 
 
 import streamlit as st
 
-from bpe_core.report import (
+from bpe_lab.who_pays.report import (
     SPEED_PASSES,
     compare_scores,
     measure_speed,
     score_texts,
     training_overlap,
 )
-from ui import report as rc
-from ui.escape import md_escape
-from ui.state import (
+from ui.kit.escape import md_escape
+from ui.kit.state import (
     derived,
     preset,
     report_texts,
@@ -22,6 +21,7 @@ from ui.state import (
     trained_text,
     vocabulary_fact,
 )
+from ui.who_pays import report as rc
 
 sidebar()
 

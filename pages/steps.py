@@ -8,11 +8,9 @@ away with a full rerun (pausing, or reaching the last merge).
 
 import streamlit as st
 
-from ui import steps_view as sv
-from ui.charts import Series, steps_spec
-from ui.classroom import publish
-from ui.quiz_view import quiz
-from ui.state import (
+from ui.classroom.panel import publish
+from ui.kit.charts import Series, steps_spec
+from ui.kit.state import (
     chart_template,
     current_text,
     derived,
@@ -28,7 +26,9 @@ from ui.state import (
     trained_text,
     vocabulary_fact,
 )
-from ui.tokens_html import bytes_hint, summarise, tokens_html
+from ui.kit.tokens_html import bytes_hint, summarise, tokens_html
+from ui.quiz.panel import quiz
+from ui.stepping import merges as sv
 
 sidebar()
 ss = st.session_state
@@ -115,7 +115,7 @@ def step_view(tok, text: str, n: int, training: str | None) -> None:
 def _from_browser() -> None:
     """The in-browser view moved (it tells at most every 250 ms while moving, and its last
     step): ``{"k": step, "seq": the number of its move}``. The number goes back with the next
-    data, so that the view knows which of its moves the rerun has heard (ui/steps_component.py)."""
+    data, so that the view knows which of its moves the rerun has heard (ui/stepping/component.py)."""
     state = ss.get("step_component") or {}
     told = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
     k, seq = (told.get("k"), told.get("seq")) if isinstance(told, dict) else (told, None)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.state import (
+from ui.kit.state import (
     current_text,
     derived,
     projector_mode,
@@ -11,7 +11,7 @@ from ui.state import (
     step_through,
     tokenizer_label,
 )
-from ui.tokens_html import (
+from ui.kit.tokens_html import (
     COLOUR_MODES,
     bytes_hint,
     cap_note,

@@ -4,11 +4,10 @@ used by other encoders (BPE-dropout, greedy longest match, fewest tokens)."""
 import streamlit as st
 
 from bpe_core.encoders import encode_variants
-from ui import variants as va
-from ui.charts import Series, steps_chart
-from ui.choices import train_tokenizer
-from ui.escape import md_escape
-from ui.state import (
+from ui.kit.charts import Series, steps_chart
+from ui.kit.choices import train_tokenizer
+from ui.kit.escape import md_escape
+from ui.kit.state import (
     active_tokenizer,
     current_text,
     derived,
@@ -18,7 +17,8 @@ from ui.state import (
     step_counts,
     tokenizer_label,
 )
-from ui.tokens_html import pieces, tokens_html
+from ui.kit.tokens_html import pieces, tokens_html
+from ui.variants import comparison as va
 
 MAX_SENTENCE = 300  # characters of the sentence the encoders are shown on
 

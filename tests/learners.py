@@ -1,12 +1,12 @@
 """A learner's BPE trainer, written plainly the way a student writes it, with switches that put
 in one mistake each: the wrong trainers the Check your BPE tests (core and page) check. Nothing
-here comes from bpe_core.check, whose own trainer is what its diagnosis replays.
+here comes from bpe_lab.check, whose own trainer is what its diagnosis replays.
 
 Tie rules: "seen" (the first of equals, as ``max`` over a dict), "bytes" (CS336), "ids", and
 three that are mistakes against any of those: "last_seen" (a loop that keeps the last of equals
 with ``>=``), "greatest_ids" (``max`` over (count, pair)) and "gpt2_strings" (tokens kept as
 strings in GPT-2's byte alphabet and the greatest pair of strings taken: ``Ġ``, a space, sorts
-after the letters, where b" " sorts before them). bpe_core.check knows the first five.
+after the letters, where b" " sorts before them). bpe_lab.check knows the first five.
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ PAGE_STATE_JS = """() => {
 
 def metric_value(main, label: str):
     """A Playwright locator (sync or async API alike) for the number shown under ``label`` in
-    ``main``: an ``st.metric``'s value, or one of the front page box's counts (ui/front.py draws
+    ``main``: an ``st.metric``'s value, or one of the front page box's counts (ui/front/component.py draws
     them in its component, as the views follow every key)."""
     page = main.page
     streamlit = main.get_by_test_id("stMetric").filter(
@@ -133,7 +133,7 @@ def metric_value(main, label: str):
 
 
 def front_box(at) -> dict:
-    """What the front page hands its box component (ui/front.py) in an AppTest run: the text,
+    """What the front page hands its box component (ui/front/component.py) in an AppTest run: the text,
     the headings and both views (ids, labels, bytes)."""
     import json
 

@@ -1,8 +1,9 @@
-"""The app's layer between the pages and bpe_core, one module per thing it holds.
+"""The app's layer between the pages and the libraries (``bpe_core``, ``bpe_lab``), one folder per
+feature and a shared kit (docs/DESIGN.md).
 
-Streamlit itself is used only by ``state`` (the sidebar, the session's state and its one cache of
-what a session derives from a tokenizer and a text: ``derived``) and ``quiz_view`` (the quiz a
-page draws); ``session_keys`` lists every session key. Every other module builds plain data,
-escaped HTML or Altair charts from a tokenizer and a text, and is tested without Streamlit. A
-token is spelled as text by ``tokens_html.token_text`` alone.
+A page imports its feature's folder and ``ui.kit``. Inside a folder, ``route`` is an HTTP route
+served beside the app, ``component`` a custom component, ``panel`` Streamlit code that draws part
+of a page, and any other module page-free helpers (plain data, escaped HTML, frames, charts) that
+are tested without Streamlit. A token is spelled as text by ``ui.kit.tokens_html.token_text``
+alone.
 """

@@ -12,7 +12,7 @@ import pytest
 from conftest import DEFAULT_TIMEOUT_MS, open_app
 
 import bpe_core
-from ui.samples import load_samples
+from ui.kit.samples import load_samples
 
 try:
     from playwright.sync_api import expect
@@ -144,7 +144,7 @@ def test_step_slider_changes_the_token_count(app):
     expect(step).to_have_text(f"{n} of {n}")
     expect(tokens).to_have_text(f"{counts[n]:,}")
     assert counts[n] == len(tok.encode(ENGLISH)) < counts[0]
-    # The coloured text follows the slider too: drawn in the browser (ui/steps_component.py).
+    # The coloured text follows the slider too: drawn in the browser (ui/stepping/component.py).
     expect(app.main.get_by_test_id("bpe-steps").locator(".tokens span")).to_have_count(counts[n])
 
 
@@ -155,7 +155,7 @@ def test_merge_forest_draws_the_tree_of_the_token_picked(app):
     tree = charts.first
     expect(tree.locator("svg, canvas").first).to_be_visible()
     expect(charts).to_have_count(2)  # the token's tree and the forest of the text
-    # the default: the text's most used merged token with a short tree (ui.forest.default_token)
+    # the default: the text's most used merged token with a short tree (ui.forest.trees.default_token)
     expect(tree).to_contain_text("·the (id 263)")
     assert tok.vocab[263] == b" the"
     token_id = 349

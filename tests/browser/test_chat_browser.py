@@ -8,7 +8,7 @@ from parity_corpus import tiktoken_harmony
 from test_app_browser import no_exception
 
 from bpe_core.chat import Message, wrap
-from ui.chat import DEFAULT_CONVERSATION
+from ui.chat.panel import DEFAULT_CONVERSATION
 
 try:
     from playwright.sync_api import expect

@@ -18,7 +18,7 @@ from parity_corpus import tiktoken_reference
 
 import bpe_core
 from benchmarks.front_typing import WATCH_JS
-from ui.samples import load_samples
+from ui.kit.samples import load_samples
 
 try:
     from playwright.sync_api import expect
@@ -157,7 +157,7 @@ def test_hostile_text_is_drawn_as_text(front):
 
 def test_without_the_route_the_pages_script_draws_the_views(front):
     """A server that restarted, or a route that fails: the box asks once, then lets the
-    fragment draw, a moment after the last key (ui/front.py's DEBOUNCE_MS)."""
+    fragment draw, a moment after the last key (ui/front/component.py's DEBOUNCE_MS)."""
     page, runs = front
     asked = []
 

@@ -48,8 +48,8 @@ from redis_server import require_redis, start_redis
 from support import PAGE_STATE_JS, metric_value
 
 import bpe_core
-from ui.rooms import CODE_ALPHABET, MAX_NICKNAME
-from ui.samples import load_samples
+from ui.classroom.rooms import CODE_ALPHABET, MAX_NICKNAME
+from ui.kit.samples import load_samples
 
 try:
     from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -73,7 +73,7 @@ REPORT = Path(os.environ.get("BPE_LAB_LIVE_REPORT", "/tmp/live_classroom_report.
 SHOTS = REPORT.parent
 ENGLISH = load_samples()["English prose"]  # the sidebar's first sample: the teacher's text
 VOCAB = 512  # the sidebar's default size
-CANDIDATES = 6  # the candidate pairs the sidebar's training keeps (ui.choices.train_tokenizer)
+CANDIDATES = 6  # the candidate pairs the sidebar's training keeps (ui.kit.choices.train_tokenizer)
 STEP_LABEL = "Merges applied (k)"
 NICK_LABEL = "Nickname (optional: only your teacher sees it)"
 # Nicknames typed into the join form by students 1, 2, 3 (the others open the link and have none).

@@ -51,7 +51,7 @@ def first_health_table(page) -> str:
 
 
 def label_px(page) -> float:
-    """The font size of the token tree's node labels (the chart is SVG: ui.forest_chart)."""
+    """The font size of the token tree's node labels (the chart is SVG: ui.forest.chart)."""
     text = page.locator(".st-key-forest_tree_chart svg text").filter(has_text="·the").first
     return float(text.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
 

@@ -1,4 +1,4 @@
-"""The in-browser stepping view (ui/steps_component.py) in Chromium: it draws exactly the tokens
+"""The in-browser stepping view (ui/stepping/component.py) in Chromium: it draws exactly the tokens
 bpe_core gives at each step, plays to the end without the server, tells the server where it
 stopped, and keeps hostile text as text. Expected ids come from bpe_core itself."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
-from ui.samples import load_samples
-from ui.tokens_html import token_text
+from ui.kit.samples import load_samples
+from ui.kit.tokens_html import token_text
 
 try:
     from playwright.sync_api import expect

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from test_app_browser import ENGLISH, HOSTILE, no_exception, trained
 
-from bpe_core.health import STEPPING_STONE, classify_tokens
-from bpe_core.languages import load_parallel
+from bpe_lab.who_pays.health import STEPPING_STONE, classify_tokens
+from bpe_lab.who_pays.languages import load_parallel
 
 try:
     from playwright.sync_api import expect

@@ -134,9 +134,8 @@ def test_an_invalid_pattern(tmp_path):
 
 
 def test_the_app_and_the_command_line_bound_a_pattern_alike():
-    from bpe_lab import inputs
-    from ui import choices
-
+    from bpe_lab.cli import inputs
+    from ui.kit import choices
     assert inputs.PATTERN_SECONDS == choices.REGEX_TIMEOUT
     assert inputs.PROBE_CHARS == choices.MAX_TEXT_CHARS
     assert inputs.MAX_PATTERN_CHARS == choices.MAX_PATTERN_CHARS

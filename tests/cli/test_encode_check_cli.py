@@ -10,7 +10,8 @@ import pytest
 from cli_support import EOT, run_cli
 
 import bpe_core
-from bpe_core import GPT2_SPLIT_PATTERN, RegexTokenizer, check
+from bpe_core import GPT2_SPLIT_PATTERN, RegexTokenizer
+from bpe_lab import check
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -90,7 +91,7 @@ def test_check_names_the_mistake_of_a_trainer_that_counts_overlaps_once(tmp_path
     assert "Traceback" not in done.stderr
     report = check.check_merges(demo.merges, demo.text, **demo.settings)
     learner = check.read_merges((tmp_path / "mine.py").read_bytes(), "mine.py")
-    # the Check page's sentences, as bpe_core.check says them for a terminal
+    # the Check page's sentences, as bpe_lab.check says them for a terminal
     assert done.stdout.splitlines() == check.report_lines(report, learner, "mine.py")
     assert report.diagnoses[0].mistake.key == "overlap"
     assert "The cause: Overlapping pairs counted once" in done.stdout

@@ -1,9 +1,9 @@
-"""Check your BPE (bpe_core/check.py): a learner's output read safely, compared with the reference,
+"""Check your BPE (bpe_lab/check.py): a learner's output read safely, compared with the reference,
 the first difference explained, and the mistake named.
 
 The learners are written plainly in tests/learners.py (``learner_train``), the way a student writes
 BPE: count every pair of every distinct chunk, take the most frequent by the rule's key, merge,
-again. Its switches put in each known mistake; none of it comes from bpe_core.check, whose own
+again. Its switches put in each known mistake; none of it comes from bpe_lab.check, whose own
 trainer (``replay_training``) is what the diagnosis replays.
 """
 
@@ -20,38 +20,37 @@ import regex
 from learners import learner_train, merge_ids
 from support import CORPORA
 
-import bpe_core
 from bpe_core import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,
     GPT4O_SPLIT_PATTERN,
-    MISTAKES,
     BasicTokenizer,
     RegexTokenizer,
-    check_merges,
-    compare_merges,
-    diagnose,
-    diagnose_encoding,
-    explain_difference,
-    read_merges,
-    zoo_demo,
 )
-from bpe_core import check as check_module
-from bpe_core.check import (
+from bpe_core.formats import bytes_to_unicode
+from bpe_core.training import TIE_RULES
+from bpe_lab import check as check_module
+from bpe_lab.check import (
     MAX_CHECK_CHARS,
     MAX_INPUT_CHARS,
     MAX_MERGES,
     MAX_PYTHON_CHARS,
+    MISTAKES,
     WINDOW,
     Setup,
+    check_merges,
+    compare_merges,
+    diagnose,
+    diagnose_encoding,
     encode_with_mistake,
+    explain_difference,
     merge_pairs,
+    read_merges,
     replay,
     replay_training,
     training_chunks,
+    zoo_demo,
 )
-from bpe_core.formats import bytes_to_unicode
-from bpe_core.training import TIE_RULES
 
 EOT = "<|endoftext|>"
 PROSE = CORPORA["prose"][:4_000]
@@ -555,7 +554,11 @@ def test_a_correct_encoder_matches_and_ids_may_come_as_text(prose_tok):
         diagnose_encoding(tok, "aaa", "__import__('os').getcwd()")
 
 
-def test_the_check_is_exported_from_the_package():
+def test_the_check_is_exported_from_the_lab_and_the_library_says_where_it_went():
+    import bpe_lab.check
     for name in ["check_merges", "compare_merges", "read_merges", "diagnose", "diagnose_encoding",
                  "explain_difference", "zoo_demo", "MISTAKES", "LearnerOutput", "CheckReport"]:
-        assert name in bpe_core.__all__ and hasattr(bpe_core, name)
+        assert callable(getattr(bpe_lab.check, name)) or getattr(bpe_lab.check, name)
+        with pytest.raises(ImportError, match=rf"moved to bpe_lab\.check\.{name}.*"
+                                              rf"from bpe_lab\.check import {name}"):
+            exec(f"from bpe_core import {name}")

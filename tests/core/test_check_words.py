@@ -5,7 +5,7 @@ minbpe's spelling of the GPT-4 pattern is GPT-4; a merges.txt's bad line is name
 page shows comes as plain text, tokens spelled as the caller asks.
 
 The wrong trainers are tests/learners.py's; the numbers they should give are worked out from them
-(the common beginning of two learners' merges), never from bpe_core.check.
+(the common beginning of two learners' merges), never from bpe_lab.check.
 """
 
 from __future__ import annotations
@@ -17,26 +17,22 @@ import regex
 from learners import learner_train, prefix
 from support import CORPORA
 
-from bpe_core import (
-    GPT2_SPLIT_PATTERN,
-    GPT4_SPLIT_PATTERN,
-    RegexTokenizer,
-    check_merges,
-    read_merges,
-)
-from bpe_core.check import (
+from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, RegexTokenizer
+from bpe_core.training import TIE_RULES
+from bpe_lab.check import (
     MINBPE_GPT2_SPLIT_PATTERN,
     MINBPE_GPT4_SPLIT_PATTERN,
     ZOO_TIE_RULES,
     Setup,
+    check_merges,
     check_verdict,
     pattern_name,
+    read_merges,
     replay,
     report_lines,
     report_text,
 )
-from bpe_core.check.zoo import mistake_variants
-from bpe_core.training import TIE_RULES
+from bpe_lab.check.zoo import mistake_variants
 
 PROSE = CORPORA["prose"][:4_000]
 CODE = CORPORA["code"][:4_000]

@@ -1,4 +1,4 @@
-"""The language tax (bpe_core/costs.py): token counts checked against tiktoken, the ratios worked
+"""The language tax (bpe_lab/who_pays/costs.py): token counts checked against tiktoken, the ratios worked
 by hand, and the English-only against the all-languages tokenizer."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import pytest
 from parity_corpus import pretrained, tiktoken_reference
 
 from bpe_core import BasicTokenizer, RegexTokenizer
-from bpe_core.costs import (
+from bpe_lab.who_pays.costs import (
     MAX_TAX_VOCAB,
     language_costs,
     measure_text,
     own_language,
     train_comparison,
 )
-from bpe_core.languages import Language, load_parallel
+from bpe_lab.who_pays.languages import Language, load_parallel
 
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 LANGUAGES = load_parallel()

@@ -1,4 +1,4 @@
-"""bpe_core/health.py: every kind on a hand-built vocabulary, the GPT presets' round trips
+"""bpe_lab/who_pays/health.py: every kind on a hand-built vocabulary, the GPT presets' round trips
 against tiktoken, and a vocabulary checked against another tokenizer's split pattern."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.files import read_tokenizer
 from bpe_core.formats import to_hf_json
-from bpe_core.health import (
+from bpe_lab.who_pays.health import (
     HEALTH_KINDS,
     HEALTHY,
     NEVER_PRODUCED,

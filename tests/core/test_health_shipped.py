@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from parity_corpus import pretrained
 
-import bpe_core.health as health
+import bpe_lab.who_pays.health as health
 from bpe_core import load_pretrained
-from bpe_core.health import SHIPPED_PATTERNS, shipped_defect_ids, vocabulary_defects
 from bpe_core.pretrained import PRESETS, unchanged_preset
+from bpe_lab.who_pays.health import SHIPPED_PATTERNS, shipped_defect_ids, vocabulary_defects
 
 
 @pytest.mark.parametrize("key", list(SHIPPED_PATTERNS))

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from bpe_core.languages import LANGUAGES_DIR, load_parallel
+from bpe_lab.who_pays.languages import LANGUAGES_DIR, load_parallel
 
 LANGUAGES = load_parallel()
 REQUIRED_SCRIPTS = {

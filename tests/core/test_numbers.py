@@ -1,4 +1,4 @@
-"""bpe_core.numbers and the digit presets of bpe_core.patterns: what numbers cost under the GPT
+"""bpe_lab.who_pays.numbers and the digit presets of bpe_core.patterns: what numbers cost under the GPT
 presets (against tiktoken), and the digit groups of each digit rule, worked out by hand."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import regex
 from parity_corpus import pretrained, tiktoken_reference
 
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
-from bpe_core.numbers import (
+from bpe_core.patterns import DIGIT_PRESETS, DIGIT_RULES, RIGHT_THREES_DIGIT_RULE, with_digit_rule
+from bpe_lab.who_pays.numbers import (
     NUMBERS,
     YEARS,
     compare_digit_presets,
@@ -18,7 +19,6 @@ from bpe_core.numbers import (
     tokens_needed,
     train_digit_presets,
 )
-from bpe_core.patterns import DIGIT_PRESETS, DIGIT_RULES, RIGHT_THREES_DIGIT_RULE, with_digit_rule
 
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 

@@ -24,7 +24,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 import bpe_core
-from bpe_core.languages import LANGUAGES_DIR, load_parallel
+from bpe_lab.who_pays.languages import LANGUAGES_DIR, load_parallel
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(300)
@@ -39,7 +39,7 @@ print(bpe_core.__version__, importlib.metadata.version("bpe-lab"))
 print(bpe_core.load_pretrained("o200k_base").encode("hello world"))
 print(bpe_core.load_pretrained("cl100k_base").encode("hello world"))
 print(bpe_core.load_pretrained("gpt2").encode("hello world"))
-from bpe_core.languages import load_parallel
+from bpe_lab.who_pays.languages import load_parallel
 print(*[f"{lang.code}:{len(lang.lines)}" for lang in load_parallel()])
 """
 EXPECTED = [  # OpenAI's ids for "hello world", as tiktoken gives them
@@ -103,13 +103,13 @@ def test_the_wheel_holds_the_library_its_vocabularies_and_the_command_only(wheel
     assert top == {"bpe_core", "bpe_lab", f"bpe_lab-{bpe_core.__version__}.dist-info"}
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "bpe-lab = bpe_lab.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
-    command = {Path(n).name for n in names if n.startswith("bpe_lab/")}
-    assert {"__init__.py", "__main__.py", "cli.py"} <= command
+    lab = {n for n in names if n.startswith("bpe_lab/")}
+    assert {"bpe_lab/__main__.py", "bpe_lab/cli/__init__.py", "bpe_lab/check/__init__.py",
+            "bpe_lab/who_pays/costs.py", "bpe_lab/who_pays/data/health.json.gz"} <= lab
     shipped = {Path(n).name for n in names if Path(n).parent == Path("bpe_core/data")}
-    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.bpe.gz", "o200k_base.bpe.gz",
-                       "health.json.gz"}
+    assert shipped == {"encoder.json.gz", "vocab.bpe.gz", "cl100k_base.bpe.gz", "o200k_base.bpe.gz"}
     assert wheel.stat().st_size < 2_500_000  # the presets in their compact form (about 1.9 MB)
-    languages = {Path(n).name for n in names if n.startswith("bpe_core/data/languages/")}
+    languages = {Path(n).name for n in names if n.startswith("bpe_lab/who_pays/data/languages/")}
     assert languages == {p.name for p in LANGUAGES_DIR.iterdir()}  # texts, languages.tsv, README
     modules = {Path(n).name for n in names if re.fullmatch(r"bpe_core/[^/]+\.py", n)}
     assert {"__init__.py", "base.py", "training.py", "pretrained.py", "files.py"} <= modules

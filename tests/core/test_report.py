@@ -1,4 +1,4 @@
-"""bpe_core.report: the report card's texts, bytes per token against tiktoken, relative
+"""bpe_lab.who_pays.report: the report card's texts, bytes per token against tiktoken, relative
 differences and marks worked by hand, honest timing, and durations in words."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from parity_corpus import pretrained, tiktoken_reference
 
 from bpe_core import RegexTokenizer
-from bpe_core.languages import load_parallel
-from bpe_core.report import (
+from bpe_lab.who_pays.languages import load_parallel
+from bpe_lab.who_pays.report import (
     REPORT_CATEGORIES,
     REPORT_DIR,
     CategoryScore,
@@ -85,7 +85,7 @@ def test_training_on_a_report_text_is_found_line_by_line():
 
 def test_the_texts_ship_as_package_data():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "data/report/*" in config["tool"]["setuptools"]["package-data"]["bpe_core"]
+    assert "data/report/*" in config["tool"]["setuptools"]["package-data"]["bpe_lab.who_pays"]
     assert (REPORT_DIR / "README.md").read_text(encoding="utf-8").count("CC0 1.0") >= 1
 
 

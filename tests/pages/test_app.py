@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support import front_counts
 
-from ui.samples import load_samples
+from ui.kit.samples import load_samples
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLES = load_samples()

@@ -12,8 +12,8 @@ hex boxes; the forest's token, word and search boxes; the lesson's word and ids;
 query. AppTest cannot send a lone surrogate through a text area: those go through the upload
 path and through the pure functions the pages call.
 
-The last section holds what this matrix found in ``bpe_core``, ``ui/state.py`` and
-``ui/choices.py``, each fixed there and kept as a test. The cases that would take the machine's
+The last section holds what this matrix found in ``bpe_core``, ``ui/kit/state.py`` and
+``ui/kit/choices.py``, each fixed there and kept as a test. The cases that would take the machine's
 memory run in a child Python whose address space is capped.
 """
 
@@ -38,10 +38,16 @@ from support import APP_PATH, open_page
 
 from bpe_core import RegexTokenizer, clean_text, load, read_tokenizer
 from bpe_core.formats import to_gpt2_files, to_hf_json, to_tiktoken
-from ui import bytes_view as bv
-from ui import forest as fo
-from ui import lesson as le
-from ui.choices import (
+from ui.decoding import utf8 as bv
+from ui.exchange.files import (
+    MAX_IMPORT_ID,
+    minbpe_model_bytes,
+    parse_import_specials,
+    pick_upload,
+    read_uploads,
+)
+from ui.forest import trees as fo
+from ui.kit.choices import (
     MAX_TEXT_CHARS,
     MAX_TRAIN_CHARS,
     MAX_VOCAB,
@@ -52,15 +58,9 @@ from ui.choices import (
     text_problem,
     train_tokenizer,
 )
-from ui.exchange import (
-    MAX_IMPORT_ID,
-    minbpe_model_bytes,
-    parse_import_specials,
-    pick_upload,
-    read_uploads,
-)
-from ui.samples import load_samples
-from ui.tokens_html import chunks_html, chunks_of, summarise, token_counts, tokens_html
+from ui.kit.samples import load_samples
+from ui.kit.tokens_html import chunks_html, chunks_of, summarise, token_counts, tokens_html
+from ui.lesson import tutorial as le
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(120)  # per test; most take a few seconds
@@ -262,8 +262,8 @@ def test_catastrophic_pattern_is_stopped_with_a_message(pattern):
 def short_regex_timeout(monkeypatch):
     """The sidebar's and the importer's bound on a split, 0.5 s instead of 2 s: the same code
     path, four times faster for the tests that hit it on every page."""
-    monkeypatch.setattr("ui.choices.REGEX_TIMEOUT", 0.5)
-    monkeypatch.setattr("ui.exchange.REGEX_TIMEOUT", 0.5)
+    monkeypatch.setattr("ui.kit.choices.REGEX_TIMEOUT", 0.5)
+    monkeypatch.setattr("ui.exchange.files.REGEX_TIMEOUT", 0.5)
 
 
 @pytest.mark.timeout(240)
@@ -1083,7 +1083,7 @@ def test_register_special_tokens_is_all_or_nothing(bad):
 
 
 def test_a_failed_first_training_from_a_link_is_not_retried_on_every_rerun(monkeypatch):
-    import ui.state
+    import ui.kit.state
 
     calls = []
 
@@ -1091,7 +1091,7 @@ def test_a_failed_first_training_from_a_link_is_not_retried_on_every_rerun(monke
         calls.append(settings.kind)
         raise ValueError("the split pattern took longer than 2.0 s on this text")
 
-    monkeypatch.setattr(ui.state, "train_tokenizer", failing)
+    monkeypatch.setattr(ui.kit.state, "train_tokenizer", failing)
     at = AppTest.from_file(APP_PATH, default_timeout=60)
     at.query_params.update({"kind": "custom", "pattern": r"(\w+)+!"})
     at.run()

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from support import open_page
 
-from ui.bytes_view import MAX_CHARS_TABLE
+from ui.decoding.utf8 import MAX_CHARS_TABLE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

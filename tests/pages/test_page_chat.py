@@ -4,7 +4,7 @@ import pytest
 from support import open_page
 
 from bpe_core.chat import Message, openai_rule, wrap
-from ui.chat import DEFAULT_CONVERSATION
+from ui.chat.panel import DEFAULT_CONVERSATION
 
 HARMONY = "gpt-oss (harmony, o200k_harmony)"
 CHATML = "GPT-4 / GPT-3.5 (ChatML, cl100k_base)"

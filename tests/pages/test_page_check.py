@@ -11,9 +11,9 @@ from learners import learner_train, prefix
 from support import open_page
 
 from bpe_core import GPT2_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
-from bpe_core.check import MISTAKES, encode_with_mistake
 from bpe_core.formats import bytes_to_unicode
-from ui.escape import md_escape
+from bpe_lab.check import MISTAKES, encode_with_mistake
+from ui.kit.escape import md_escape
 
 TEXT = ("the cat sat on the mat.<|endoftext|>the dog sat on the log. the cat and the dog ran "
         "to the mat, and the dog sat there.<|endoftext|>'It's the cat's mat', they said. aaaaaa zzzz "
@@ -224,7 +224,7 @@ def test_the_task_starts_from_the_sidebar_and_follows_it():
 
 
 def test_a_correct_minbpe_file_matches_with_the_settings_the_page_starts_with(tmp_path):
-    from bpe_core.check import MINBPE_GPT4_SPLIT_PATTERN
+    from bpe_lab.check import MINBPE_GPT4_SPLIT_PATTERN
 
     app = open_page("pages/check.py")
     tok = RegexTokenizer(MINBPE_GPT4_SPLIT_PATTERN)  # minbpe's RegexTokenizer, minbpe's pattern
@@ -332,8 +332,8 @@ def test_a_file_with_another_split_pattern_than_the_task_s_is_flagged(tmp_path):
 
 
 def test_the_page_shows_the_sentences_of_the_plain_report_the_command_line_prints(at):
-    from bpe_core import check
-    from ui.check_view import spell
+    from bpe_lab import check
+    from ui.check.findings import spell
 
     mine_pairs = learner_train(TEXT, VOCAB, GPT2_SPLIT_PATTERN, ["<|endoftext|>"],
                                tie_rule="bytes", merge_from="right")

@@ -1,6 +1,6 @@
-"""AppTest tests for the Classroom page (pages/classroom.py) and the room glue (ui/classroom.py).
+"""AppTest tests for the Classroom page (pages/classroom.py) and the room glue (ui/classroom/panel.py).
 
-AppTest runs in this process and ``ui.classroom.rooms()`` is an ``st.cache_resource``, so every
+AppTest runs in this process and ``ui.classroom.panel.rooms()`` is an ``st.cache_resource``, so every
 AppTest here shares one store of rooms: a teacher's AppTest and its students' AppTests talk to each
 other exactly as browser sessions on one server do. Each test opens a room of its own.
 
@@ -22,11 +22,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support import open_page
 
-import ui.classroom
-import ui.rooms
-from ui import quiz as qz
-from ui.classroom import LOST_WAIT_S, rooms
-from ui.rooms import MemoryKV, show_code
+import ui.classroom.panel
+import ui.classroom.rooms
+from ui.classroom.panel import LOST_WAIT_S, rooms
+from ui.classroom.rooms import MemoryKV, show_code
+from ui.quiz import questions as qz
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 CLASSROOM = "pages/classroom.py"
@@ -43,7 +43,7 @@ def rooms_enough(monkeypatch):
     """Every AppTest has the same session id ("test session id") and no IP address, so all of
     them are one client to the rooms' limits: the 11th room opened in a pytest process would be
     refused ("Too many rooms opened from here"). Lift the per-client cap on new rooms here."""
-    monkeypatch.setattr(ui.rooms, "CREATES_PER_HOUR", 10_000)
+    monkeypatch.setattr(ui.classroom.rooms, "CREATES_PER_HOUR", 10_000)
 
 
 def new_app(page: str | None = None, room: str | None = None) -> AppTest:
@@ -357,7 +357,7 @@ def test_a_room_nobody_touches_for_its_ttl_ends_and_students_get_their_work_back
 
 
 def test_a_full_room_refuses_the_next_student(monkeypatch):
-    monkeypatch.setattr(ui.rooms, "MAX_STUDENTS", 2)
+    monkeypatch.setattr(ui.classroom.rooms, "MAX_STUDENTS", 2)
     a, code = teacher()
     student(code)
     student(code)
@@ -524,9 +524,9 @@ def test_a_teacher_link_brings_the_teacher_back_to_the_room_with_its_state():
     a.session_state["step"] = 7
     a.switch_page("pages/steps.py").run()
     token = in_room(a)["token"]
-    link = ui.classroom.teacher_link(code, token)
+    link = ui.classroom.panel.teacher_link(code, token)
     assert link == f"?teach={code}.{token}"
-    assert token not in ui.classroom.join_link(code)
+    assert token not in ui.classroom.panel.join_link(code)
     back = open_page(query={"teach": f"{code}.{token}"})  # another device
     assert not back.exception
     room = in_room(back)
@@ -606,17 +606,17 @@ def test_a_localhost_teacher_is_offered_this_machines_own_addresses():
                             check=True).stdout
     want = [m for m in re.findall(r"inet (\d+\.\d+\.\d+\.\d+)/", listed)
             if not m.startswith(("127.", "169.254."))]
-    assert ui.classroom.local_addresses() == want
+    assert ui.classroom.panel.local_addresses() == want
     # and a teacher who opened the app as localhost gets the join link on each of them
     class Context:
         url = "http://localhost:8501/classroom"
     import streamlit as st
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(st, "context", Context())
-        assert ui.classroom.network_links("ABCDEFGH") == [f"http://{a}:8501/?room=ABCDEFGH"
+        assert ui.classroom.panel.network_links("ABCDEFGH") == [f"http://{a}:8501/?room=ABCDEFGH"
                                                            for a in want]
         Context.url = "http://192.0.2.99:8501/"  # a real address: nothing more to offer
-        assert ui.classroom.network_links("ABCDEFGH") == []
+        assert ui.classroom.panel.network_links("ABCDEFGH") == []
 
 
 def test_the_teacher_link_is_shown_once_on_request():

@@ -182,7 +182,7 @@ def test_the_views_draw_the_same_first_stretch_then_the_whole_text_when_asked(at
     import re
 
     import bpe_core
-    from ui.compare import FIRST_VIEW_BYTES
+    from ui.compare.cuts import FIRST_VIEW_BYTES
 
     text = at.text_area(key="text").value
     assert len(text.encode()) > FIRST_VIEW_BYTES  # the premise: the sample is longer

@@ -12,7 +12,7 @@ from support import front_box, front_counts
 
 from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.formats import to_hf_json
-from ui.exchange import (
+from ui.exchange.files import (
     EXPORTS,
     gpt2_merges_bytes,
     gpt2_vocab_bytes,

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 from support import CORPORA, open_page
 
-from ui import forest as fo
-from ui.state import preset  # the presets are shared by sessions, not kept in session state
+from ui.forest import trees as fo
+from ui.kit.state import preset  # the presets are shared by sessions, not kept in session state
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 GPT4 = "Pretrained: GPT-4 (cl100k_base)"

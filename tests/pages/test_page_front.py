@@ -10,8 +10,8 @@ import pytest
 from parity_corpus import tiktoken_reference
 from support import front_box, front_counts, open_page
 
-from bpe_core.languages import load_parallel
-from ui.front import MAX_FRONT_CHARS
+from bpe_lab.who_pays.languages import load_parallel
+from ui.front.component import MAX_FRONT_CHARS
 
 
 def shown_tokens(at, which: str) -> int:
@@ -114,9 +114,9 @@ def test_no_hint_when_tokens_are_merged(at):
 
 
 def test_the_page_shows_the_newest_text_the_box_asked_the_route_about(at):
-    """The box asks the route at every key (ui/front_http.py): a learner who leaves the page
+    """The box asks the route at every key (ui/front/route.py): a learner who leaves the page
     before the box tells the script finds what they typed when they come back."""
-    from ui.state import route_heard
+    from ui.kit.state import route_heard
 
     key, seed = at.session_state["_front_route"], at.session_state["_front_seed"]
     route_heard(key, "typed, then left at once", 2_000_000_000_000, seed)

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from support import open_page
 
-from bpe_core.health import HEALTH_KINDS, classify_tokens, health_summary
+from bpe_lab.who_pays.health import HEALTH_KINDS, classify_tokens, health_summary
 
 HOSTILE = '<img src=x onerror="alert(1)"><b>x</b>'
 RAW_TAG = re.compile(r"(?<!\\)<(img|b)")  # a tag not backslash-escaped (Markdown would render it)

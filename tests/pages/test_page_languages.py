@@ -8,10 +8,11 @@ import re
 import pytest
 from support import open_page
 
-import bpe_core.costs
-from bpe_core.languages import load_parallel
-from ui.languages import COMPARISON_COLUMNS, COST_COLUMNS
-from ui.state import PAGE_CSS
+import bpe_core
+import bpe_lab.who_pays.costs
+from bpe_lab.who_pays.languages import load_parallel
+from ui.kit.state import PAGE_CSS
+from ui.who_pays.languages import COMPARISON_COLUMNS, COST_COLUMNS
 
 NAMES = [lang.name for lang in load_parallel()]
 HOSTILE = ("name: <img src=x onerror=alert(1)> **b**\nA [link](javascript:alert(1)) and "
@@ -73,13 +74,13 @@ def test_hostile_own_texts_join_the_table_and_stay_text(at):
 
 def test_the_button_trains_both_once_and_shows_the_comparison(at, monkeypatch):
     calls = []
-    real = bpe_core.costs.train_comparison
+    real = bpe_lab.who_pays.costs.train_comparison
 
     def counting(*args, **kwargs):
         calls.append(args[1:])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bpe_core.costs, "train_comparison", counting)
+    monkeypatch.setattr(bpe_lab.who_pays.costs, "train_comparison", counting)
     assert not [d for d in at.dataframe if list(d.value.columns) == COMPARISON_COLUMNS]
     at.button(key="languages_train").click().run()
     assert not at.exception

@@ -12,13 +12,13 @@ import regex
 from streamlit.testing.v1 import AppTest
 from support import open_page
 
-import ui.lesson as le
-import ui.quiz as qz
-import ui.state
+import ui.kit.state
+import ui.lesson.tutorial as le
+import ui.quiz.questions as qz
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
-from ui.palette_check import CVD_SAFE_PALETTE, neighbour_report
-from ui.samples import load_samples
-from ui.tokens_html import PALETTE
+from ui.kit.palette import CVD_SAFE_PALETTE, neighbour_report
+from ui.kit.samples import load_samples
+from ui.kit.tokens_html import PALETTE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLES = load_samples()
@@ -189,7 +189,7 @@ def test_hostile_text_with_a_lone_surrogate(monkeypatch, where):
     # Streamlit's st.text_area cannot hold a lone surrogate (it raises UnicodeEncodeError in
     # the sidebar, and a browser never sends one), so the text reaches the page past the
     # sidebar: what the page's current_text() returns is replaced.
-    monkeypatch.setattr(ui.state, "current_text", lambda: HOSTILE)
+    monkeypatch.setattr(ui.kit.state, "current_text", lambda: HOSTILE)
     app = AppTest.from_file(APP, default_timeout=60)
     app.run()
     if where == QUIZ_MODE:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from support import open_page
 
-from bpe_core.report import REPORT_CATEGORIES, REPORT_DIR, load_report_texts, score_texts
+from bpe_lab.who_pays.report import REPORT_CATEGORIES, REPORT_DIR, load_report_texts, score_texts
 
 
 @pytest.fixture

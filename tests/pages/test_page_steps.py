@@ -9,7 +9,7 @@ import streamlit.testing.v1.local_script_runner as local_script_runner
 from streamlit.testing.v1 import AppTest
 from support import open_page
 
-from ui.samples import load_samples
+from ui.kit.samples import load_samples
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TINY = "aaabdaaabac"
@@ -249,8 +249,7 @@ def test_empty_text_and_a_tokenizer_without_merges_give_messages_not_tracebacks(
 
 
 def test_quiz_mode_on_the_step_through_starts_at_the_slider_step_and_scores():
-    from ui import quiz as qz
-
+    from ui.quiz import questions as qz
     app = on_the_server(open_page("pages/steps.py"))
     app.text_area(key="text").set_value("aaabdaaabac").run()
     app.selectbox(key="kind").set_value("Train: no split (Basic)").run()

@@ -10,9 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support import open_page
 
-from ui.samples import load_samples
-from ui.state import PAGE_CSS
-from ui.tokens_html import MAX_SPANS
+from ui.kit.samples import load_samples
+from ui.kit.state import PAGE_CSS
+from ui.kit.tokens_html import MAX_SPANS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLES = load_samples()

@@ -1,9 +1,9 @@
-"""Tests for ui/bytes_view.py: UTF-8 bits, stray bytes, and pasted ids back to text."""
+"""Tests for ui/decoding/utf8.py: UTF-8 bits, stray bytes, and pasted ids back to text."""
 
 import pytest
 
 from bpe_core import BasicTokenizer, load_pretrained
-from ui.bytes_view import (
+from ui.decoding.utf8 import (
     CHAR_COLUMNS,
     LONE_SURROGATE,
     MAX_CARDS,

@@ -3,7 +3,14 @@
 import pandas as pd
 import pytest
 
-from ui.charts import MAX_POINTS, Series, downsample_indices, steps_chart, steps_data, steps_spec
+from ui.kit.charts import (
+    MAX_POINTS,
+    Series,
+    downsample_indices,
+    steps_chart,
+    steps_data,
+    steps_spec,
+)
 
 
 def layers(chart):

@@ -1,9 +1,9 @@
-"""Tests for ui/compare.py: encodings, cuts, the summary, the coloured views, disagreeing words."""
+"""Tests for ui/compare/cuts.py: encodings, cuts, the summary, the coloured views, disagreeing words."""
 
 import pytest
 
 from bpe_core import BasicTokenizer, load_pretrained
-from ui.compare import (
+from ui.compare.cuts import (
     COMPARE_CSS,
     MAX_SPANS_PER_VIEW,
     SUMMARY_COLUMNS,
@@ -17,7 +17,7 @@ from ui.compare import (
     visible,
     word_spans,
 )
-from ui.tokens_html import CSS
+from ui.kit.tokens_html import CSS
 
 SEED_TEXT = "    hello world!!!"  # the seed's example: GPT-2 keeps the spaces apart, GPT-4 does not
 

@@ -1,4 +1,4 @@
-"""Exports and imports of the exchange page (ui/exchange.py), without Streamlit.
+"""Exports and imports of the exchange page (ui/exchange/files.py), without Streamlit.
 
 Every download's bytes are loaded back with bpe_core and, where there is one, with the real tool
 (Hugging Face ``tokenizers``, ``tiktoken``), and must give the ids the tokenizer gives.
@@ -20,11 +20,10 @@ import tokenizers
 from parity_corpus import openai_files_dir
 
 import bpe_core
-import ui.exchange
+import ui.exchange.files
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.pipeline import to_oniguruma
-from ui.escape import md_escape
-from ui.exchange import (
+from ui.exchange.files import (
     EXPORTS,
     HISTORY_COLUMNS,
     MAX_IMPORT_BYTES,
@@ -46,7 +45,8 @@ from ui.exchange import (
     tiktoken_sidecar_bytes,
     zip_bytes,
 )
-from ui.samples import load_samples
+from ui.kit.escape import md_escape
+from ui.kit.samples import load_samples
 
 SAMPLES = load_samples()
 SPECIAL = "<|endoftext|>"
@@ -433,7 +433,7 @@ def test_small_helpers():
     assert safe_name("") == "upload"
     assert md_escape("[a](b) <i>*x*</i> `c`") == r"\[a\]\(b\) \<i\>\*x\*\<\/i\> \`c\`"
     assert file_stem("") == "bpe-lab"
-    assert doctest.testmod(ui.exchange).failed == 0
+    assert doctest.testmod(ui.exchange.files).failed == 0
 
 
 def test_import_summary_says_how_a_tokenizer_json_decodes(tok):

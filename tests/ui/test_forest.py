@@ -1,4 +1,4 @@
-"""The merge forest's layout, word trace and chart builders (ui/forest.py, ui/forest_chart.py)."""
+"""The merge forest's layout, word trace and chart builders (ui/forest/trees.py, ui/forest/chart.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from support import CORPORA, trained
 import bpe_core
 from bpe_core import BasicTokenizer
 from bpe_core.merges import apply_merges
-from ui import forest as fo
-from ui.forest_chart import (
+from ui.forest import trees as fo
+from ui.forest.chart import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
     edge_frame,

@@ -1,4 +1,4 @@
-"""The front page's route (ui/front_http.py): the box's two token views at every key.
+"""The front page's route (ui/front/route.py): the box's two token views at every key.
 
 The ids are checked against references: tiktoken's ``o200k_base`` for GPT-4o, and the trained
 tokenizer's own ``encode`` (itself checked against the seeds' naive BPE elsewhere). What the
@@ -18,10 +18,10 @@ from parity_corpus import tiktoken_reference
 from starlette.requests import Request
 
 import bpe_core
-import ui.state as state
-from ui.front import MAX_FRONT_CHARS
-from ui.front_http import FRONT_ROUTES, MAX_TOKENS_BODY, TOKENS_PATH, front_tokens
-from ui.state import route_key, route_pair, route_text
+import ui.kit.state as state
+from ui.front.component import MAX_FRONT_CHARS
+from ui.front.route import FRONT_ROUTES, MAX_TOKENS_BODY, TOKENS_PATH, front_tokens
+from ui.kit.state import route_key, route_pair, route_text
 
 TEXT = "The cat sat on the mat.<|endoftext|> Tokens, tokens: 12345!\n"
 

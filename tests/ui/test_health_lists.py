@@ -1,4 +1,4 @@
-"""ui/health.py: the Vocabulary health page's lists, searches and tables, on small vocabularies
+"""ui/who_pays/health.py: the Vocabulary health page's lists, searches and tables, on small vocabularies
 worked by hand."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bpe_core import GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer, Tokenizer
-from bpe_core.health import (
+from bpe_lab.who_pays.health import (
     HEALTH_KINDS,
     HEALTHY,
     NEVER_PRODUCED,
@@ -16,8 +16,8 @@ from bpe_core.health import (
     classify_tokens,
     vocabulary_defects,
 )
-from ui import health as he
-from ui.forest import vocab_order
+from ui.forest.trees import vocab_order
+from ui.who_pays import health as he
 
 
 def aaab():

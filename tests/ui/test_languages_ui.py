@@ -1,4 +1,4 @@
-"""ui/languages.py: the user's own texts read from one text area, the language-tax tables, charts
+"""ui/who_pays/languages.py: the user's own texts read from one text area, the language-tax tables, charts
 and sentences, and the English-only against all-languages comparison, on cases worked by hand."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BasicTokenizer
-from bpe_core.costs import LanguageCost, language_costs, train_comparison
-from bpe_core.languages import load_parallel
-from ui import languages as lt
+from bpe_lab.who_pays.costs import LanguageCost, language_costs, train_comparison
+from bpe_lab.who_pays.languages import load_parallel
+from ui.who_pays import languages as lt
 
 SET = tuple(load_parallel())
 

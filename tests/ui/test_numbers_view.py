@@ -1,11 +1,12 @@
-"""ui/numbers_view.py: the heatmaps' frames and charts, the sentences, and the digit-group tables."""
+"""ui/who_pays/numbers.py: the heatmaps' frames and charts, the sentences, and the digit-group tables."""
 
 from __future__ import annotations
 
 from parity_corpus import pretrained
 
 from bpe_core import RegexTokenizer
-from bpe_core.numbers import (
+from bpe_core.patterns import DIGIT_RULES
+from bpe_lab.who_pays.numbers import (
     NUMBER_EXAMPLES,
     YEARS,
     NumberSplit,
@@ -15,8 +16,7 @@ from bpe_core.numbers import (
     number_splits,
     train_digit_presets,
 )
-from bpe_core.patterns import DIGIT_RULES
-from ui import numbers_view as nu
+from ui.who_pays import numbers as nu
 
 
 def test_the_heatmap_has_a_cell_for_every_number_of_every_tokenizer():

@@ -1,9 +1,9 @@
 """Token colours for colour-blind viewers: CVD simulation, CIEDE2000, WCAG contrast, the palette.
 
-Neighbouring tokens get neighbouring colours of ``ui.tokens_html.PALETTE`` (the index cycles,
+Neighbouring tokens get neighbouring colours of ``ui.kit.tokens_html.PALETTE`` (the index cycles,
 last -> first included), so every such pair must stay apart under normal vision and under
 protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity 1.0), by at least
-``MIN_DELTA_E`` = 10 CIEDE2000 units (see ui/palette_check.py for why 10), and the dark token
+``MIN_DELTA_E`` = 10 CIEDE2000 units (see ui/kit/palette.py for why 10), and the dark token
 text must keep WCAG contrast >= 4.5 on every background.
 """
 
@@ -13,8 +13,8 @@ import doctest
 
 import pytest
 
-import ui.palette_check as pc
-from ui.palette_check import (
+import ui.kit.palette as pc
+from ui.kit.palette import (
     CVD_SAFE_PALETTE,
     MIN_CONTRAST,
     MIN_DELTA_E,
@@ -26,7 +26,7 @@ from ui.palette_check import (
     neighbour_report,
     simulate,
 )
-from ui.tokens_html import CSS, PALETTE
+from ui.kit.tokens_html import CSS, PALETTE
 
 # The token palette before this check: it failed under deuteranopia (#b3e3d2 -> #f4c4d8: ΔE 3.2;
 # #f5c9a9 -> #d5e8b5: ΔE 2.8) and protanopia (#f5c9a9 -> #d5e8b5: ΔE 5.5). CVD_SAFE_PALETTE is

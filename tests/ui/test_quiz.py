@@ -7,9 +7,9 @@ import doctest
 import pytest
 from support import CORPORA
 
-import ui.quiz as qz
+import ui.quiz.questions as qz
 from bpe_core import BasicTokenizer, RegexTokenizer
-from ui.quiz import Score, judge, make_question, options_frame, record, score_label
+from ui.quiz.questions import Score, judge, make_question, options_frame, record, score_label
 
 TINY = "aaabdaaabac"
 

@@ -1,10 +1,10 @@
-"""ui/report.py: the report card's table, chart, summary and speed table, on numbers worked by
+"""ui/who_pays/report.py: the report card's table, chart, summary and speed table, on numbers worked by
 hand."""
 
 from __future__ import annotations
 
-from bpe_core.report import CategoryScore, EncodeSpeed, TextOverlap, compare_scores
-from ui import report as rc
+from bpe_lab.who_pays.report import CategoryScore, EncodeSpeed, TextOverlap, compare_scores
+from ui.who_pays import report as rc
 
 
 def scores(*pairs: tuple[str, float]) -> list[CategoryScore]:

@@ -1,4 +1,4 @@
-"""Classroom rooms (ui/rooms.py): one teacher, students, a shared state, a class quiz.
+"""Classroom rooms (ui/classroom/rooms.py): one teacher, students, a shared state, a class quiz.
 
 Every behaviour is checked on both stores: ``MemoryKV`` (with a clock the test moves) and
 ``RedisKV`` on a ``redis-server`` this module starts on loopback (tests/redis_server.py). Without
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from redis_server import require_redis, start_redis
 
-import ui.rooms as rooms_module
-from ui.rooms import (
+import ui.classroom.rooms as rooms_module
+from ui.classroom.rooms import (
     CODE_ALPHABET,
     CODE_LENGTH,
     CREATES_PER_HOUR,

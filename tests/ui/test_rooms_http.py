@@ -1,4 +1,4 @@
-"""The classroom's HTTP route (ui/rooms_http.py): what a student's browser polls.
+"""The classroom's HTTP route (ui/classroom/route.py): what a student's browser polls.
 
 It answers a room's version to that room's students only (the code alone tells nothing), 404 to
 anyone else, 503 when the store does not answer; and ``streamlit run app.py`` serves it beside the
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from starlette.requests import Request
 
-import ui.rooms as rooms_module
-from ui.front_http import TOKENS_PATH
-from ui.rooms import MemoryKV, RedisKV, Rooms
-from ui.rooms_http import ROUTES, STEP_PATH, VERSION_PATH, room_step, room_version
+import ui.classroom.rooms as rooms_module
+from ui.classroom.rooms import MemoryKV, RedisKV, Rooms
+from ui.classroom.route import ROUTES, STEP_PATH, VERSION_PATH, room_step, room_version
+from ui.front.route import TOKENS_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +89,7 @@ def test_the_routes_are_on_the_documented_paths_with_their_methods():
 
 def test_streamlit_run_serves_the_route_beside_the_app():
     """What ``streamlit run app.py`` finds: an st.App named ``app`` with the routes (the
-    classroom's and the front page's box's, ui/front_http.py)."""
+    classroom's and the front page's box's, ui/front/route.py)."""
     from streamlit.web.server.app_discovery import discover_asgi_app
 
     found = discover_asgi_app(ROOT / "app.py")

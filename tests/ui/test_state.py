@@ -1,11 +1,11 @@
-"""The one cache of what a session derives from a tokenizer and a text (ui/state.py ``derived``):
+"""The one cache of what a session derives from a tokenizer and a text (ui/kit/state.py ``derived``):
 computed once per (kind, tokenizer, text), again for a new tokenizer or a new text, bounded."""
 
 from __future__ import annotations
 
 import pytest
 
-import ui.state as state
+import ui.kit.state as state
 from bpe_core import BasicTokenizer
 
 
@@ -82,14 +82,14 @@ def test_a_text_is_hashed_once_per_text_object(session, monkeypatch):
 
 
 def test_no_page_or_helper_keeps_a_cache_of_its_own():
-    """ui/state.py is the one owner of kept data: no other module of pages/ or ui/ caches."""
+    """ui/kit/state.py is the one owner of kept data: no other module of pages/ or ui/ caches."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     idioms = ("cache_resource", "cache_data", "lru_cache", "functools.cache", "WeakKeyDictionary",
               "weakref", "setdefault(\"_")
     found = [f"{p.relative_to(root)}: {word}"
-             for folder in ("pages", "ui") for p in sorted((root / folder).glob("*.py"))
+             for folder in ("pages", "ui") for p in sorted((root / folder).rglob("*.py"))
              if p.name != "state.py"
              for word in idioms if word in p.read_text(encoding="utf-8")]
     assert found == []

@@ -11,8 +11,8 @@ from array import array
 import pytest
 
 from bpe_core import RegexTokenizer, load_pretrained
-from ui.steps_component import steps_payload
-from ui.steps_view import WINDOW_BYTES, window
+from ui.stepping.component import steps_payload
+from ui.stepping.merges import WINDOW_BYTES, window
 
 TEXT = "Hello wörld 👋🏽 你好, tokens!<|endoftext|>  hello again\n\n" * 40
 

@@ -3,7 +3,7 @@
 import pytest
 
 from bpe_core import BasicTokenizer, RegexTokenizer
-from ui import steps_view as sv
+from ui.stepping import merges as sv
 
 TEXT = "aaabdaaabac"
 

@@ -1,4 +1,4 @@
-"""The token view's HTML builders (ui/tokens_html.py): spans, colours, escaping, bounds."""
+"""The token view's HTML builders (ui/kit/tokens_html.py): spans, colours, escaping, bounds."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 import bpe_core
 from bpe_core import TokenSpan
-from ui.samples import load_samples
-from ui.tokens_html import (
+from ui.kit.samples import load_samples
+from ui.kit.tokens_html import (
     MAX_SPANS,
     PALETTE,
     cap_note,

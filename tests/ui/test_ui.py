@@ -4,9 +4,9 @@
 import pytest
 
 from bpe_core import BasicTokenizer, render_token
-from ui.choices import KINDS, make_settings, parse_specials, text_problem, train_tokenizer
-from ui.samples import load_samples
-from ui.tables import MERGE_COLUMNS, merges_frame
+from ui.kit.choices import KINDS, make_settings, parse_specials, text_problem, train_tokenizer
+from ui.kit.samples import load_samples
+from ui.kit.tables import MERGE_COLUMNS, merges_frame
 
 
 def test_samples_are_ordered_and_non_trivial():

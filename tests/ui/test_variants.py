@@ -1,10 +1,10 @@
-"""ui/variants.py: where a variant parts from the classic and why, on texts worked by hand."""
+"""ui/variants/comparison.py: where a variant parts from the classic and why, on texts worked by hand."""
 
 from __future__ import annotations
 
 from bpe_core import BasicTokenizer
-from ui import variants as va
-from ui.choices import Settings, train_tokenizer
+from ui.kit.choices import Settings, train_tokenizer
+from ui.variants import comparison as va
 
 
 def basic(text: str, vocab_size: int, **options):

@@ -3,7 +3,7 @@
 import sys
 
 import bpe_core.pretrained as pretrained
-from ui.warm import WARM_MODULES, warm_up
+from ui.kit.warm import WARM_MODULES, warm_up
 
 
 def test_warm_up_loads_the_presets_and_imports_the_pages_modules(monkeypatch):

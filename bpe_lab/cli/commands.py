@@ -1,0 +1,380 @@
+"""The four commands: ``train``, ``encode``, ``check`` and ``info``. Each takes the parsed
+arguments, does the work through bpe_core, and returns the exit code; bad input is a
+``UsageError`` (cli.py prints it), Ctrl-C a ``KeyboardInterrupt`` that each command turns into
+a sentence saying what was done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import deque
+
+import bpe_core
+from bpe_core import Tokenizer
+from bpe_core.files import MissingSettingsError
+from bpe_lab import check
+
+from . import inputs, outputs
+from .inputs import UsageError
+from .progress import Bars, Clock, megabytes, memory_words
+
+HISTORY_CANDIDATES = 5  # runner-up pairs kept for each merge with --history ("why this merge")
+
+
+class Interrupted(Exception):
+    """Ctrl-C, with a sentence saying what had been done."""
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# -- train -----------------------------------------------------------------------------------
+
+
+def dask_client(address: str | None):
+    """A ``distributed.Client`` for ``--dask ADDRESS``, or None."""
+    if address is None:
+        return None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs Dask's distributed scheduler, which is not installed:"
+                         " pip install 'bpe-lab[dask]'") from None
+    try:
+        return Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise UsageError(f"--dask {address}: cannot reach a Dask scheduler there ({e}); start"
+                         " one (dask scheduler) and give its tcp://HOST:PORT") from None
+
+
+def train(args: argparse.Namespace) -> int:
+    clock = Clock()
+    specials = inputs.specials_from(args.special_token)
+    inputs.check_vocab_size(args.vocab_size, specials)
+    pattern = inputs.pattern_from(args.pattern)
+    workers, warning = inputs.workers_from(args.workers, remote=args.dask is not None)
+    inputs.check_block_bytes(args.block_bytes)
+    if args.min_frequency is not None and args.min_frequency < 0:
+        raise UsageError(f"--min-frequency {args.min_frequency} must be 0 or more")
+    if args.max_token_bytes is not None and args.max_token_bytes < 1:
+        raise UsageError(f"--max-token-bytes {args.max_token_bytes} must be 1 or more")
+    outputs.check_out(args.format, args.out)
+    total = inputs.check_corpus(args.corpus)
+    inputs.check_pattern_speed(pattern, args.corpus)
+    if warning:
+        say(f"bpe-lab: warning: {warning}")
+    client = dask_client(args.dask)
+    tok = inputs.new_tokenizer(pattern, inputs.block_timeout(pattern, args.block_bytes))
+    bars = Bars()
+    num_merges = args.vocab_size - 256 - len(specials)
+
+    def on_bytes(done: int, total_bytes: int | None = None) -> None:
+        bars.set_bytes(done, total_bytes)
+
+    def progress(done: int, total_merges: int, record) -> bool:
+        if bars.steps_done == 0 and done:
+            bars.start_steps(total_merges)
+        bars.set_steps(done)
+        return True
+
+    bars.start_bytes(total, "reading")
+    try:
+        # a Dask worker may run in another folder: it gets absolute paths
+        sources = [os.path.abspath(p) if client is not None else p for p in args.corpus]
+        tok.train_corpus(
+            sources, args.vocab_size, workers=workers, errors=args.errors,
+            block_bytes=args.block_bytes,
+            client=client, on_bytes=on_bytes, progress=progress,
+            candidates=HISTORY_CANDIDATES if args.history else 0, tie_rule=args.tie_rule,
+            special_tokens=specials, min_frequency=args.min_frequency or 0,
+            max_token_bytes=args.max_token_bytes,
+        )
+        bars.close()
+        if not args.history:  # the counts stay out of the files (and no sidecar for them)
+            tok.history = []
+        written = outputs.save(tok, args.format, args.out)
+    except KeyboardInterrupt:
+        bars.close()
+        if bars.steps_done:
+            done = f"made {bars.steps_done:,} of {num_merges:,} merges"
+        else:
+            done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
+        raise Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"
+                          f" ({args.out} is as it was)") from None
+    except ValueError as e:  # bpe_core's word for bad input: a file's bytes, a token, a size
+        raise UsageError(str(e)) from None
+    finally:
+        bars.close()
+        if client is not None:
+            client.close()
+    stop = f"; {tok.stop_reason}" if tok.stop_reason else ""
+    print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
+          f" {megabytes(total)} in {clock.words()}, {memory_words()}; wrote {written}",
+          flush=True)
+    return 0
+
+
+# -- opening a tokenizer file ----------------------------------------------------------------
+
+
+def file_settings(args: argparse.Namespace) -> dict:
+    """bpe_core.load's ``pattern=`` and ``special_tokens=`` from --pattern and --special-token
+    TOK=ID (None where not given: the file or its sidecar says them)."""
+    settings: dict = {}
+    if args.pattern is not None:
+        settings["pattern"] = inputs.pattern_from(args.pattern)
+    if args.special_token:
+        specials: dict[str, int] = {}
+        for value in args.special_token:
+            if value == "none":
+                continue
+            text, sep, digits = value.rpartition("=")
+            if not sep or not text or not digits.isdigit():
+                raise UsageError(f"--special-token {value!r}: give a special token and its id,"
+                                 " e.g. '<|endoftext|>=100257' (or 'none' for none)")
+            specials[text] = int(digits)
+        settings["special_tokens"] = specials
+    return settings
+
+
+def open_model(path: str, settings: dict | None = None) -> tuple[Tokenizer, str, str]:
+    """``(tokenizer, the file read, its format in words)`` for a file or a gpt2/cs336 folder;
+    ``settings``: what the file does not say (``file_settings``)."""
+    name = path
+    if os.path.isdir(path):
+        name = os.path.join(path, "vocab.json")
+        if not os.path.isfile(name):
+            raise UsageError(f"{path} is a folder without vocab.json: name a tokenizer file (a"
+                             " .model, tokenizer.json, tiktoken ranks, or a folder that"
+                             " bpe-lab train --format gpt2 or cs336 wrote)")
+    inputs.readable_file(name, "tokenizer file")
+    try:
+        tok = bpe_core.load(name, **(settings or {}))
+        with open(name, "rb") as f:
+            kind = bpe_core.detect_format(f.read())
+    except MissingSettingsError as e:  # said in the command line's words, not Python's
+        flags = {"pattern": "--pattern gpt2|gpt4|gpt4o|none|REGEX (gpt2 for OpenAI's GPT-2"
+                            " files)",
+                 "special_tokens": "--special-token TOK=ID for each of its special tokens"
+                                   " ('none' for none)"}
+        raise UsageError(f"{name} came without the bpe-lab sidecar that says its "
+                         + " and ".join(k.replace("_", " ") for k in e.keywords)
+                         + "; give " + " and ".join(flags[k] for k in e.keywords)) from None
+    except ValueError as e:
+        raise UsageError(f"{e}") from None
+    words = {"minbpe": "minbpe .model", "hf": "Hugging Face tokenizer.json",
+             "tiktoken": "tiktoken ranks", "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
+             "gpt2-merges": "GPT-2 merges.txt + vocab.json"}[kind]
+    return tok, name, words
+
+
+# -- info ------------------------------------------------------------------------------------
+
+
+def info(args: argparse.Namespace) -> int:
+    tok, name, fmt = open_model(args.model, file_settings(args))
+    rows = [
+        ("file", name),
+        ("format", fmt),
+        ("kind", type(tok).__name__ + (" (with a Hugging Face pipeline)" if tok.pipeline else "")),
+        ("pattern", inputs.pattern_words(tok.pattern)),
+        ("vocab size", f"{tok.vocab_size:,} tokens (largest id {tok.max_token_value:,})"),
+        ("merges", f"{tok.num_merges:,}"),
+        ("special tokens", ", ".join(f"{s} = {i}" for s, i in tok.special_tokens.items())
+         or "none"),
+    ]
+    history = getattr(tok, "history", None) or []
+    if history:
+        runners = max((len(r.candidates) for r in history), default=0)
+        extra = f", up to {runners - 1} runner-up pairs each" if runners > 1 else ""
+        rows.append(("history", f"{len(history):,} merges with their corpus counts{extra}"))
+    else:
+        rows.append(("history", "none (train with --history to keep each merge's counts)"))
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+# -- encode ----------------------------------------------------------------------------------
+
+_WORKER_TOK: Tokenizer | None = None
+
+
+def _start_worker(tok: Tokenizer) -> None:
+    """A worker's start: keep the tokenizer, and leave Ctrl-C to the parent, which ends the
+    workers itself."""
+    import signal
+
+    global _WORKER_TOK
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_TOK = tok
+
+
+def _encode_block(block: tuple, errors: str, typecode: str) -> tuple[bytes, int, int]:
+    """One block's ids as the array's bytes, how many, and the block's size in bytes."""
+    from array import array
+
+    from bpe_core.corpus import read_block
+
+    assert _WORKER_TOK is not None
+    text, size = read_block(block, errors)
+    ids = _WORKER_TOK.encode(text, allowed_special="all")
+    return array(typecode, ids).tobytes(), len(ids), size
+
+
+def encode(args: argparse.Namespace) -> int:
+    import multiprocessing
+
+    from bpe_core.corpus import file_blocks
+
+    clock = Clock()
+    tok, _, _ = open_model(args.model, file_settings(args))
+    if tok.pipeline is not None:
+        raise UsageError(f"{args.model} is a tokenizer.json with a normalizer or pre-tokenizer;"
+                         " bpe-lab encode cuts the corpus by the split pattern, which such a"
+                         " pipeline may not respect: encode with Hugging Face tokenizers instead")
+    workers, warning = inputs.workers_from(args.workers)
+    inputs.check_block_bytes(args.block_bytes)
+    total = inputs.check_corpus(args.corpus)
+    if warning:
+        say(f"bpe-lab: warning: {warning}")
+    dtype = outputs.id_dtype(tok.max_token_value)
+    bars = Bars()
+    tokens = blocks = 0
+
+    def fill(writer: outputs.IdWriter) -> None:
+        nonlocal tokens
+
+        def take(data: bytes, count: int, size: int) -> None:
+            nonlocal tokens, blocks
+            writer.write_bytes(data)
+            tokens += count
+            blocks += 1
+            bars.add_bytes(size)
+
+        cut = file_blocks(args.corpus, pattern=tok.pattern,
+                          special_tokens=list(tok.special_tokens), block_bytes=args.block_bytes)
+        bars.start_bytes(cut.total, "encoding")
+        if workers == 1:
+            _start_worker_here(tok)
+            for block in cut.blocks:
+                take(*_encode_block(block, args.errors, writer.typecode))
+            return
+        # "spawn": fresh interpreters, whatever threads this one runs (tqdm's monitor)
+        pool = multiprocessing.get_context("spawn").Pool(workers, _start_worker, (tok,))
+        try:
+            waiting: deque = deque()  # results in corpus order; at most 2 blocks per worker
+            for block in cut.blocks:
+                waiting.append(pool.apply_async(_encode_block,
+                                                (block, args.errors, writer.typecode)))
+                if len(waiting) >= 2 * workers:
+                    take(*waiting.popleft().get())
+            while waiting:
+                take(*waiting.popleft().get())
+            pool.close()
+        finally:  # an error or Ctrl-C: end the workers now and wait until they are gone
+            pool.terminate()
+            pool.join()
+
+    try:
+        outputs.write_ids(args.out, dtype, fill)
+    except KeyboardInterrupt:
+        bars.close()
+        raise Interrupted(f"interrupted after {clock.words()}: encoded"
+                          f" {megabytes(bars.bytes_done)} of {megabytes(total)} ({tokens:,}"
+                          f" tokens); nothing was written ({args.out} is as it was)") from None
+    except ValueError as e:  # bytes that are not UTF-8, a pattern that times out
+        raise UsageError(str(e)) from None
+    finally:
+        bars.close()
+    seconds = max(clock.seconds, 1e-9)
+    per = f"{total / tokens:.2f} bytes per token" if tokens else "no tokens"
+    print(f"encoded {megabytes(total)} into {tokens:,} tokens ({per}) in {clock.words()}:"
+          f" {total / 1e6 / seconds:,.2f} MB/s, {tokens / seconds:,.0f} tokens/s with"
+          f" {workers} worker{'s' if workers != 1 else ''} ({blocks:,} block{'s' if blocks != 1 else ''}),"
+          f" {memory_words()}; wrote {args.out}"
+          f" ({dtype}; numpy.load reads it)", flush=True)
+    return 0
+
+
+def _start_worker_here(tok: Tokenizer) -> None:
+    global _WORKER_TOK
+    _WORKER_TOK = tok
+
+
+# -- check -----------------------------------------------------------------------------------
+
+
+def read_learner(path: str) -> check.LearnerOutput:
+    """A learner's merges from a file, or from a folder with merges.txt (and vocab.json)."""
+    name = path
+    if os.path.isdir(path):
+        name = os.path.join(path, "merges.txt")
+        if not os.path.isfile(name):
+            raise UsageError(f"{path} is a folder without merges.txt: name the file that holds"
+                             " your merges")
+    inputs.readable_file(name, "file of merges")
+    with open(name, "rb") as f:
+        data = f.read(check.MAX_INPUT_CHARS + 1)
+    vocab = None
+    beside = os.path.join(os.path.dirname(name), "vocab.json")
+    if os.path.basename(name) != "vocab.json" and os.path.isfile(beside):
+        with open(beside, "rb") as f:
+            vocab = f.read(check.MAX_INPUT_CHARS + 1)
+    try:
+        if vocab is not None:
+            try:
+                return check.read_merges(data, name, vocab=vocab)
+            except ValueError:
+                pass  # not a merges.txt after all: read it on its own below
+        return check.read_merges(data, name)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def read_corpus_text(paths: list[str], errors: str) -> str:
+    """The corpus files as one text (``check`` trains its reference on at most 200,000
+    characters, so reading them whole is fine); non-UTF-8 bytes are named with their offset."""
+    inputs.check_corpus(paths)
+    parts = []
+    for path in paths:
+        with open(path, "rb") as f:
+            data = f.read(check.MAX_CHECK_CHARS * 4 + 1)
+        try:
+            parts.append(data.decode("utf-8", errors=errors))
+        except UnicodeDecodeError as e:
+            raise UsageError(f"{path}, byte {e.start:,}: not UTF-8 ({data[e.start:e.start + 4]!r});"
+                             " convert the file to UTF-8, or pass --errors replace to read such"
+                             " bytes as U+FFFD") from None
+    return "".join(parts)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    mine = read_learner(args.mine)
+    text = read_corpus_text(args.corpus, args.errors)
+    if args.special_token is None and mine.special_tokens:
+        specials = list(mine.special_tokens)
+        say(f"bpe-lab: using the special tokens found in {args.mine}: {', '.join(specials)}"
+            " (give --special-token to choose others)")
+    else:
+        specials = inputs.specials_from(args.special_token)
+    pattern = inputs.pattern_from(args.pattern)
+    vocab_size = args.vocab_size
+    if vocab_size is None:
+        vocab_size = 256 + len(mine.merges) + len(specials)
+        say(f"bpe-lab: checking {len(mine.merges):,} merges: --vocab-size {vocab_size:,} (give"
+            " --vocab-size to check against another)")
+    inputs.check_vocab_size(vocab_size, specials)
+    inputs.check_pattern_speed(pattern, args.corpus)
+    try:
+        report = check.check_merges(mine, text, pattern=pattern, vocab_size=vocab_size,
+                                    special_tokens=specials, tie_rule=args.tie_rule)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for line in check.report_lines(report, mine, args.mine):  # the Check page's sentences
+        print(line)
+    return 0 if report.comparison.matches else 1

@@ -1,0 +1,2 @@
+"""Chat tokens: a conversation wrapped as a model reads it, drawn with its counts (``panel``).
+"""

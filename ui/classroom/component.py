@@ -1,0 +1,136 @@
+"""The classroom's room watcher: a small ``st.components.v2`` component in every session's
+sidebar (ui/classroom/panel.py draws it, ui/kit/state.py registers it once per server). Only numbers and its
+own words come in; everything it shows goes in through ``textContent``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+# The room watcher, in every session's sidebar. Outside a room it reads the teacher key this
+# browser keeps (localStorage) and hands it to the page once ("found"): a teacher who reloads, or
+# opens another tab, comes back to their room. In a room it asks ui/classroom/route.py for the room's
+# pulse (each ask is also a check-in): "nothing new" costs one small HTTP request and no script
+# run. A following student's watcher moves the in-browser stepping view when only the step moved
+# (ui/stepping/component.py sets window.bpeStepsView), as under the student's own keys; any other
+# change reruns the page (a trigger), which takes the room. It says, in its own line, what the
+# page cannot: the store is not answering, the teacher is gone, the room is being put back; the
+# teacher's says how many students are here. Only numbers come in, and its own words from the
+# server; all of it as textContent.
+_WATCH_JS = """
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  if (!data) return;
+  if (parentElement.bpeStop) parentElement.bpeStop();  // a rerun: the old loop goes
+  const box = parentElement.querySelector(".bpe-room-status");
+  const say = (text, kind) => {
+    box.textContent = text || ""; box.hidden = !text; box.dataset.kind = text ? kind : "";
+  };
+  const KEY = "bpelab.teacher";
+  try {
+    if (data.forget) localStorage.removeItem(KEY);
+    if (data.keep) localStorage.setItem(KEY, JSON.stringify(data.keep));
+    if (data.ask) {
+      const kept = localStorage.getItem(KEY);
+      if (kept) setTriggerValue("found", kept);
+    }
+  } catch (e) { /* no storage (a private window): the teacher link still works */ }
+  if (!data.url) { say(""); window.bpeRoomPublish = undefined; return; }
+  if (data.step_url) {
+    // the teacher's stepping view (ui/stepping/component.py) sets the room's step at each key,
+    // one request after another, without waiting for the page's rerun
+    let chain = Promise.resolve();
+    window.bpeRoomPublish = (step, seq) => {
+      const body = JSON.stringify({ token: data.keep.token, step, seq, tab: data.tab });
+      chain = chain.then(() => fetch(data.step_url, {
+        method: "POST", body, cache: "no-store", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" } }).catch(() => null));
+    };
+  } else {
+    window.bpeRoomPublish = undefined;
+  }
+  let timer = null, stopped = false;
+  const since = Date.now();
+  // A step that moved on by a few (two keys between two polls) is walked through, WALK_MS
+  // each, so that no merge is skipped on a student's screen; a long jump is made at once.
+  const walk = (view, target) => {
+    parentElement.bpeWalkTo = target;
+    clearTimeout(parentElement.bpeWalk);
+    const next = () => {
+      if (parentElement.bpeWalkTo !== target || !view.root.isConnected) return;
+      const here = view.step(), gap = target - here;
+      if (gap === 0) return;
+      view.follow(Math.abs(gap) <= data.walk_most ? here + Math.sign(gap) : target);
+      if (view.step() !== target) parentElement.bpeWalk = setTimeout(next, data.walk_ms);
+    };
+    next();
+  };
+  parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); };
+  const rerun = (version) => { stopped = true; setTriggerValue("changed", version); };
+  const tick = async () => {
+    if (stopped) return;
+    if (!parentElement.isConnected) { stopped = true; return; }  // another page now
+    let answer = null, pulse = null;
+    try {
+      answer = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
+      if (answer.ok) pulse = await answer.json();
+    } catch (e) { answer = null; }  // the app's server itself does not answer
+    if (stopped) return;
+    if (!answer || answer.status >= 500) {
+      say(data.said.down, "down");  // the page keeps what it shows
+    } else if (answer.status === 404) {  // the room, or this member, is not there
+      if (!data.waiting) return rerun(-1);  // the page finds out why
+      say(data.said.waiting, "waiting");
+      if (Date.now() - since >= data.wait_ms) return rerun(-1);
+    } else if (pulse && data.role === "teacher") {
+      if (data.down) return rerun(pulse.version);  // back: the page says so
+      say(data.said.count.replace("{n}", String(pulse.students)), "count");
+    } else if (pulse) {
+      if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
+      say(pulse.teacher ? "" : data.said.gone, "gone");
+      const view = window.bpeStepsView;
+      const here = view && view.root.isConnected;
+      if (!data.following) { /* exploring alone: only checking in */ }
+      else if (pulse.state === data.state && here) {
+        // only the step may differ: hold the view to the teacher's (nothing reruns here; the
+        // view tells its server the step as under the student's own keys)
+        if (view.step() !== pulse.step) walk(view, pulse.step);
+      } else if (pulse.version !== data.version) {
+        return rerun(pulse.version);  // anything else, or no stepping view: the page takes it
+      }
+    }
+    timer = setTimeout(tick, data.every_ms);
+  };
+  timer = setTimeout(tick, data.first_ms);
+}
+"""
+
+# What the watcher says (its own line in the sidebar).
+WATCH_SAID = {
+    "down": "The classroom's server is not answering. Your screen keeps what it shows and "
+            "follows again when the server is back.",
+    "waiting": "The room is not there right now (the classroom's server restarted?): waiting "
+               "for your teacher's app to bring it back. Your screen keeps what it shows.",
+    "gone": "Your teacher has left (or lost the connection). You keep what you have: explore "
+            "on your own, or wait; your app follows again when your teacher is back.",
+    "count": "Students here now: {n}",
+}
+
+
+def register_watcher() -> Any:
+    """The room watcher, a ``st.components.v2`` component (inline; ui/kit/state.py registers it once
+    per server)."""
+    return st.components.v2.component(
+        "bpe_lab.room_watch", js=_WATCH_JS,
+        html='<div class="bpe-room-status" role="status" data-testid="room-status" hidden></div>',
+        css=_WATCH_CSS)
+
+
+_WATCH_CSS = """
+.bpe-room-status { font-size: .9rem; padding: .25rem 0; }
+.bpe-room-status[data-kind=down], .bpe-room-status[data-kind=waiting],
+.bpe-room-status[data-kind=gone] { color: #8a4b00; font-weight: 600; }
+.bpe-room-status[data-kind=count] { font-weight: 600; }
+"""

@@ -1,0 +1,685 @@
+"""The live classroom in a session: a teacher shares, students follow (over ui/classroom/rooms.py).
+
+A session is in at most one room (``ss["_room"]``), as its teacher (holding the secret token) or
+as a student (holding a student id). The room touches a run in the sidebar that every page draws
+first:
+
+- ``arrive()``, before the sidebar's widgets: a ``?room=CODE`` link joins (``&member=ID``: as
+  that member again, after a reload); a teacher key the browser kept, or a teacher link
+  (``?teach=``), brings the teacher back (``reclaim``); a following student takes the room's
+  state (text, tokenizer, step) and, when the teacher says so or a class quiz starts, the
+  teacher's page. A room the store lost is put back by its teacher's session (``restore``) while
+  its students wait, then rejoin as the same members.
+- ``room_panel()``: the room's code, follow / explore, leave, and the room watcher
+  (ui/classroom/component.py), in every session: it checks in with the room's pulse every POLL_MS (an
+  HTTP route of its own, ui/classroom/route.py: "nothing new" runs no script), says outages and a
+  missing teacher, shows the teacher the live count. When only the step moved, it moves the
+  in-browser stepping view; any other change reruns the page once, and ``arrive`` takes it.
+- ``publish()``, after the sidebar (and from the step page when the browser reports a step):
+  the teacher's session shares what changed since it last did, training included.
+
+A student's own work (text, tokenizer, step) is put aside on joining and comes back on leaving;
+a student who changes the sidebar while following goes on exploring alone, so that the teacher's
+next change never overwrites their edit.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import json
+import secrets
+import socket
+import struct
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
+
+import streamlit as st
+from streamlit import session_state as ss
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+import bpe_core
+from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
+from ui.classroom.rooms import (
+    Room,
+    RoomError,
+    Rooms,
+    clean_nickname,
+    client_address,
+    normal_code,
+    presence_id,
+    shared_proxies,
+    shared_rooms,
+    show_code,
+)
+from ui.classroom.route import STEP_PATH, VERSION_PATH
+from ui.kit.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
+from ui.kit.escape import md_escape
+from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
+
+POLL_MS = 250  # how often a following student's browser asks the server "anything new?"
+TEACHER_POLL_MS = 1000  # how often the teacher's browser checks in and reads the counts
+WALK_MS = 100  # a follower's view walks through a few steps the teacher made between two polls
+WALK_MOST = 5  # ... at most this many; a longer jump is made at once
+WAIT_RERUN_MS = 2000  # a student whose room the store lost asks the page this often to rejoin
+LOST_WAIT_S = 60.0  # how long a missing room (not closed) may take to come back before it ends
+ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
+CLASSROOM_PAGE = "pages/classroom.py"
+# What a student puts aside on joining and gets back on leaving (besides the sidebar's KEPT).
+OWN = ("tok", "tok_settings", "tok_text", "imported", "step")
+
+
+def rooms() -> Rooms:
+    """The server's rooms (``ui.classroom.rooms.shared_rooms``: in this process, or on Redis)."""
+    return shared_rooms()
+
+
+def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
+    """The room's imported tokenizer, read from the teacher's file(s) (``source``: the JSON of
+    the ``imported`` state). ui/kit/state.py keeps it, once per server."""
+    from ui.exchange.files import IMPORT_PATTERNS, read_uploads
+
+    spec = json.loads(source)
+    files = [(name, base64.b64decode(data)) for name, data in spec["files"]]
+    # a label this version does not know (a room from an older server): the sidecar decides
+    imported = read_uploads(files, special_tokens=spec["specials"],
+                            pattern=IMPORT_PATTERNS.get(spec["pattern"]))
+    return imported.tok, imported.name
+
+
+def membership() -> dict[str, Any] | None:
+    """``{"code", "role", ...}`` of the room this session is in, or None."""
+    return ss.get("_room")
+
+
+def is_teacher() -> bool:
+    return (membership() or {}).get("role") == "teacher"
+
+
+def _client() -> str:
+    """Who asks, for the limits on joins, answers and new rooms: the browser's address
+    (``X-Forwarded-For`` believed only from the proxies of ``BPE_LAB_TRUSTED_PROXIES``), else
+    the session."""
+    try:
+        headers = st.context.headers
+    except Exception:  # no request behind this run
+        headers = None
+    if headers:  # a browser always sends some (AppTest: none)
+        return client_address(st.context.ip_address, headers.get("X-Forwarded-For"),
+                              shared_proxies())
+    ctx = get_script_run_ctx()
+    return "session:" + str(ctx.session_id if ctx else "?")
+
+
+def _say(message: str, kind: str = "error") -> None:
+    ss["_room_message"] = (kind, message)
+
+
+def show_message() -> None:
+    """The last room message (a refusal, the room ending), once."""
+    said = ss.pop("_room_message", None)
+    if said:
+        getattr(st, said[0])(md_escape(said[1]))
+
+
+def _call(fn, *args, **kwargs) -> tuple[bool, Any]:
+    """A room operation: (True, its result), or (False, None) with the refusal as the page's
+    message."""
+    try:
+        return True, fn(*args, **kwargs)
+    except RoomError as e:
+        _say(str(e))
+        return False, None
+
+
+# -- the teacher ----------------------------------------------------------------------------------
+
+
+def shared_state() -> dict[str, Any]:
+    """What the teacher's session shares: the text, the tokenizer's settings (as trained) or its
+    imported file, the page and the step."""
+    kind = ss.get("kind")
+    how = KINDS.get(kind, ("",))[0]
+    text = cap_text(ss.get("text", ""))[0]
+    state: dict[str, Any] = {
+        "text": text, "kind": kind, "pattern": ss.get("pattern", ""),
+        "vocab_size": ss.get("vocab_size"), "specials": ss.get("specials", ""),
+        "step": ss.get("step") if isinstance(ss.get("step"), int) else 0,
+        # the page only when students follow it: any other change reruns every student's page
+        "page": ss.get("_page") if ss["_room"].get("follow_page") else None,
+        "follow_page": bool(ss["_room"].get("follow_page")),
+        "trained": None, "train_text": None, "imported": None,
+    }
+    settings = ss.get("tok_settings")
+    if how in ("regex", "basic") and settings is not None:
+        state["trained"] = [settings.kind, settings.pattern, settings.vocab_size,
+                            list(settings.specials)]
+        if ss.get("tok_text") != cap_text(text, MAX_TRAIN_CHARS)[0]:
+            state["train_text"] = ss.get("tok_text")
+    if how == "imported":
+        state["imported"] = ss.get("_import_source")
+    return state
+
+
+def publish() -> None:
+    """Share what changed since the last publish (only in the teacher's session; cheap when
+    nothing did: a comparison of a few values)."""
+    room = membership()
+    if not room or room["role"] != "teacher":
+        return
+    state = shared_state()
+    last = ss.get("_room_shared") or {}
+    changes = {k: v for k, v in state.items() if k not in last or last[k] != v}
+    if not changes:
+        return
+    # the step comes from the in-browser view's move numbered _step_seq (pages/steps.py): a
+    # rerun that carries an older move than the view already pushed does not set it back
+    step_from = (room.get("tab", "server"), int(ss.get("_step_seq", 0)))
+    try:
+        rooms().update(room["code"], room["token"], step_from=step_from, **changes)
+    except RoomError as e:  # ended, or the store did not answer (the next run shares again)
+        try:
+            ended = rooms().version(room["code"]) is None
+        except RoomError:
+            ended = False
+        if ended:
+            _ended()
+        else:
+            _say(str(e))
+        return
+    ss["_room_shared"] = state
+
+
+def open_room() -> None:
+    """Callback of "Open a room": this session becomes a room's teacher."""
+    ss["_room"] = {"role": "teacher", "follow_page": False}  # shared_state reads follow_page
+    state = shared_state()
+    done, made = _call(rooms().create, state, client=_client())
+    if not done:
+        ss.pop("_room")
+        return
+    code, token = made
+    _become_teacher(code, token, follow_page=False)
+    ss["_room_shared"] = state
+    ss["_room_teacher_link"] = "offer"  # the teacher link, offered once (pages/classroom.py)
+
+
+def _become_teacher(code: str, token: str, follow_page: bool) -> None:
+    ss["_room"] = {"code": code, "role": "teacher", "token": token, "follow_page": follow_page,
+                   "presence": presence_id(token), "tab": secrets.token_urlsafe(8)}
+    ss["_room_keys_saved"] = None  # the browser keeps the teacher's key (keeper, below)
+
+
+def teacher_link(code: str, token: str) -> str:
+    """The teacher's own link back to the room (another device, a lost tab): the join link's
+    address with ``?teach=CODE.TOKEN``. Shown to the teacher once, on request; never on a
+    student's page, never in the join link."""
+    base = join_link(code).split("?", 1)[0]
+    return f"{base}?teach={code}.{token}"
+
+
+def reclaim(code: str, token: str, shared: Shared) -> bool:
+    """The teacher comes back (a reload, another tab or device): the room's state becomes this
+    session's, as a following student's would, and this session teaches the room again."""
+    try:
+        room = rooms().reclaim(code, token)
+    except RoomError as e:
+        _say(f"Could not come back to room {show_code(code)}: {e}")
+        return False
+    _take(room, shared)
+    _become_teacher(code, token, follow_page=bool(room.state.get("follow_page")))
+    ss["_room_quiz"] = room.quiz
+    ss["_room_shared"] = shared_state()
+    _say(f"You teach room {show_code(code)} again: its text, tokenizer, step and quiz are "
+         "back.", "success")
+    return True
+
+
+def restore() -> None:
+    """The store lost the teacher's room (a Redis restart, say): put it back, under the same
+    code, from this session (what it shares now and its quiz). Students rejoin by themselves."""
+    room = membership()
+    state = shared_state()
+    if rooms().restore(room["code"], room["token"], state, ss.get("_room_quiz")):
+        ss["_room_shared"] = state
+        _say(f"The classroom's store lost room {show_code(room['code'])}; it is back, with "
+             "your text, tokenizer, step and quiz. Students come back by themselves.", "info")
+
+
+def set_follow_page() -> None:
+    """Callback of the teacher's "students follow my page" toggle."""
+    ss["_room"]["follow_page"] = bool(ss.get("room_follow_page"))
+    publish()
+
+
+def close_room() -> None:
+    room = membership()
+    if room and room["role"] == "teacher":
+        _call(rooms().close, room["code"], room["token"])
+        ss["_room_keys_saved"] = "forget"
+    for key in ("_room", "_room_shared", "_room_quiz", "_room_teacher_link"):
+        ss.pop(key, None)
+
+
+def remove_member(student: str) -> None:
+    """Callback of the teacher's "Remove": a member out of the room (told on their next poll)."""
+    room = membership()
+    if _call(rooms().remove, room["code"], room["token"], student)[0]:
+        _say("Removed from the room.", "info")
+
+
+def quiz_start(k: int) -> None:
+    """Callback of "Start the class quiz" and "Next": following students go to the Classroom
+    page on their next arrival (``arrive``: a new quiz id)."""
+    room = membership()
+    done, quiz = _call(rooms().start_quiz, room["code"], room["token"], int(k))
+    if done:
+        ss["_room_quiz"] = quiz
+
+
+def quiz_reveal() -> None:
+    room = membership()
+    done, quiz = _call(rooms().reveal_quiz, room["code"], room["token"])
+    if done:
+        ss["_room_quiz"] = quiz
+
+
+def quiz_stop() -> None:
+    room = membership()
+    if _call(rooms().stop_quiz, room["code"], room["token"])[0]:
+        ss["_room_quiz"] = None
+
+
+# -- a student ------------------------------------------------------------------------------------
+
+
+def _put_aside() -> dict[str, Any]:
+    keys = list(KEPT) + [KEEP_PREFIX + k for k in KEPT] + list(OWN)
+    return {k: ss[k] for k in keys if k in ss}
+
+
+def _bring_back(saved: dict[str, Any]) -> None:
+    for key in list(KEPT) + [KEEP_PREFIX + k for k in KEPT] + list(OWN):
+        if key in saved:
+            ss[key] = saved[key]
+        else:
+            ss.pop(key, None)
+
+
+def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
+    """Join a room as a student (the teacher's own session cannot); True when joined.
+    ``student``: come back as that member (the ``member`` of a student's own address)."""
+    if membership() is not None:
+        _say("Leave the room you are in first.")
+        return False
+    nickname = clean_nickname(nickname)  # as the teacher sees it, and as the student does
+    done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student)
+    if not done:
+        return False
+    code = normal_code(typed)
+    if student is not None and not nickname:
+        nickname = rooms().nickname(code, sid)  # a reload: the name the room knows
+    ss["_room"] = {"code": code, "role": "student", "sid": sid, "following": True,
+                   "nickname": nickname, "waiting": False}
+    ss["_room_link_tried"] = code  # the link (?room=CODE) of a room left is not joined again
+    ss["_room_saved"] = _put_aside()
+    ss["_room_version"] = None  # take the room's state on the next arrival
+    return True
+
+
+def _rejoin(room: dict[str, Any]) -> bool:
+    """A student the room no longer lists (the store lost it, or they were away too long and
+    their place was taken) joins again as the same member, with their answer."""
+    try:
+        rooms().join(room["code"], client=_client(), nickname=room.get("nickname", ""),
+                     student=room["sid"])
+    except RoomError as e:
+        leave(f"{e} Your own text and tokenizer are back.")
+        return False
+    mine = ss.get("_room_answer")
+    quiz = rooms().quiz(room["code"])
+    if mine and quiz and quiz["id"] == mine[0] and not quiz["revealed"]:
+        try:
+            rooms().answer(room["code"], room["sid"], mine[0], mine[1], client=_client())
+        except RoomError:
+            pass  # the answer is the student's to send again
+    ss["_room_version"] = None  # take the room again
+    return True
+
+
+def room_query() -> dict[str, str]:
+    """What a student's address keeps (ui/kit/state.py puts it in the address bar): the room and
+    the member, so that a reload comes back as the same member."""
+    room = membership()
+    if room and room["role"] == "student":
+        return {"room": room["code"], "member": room["sid"]}
+    return {}
+
+
+def join_from_form() -> None:
+    """Callback of the Classroom page's Join button: a refusal is said beside the form."""
+    ss.pop("_room_join_error", None)
+    if not join(ss.get("room_code", ""), ss.get("room_nickname", "")):
+        said = ss.pop("_room_message", None)
+        if said:
+            ss["_room_join_error"] = said[1]
+
+
+def leave(message: str | None = None) -> None:
+    """Leave the room (a student gets their own work back; a teacher's room stays open)."""
+    room = membership()
+    if room and room["role"] == "student":
+        try:
+            rooms().leave(room["code"], room["sid"])
+        except RoomError:
+            pass  # the store does not answer: the place frees itself (no more check-ins)
+        _bring_back(ss.pop("_room_saved", {}))
+    elif room:
+        close_room()
+    for key in ("_room", "_room_version", "_room_shared", "_room_answer"):
+        ss.pop(key, None)
+    for key in ("room", "member"):
+        if key in st.query_params:
+            del st.query_params[key]
+    if message:
+        _say(message, "info")
+
+
+def _ended() -> None:
+    leave(f"Room {show_code(membership()['code'])} has ended; your own text and tokenizer are "
+          "back." if not is_teacher() else "The room has ended (closed or expired).")
+
+
+def set_following() -> None:
+    """Callback of the student's follow toggle: off explores alone, on takes the room again."""
+    ss["_room"]["following"] = bool(ss.get("room_follow"))
+    ss["_room_version"] = ss["_room_taken"] = None  # on: take the room's state again
+
+
+def answer(quiz_id: int, pair: tuple[int, int] | None) -> None:
+    """Callback of the student's "Send my answer"."""
+    room = membership()
+    if pair is None:
+        _say("Pick a pair first.", "warning")
+        return
+    if not _call(rooms().answer, room["code"], room["sid"], quiz_id, tuple(pair),
+                 client=_client())[0]:
+        return
+    ss["_room_answer"] = (quiz_id, tuple(pair))
+
+
+def _take(room: Room, shared: Shared) -> None:
+    """Make the room's state this session's (before the sidebar is drawn)."""
+    state = room.state
+    for key in ("text", "kind", "pattern", "vocab_size", "specials"):
+        if state.get(key) is not None:
+            keep(key, state[key])
+    trained = state.get("trained")
+    try:
+        if trained:
+            settings = Settings(trained[0], trained[1], int(trained[2]), tuple(trained[3]))
+            text = state.get("train_text") or cap_text(state.get("text", ""), MAX_TRAIN_CHARS)[0]
+            ss["tok"] = shared.tokenizer(text, settings)
+            ss["tok_settings"], ss["tok_text"] = settings, text
+        if state.get("imported"):
+            ss["imported"] = shared.imported(json.dumps(state["imported"], sort_keys=True))
+    except ValueError as e:
+        _say(f"The room's tokenizer could not be made here: {e}")
+    ss["step"] = state.get("step") or 0
+    ss["_room_version"], ss["_room_state"] = room.version, room.state_version
+    ss["_room_taken"] = _sidebar_now()
+
+
+SIDEBAR = ("text", "kind", "pattern", "vocab_size", "specials")
+
+
+def _sidebar_now() -> tuple:
+    """The sidebar's values and the tokenizer, to notice a student's own change."""
+    return tuple(ss.get(k) for k in SIDEBAR) + (id(ss.get("tok")), id(ss.get("imported")))
+
+
+def _detach_if_edited(room: dict[str, Any]) -> None:
+    """A following student who changed the sidebar (or trained) explores from now on: the
+    teacher's next change must not overwrite their edit."""
+    taken = ss.get("_room_taken")
+    if room["following"] and taken is not None and taken != _sidebar_now():
+        room["following"] = False
+        _say("You changed the text or the tokenizer, so you now explore on your own: the "
+             "teacher's changes no longer replace yours. Switch **Follow the teacher** on to go "
+             "back.", "info")
+
+
+def current_page() -> str | None:
+    """The running page's script, as app.py names it (``pages/steps.py``)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return None
+    manager = ctx.pages_manager
+    info = manager.get_pages().get(manager.current_page_script_hash) or {}
+    path = info.get("script_path")
+    if not path:
+        return None
+    path = Path(path)
+    return f"{path.parent.name}/{path.name}" if path.parent.name == "pages" else None
+
+
+class Shared(NamedTuple):
+    """What ui/kit/state.py keeps once per server for every room's students (read-only)."""
+
+    tokenizer: Callable[[str, Settings], bpe_core.Tokenizer]  # train_tokenizer, kept
+    imported: Callable[[str], tuple[bpe_core.Tokenizer, str]]  # read_room_import, kept
+    watcher: Callable[[], Any]  # register_watcher, kept
+
+
+def arrive(shared: Shared) -> None:
+    """Before the sidebar's widgets: join from a link, come back as the teacher, follow the
+    room, or notice its end (or its loss by the store, which its teacher's session mends)."""
+    try:
+        _arrive(shared)
+    except RoomError as e:  # the store did not answer: this run goes on with what it shows
+        ss["_room_down"] = True
+        _say(str(e))
+    else:
+        ss["_room_down"] = False
+
+
+def _found(shared: Shared) -> None:
+    """The browser's kept teacher key (the watcher's ``found``) or a teacher link (``?teach=``):
+    come back to that room as its teacher."""
+    told = ss.get("room_watch") or {}
+    found = told.get("found") if hasattr(told, "get") else None
+    link = st.query_params.get("teach")
+    if link:
+        del st.query_params["teach"]  # out of the address bar (and off the projector) at once
+        found = link
+    elif isinstance(found, str) and found.startswith("{"):
+        try:
+            kept = json.loads(found)
+            found = f"{kept['code']}.{kept['token']}"
+        except (ValueError, KeyError, TypeError):
+            found = None
+    if not isinstance(found, str) or found == ss.get("_room_found_tried"):
+        return
+    ss["_room_found_tried"] = found  # a key that failed is not tried again in this session
+    code, _, token = found.partition(".")
+    code = normal_code(code)
+    if code is None or not token or not reclaim(code, token, shared):
+        ss["_room_keys_saved"] = "forget"  # a key to a room that is gone
+
+
+def _arrive(shared: Shared) -> None:
+    page_path = current_page()
+    ss["_page"] = page_path
+    if membership() is None:
+        _found(shared)
+    link_code = st.query_params.get("room")
+    if link_code and membership() is None and ss.get("_room_link_tried") != normal_code(link_code):
+        ss["_room_link_tried"] = normal_code(link_code)  # a refused link is not retried
+        member = st.query_params.get("member")  # a student's own address: a reload
+        join(link_code, student=member if isinstance(member, str) and member else None)
+    room = membership()
+    if room is None:
+        return
+    version = rooms().version(room["code"])
+    if room["role"] == "teacher":
+        if version is None:
+            if rooms().closed(room["code"]):
+                _ended()
+            else:
+                restore()
+        return
+    if version is None:
+        since = room.setdefault("missing_since", rooms().clock())
+        if rooms().closed(room["code"]) or rooms().clock() - since > LOST_WAIT_S:
+            _ended()  # closed, or expired (nobody put it back)
+        else:  # lost by the store: the teacher's session puts it back; meanwhile keep all
+            room["waiting"] = True
+        return
+    room["waiting"] = False
+    room.pop("missing_since", None)
+    if not rooms().is_member(room["code"], room["sid"]):
+        if rooms().removed(room["code"], room["sid"]):
+            leave(f"Your teacher removed you from room {show_code(room['code'])}; your own "
+                  "text and tokenizer are back.")
+            return
+        if not _rejoin(room):
+            return
+    _detach_if_edited(room)
+    if not room["following"] or version == ss.get("_room_version"):
+        return
+    current = rooms().room(room["code"])
+    if current is None:
+        return
+    _take(current, shared)
+    target = None
+    quiz = current.quiz
+    if quiz and ss.get("_room_quiz_seen") != quiz["id"]:
+        ss["_room_quiz_seen"] = quiz["id"]  # a new question: to the Classroom page, once
+        target = CLASSROOM_PAGE
+    elif current.state.get("follow_page") and current.state.get("page"):
+        target = current.state["page"]
+    if target and target != page_path:
+        st.switch_page(target)
+
+
+# -- the sidebar ----------------------------------------------------------------------------------
+
+
+def _noticed() -> None:
+    """The watcher saw a new version, or the room's absence: the rerun it causes takes the room
+    (``arrive``)."""
+
+
+def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
+    data: dict[str, Any] = {"said": WATCH_SAID, "first_ms": POLL_MS, "every_ms": POLL_MS,
+                            "walk_ms": WALK_MS, "walk_most": WALK_MOST,
+                            "wait_ms": WAIT_RERUN_MS, "down": bool(ss.get("_room_down")),
+                            # new on every run: a watcher that asked for this rerun (and
+                            # stopped) starts again even when nothing else in its data changed
+                            "run": time.monotonic()}
+    if ss.get("_room_keys_saved") == "forget":
+        data["forget"] = True
+        ss["_room_keys_saved"] = None
+    if room is None:
+        data["ask"] = True
+    elif room["role"] == "teacher":
+        data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
+                    step_url=STEP_PATH.format(code=room["code"]), tab=room.get("tab", "server"),
+                    url=VERSION_PATH.format(code=room["code"]) + "?teacher="
+                    + presence_id(room["token"]),
+                    first_ms=0, every_ms=TEACHER_POLL_MS)
+    else:
+        data.update(role="student", url=VERSION_PATH.format(code=room["code"]) + "?member="
+                    + room["sid"], version=ss.get("_room_version"), state=ss.get("_room_state"),
+                    following=room["following"], waiting=room.get("waiting", False))
+        if not room["following"]:
+            data["every_ms"] = TEACHER_POLL_MS  # only checking in
+    watcher(data=data, key="room_watch", on_changed_change=_noticed, on_found_change=_noticed)
+
+
+def room_panel(shared: Shared) -> None:
+    """The room's status in the sidebar, and the room watcher (outside a room too)."""
+    room = membership()
+    if room is None:
+        _watch(shared.watcher(), None)
+        return
+    code = show_code(room["code"])
+    if room["role"] == "teacher":
+        st.markdown(f"**Classroom {code}** · you teach")
+        _watch(shared.watcher(), room)
+        st.page_link(CLASSROOM_PAGE, label="Room, join link and class quiz", icon="🧑‍🏫")
+        return
+    st.markdown(f"**Classroom {code}** · you are a student")
+    _watch(shared.watcher(), room)
+    ss["room_follow"] = room["following"]
+    st.toggle("Follow the teacher", key="room_follow", on_change=set_following,
+              help="Off: explore on your own (the room's text and tokenizer stay). "
+                   "On: back to the teacher's text, tokenizer and step.")
+    st.button("Leave the room", key="room_leave", on_click=leave, width="stretch",
+              help="Your own text and tokenizer come back.")
+
+
+def join_link(code: str) -> str:
+    """The link students open: the address this browser reached the app by, with ``?room=CODE``
+    (the teacher's token is never in it)."""
+    try:
+        url = st.context.url
+    except Exception:  # no request behind this run (AppTest)
+        url = None
+    if not url:
+        return f"?room={code}"
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/", f"room={code}", ""))
+
+
+LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
+
+
+def local_addresses() -> list[str]:
+    """This machine's own network addresses (IPv4, not loopback), read from its interfaces: no
+    lookup leaves the machine (Linux: the SIOCGIFADDR ioctl per interface; elsewhere, the
+    addresses the machine's own name has, from its hosts file or resolver)."""
+    found: list[str] = []
+    try:
+        import fcntl
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # never connected
+            for _, name in socket.if_nameindex():
+                try:
+                    raw = fcntl.ioctl(s.fileno(), 0x8915,  # SIOCGIFADDR
+                                      struct.pack("256s", name.encode()[:15]))
+                except OSError:
+                    continue  # no IPv4 address on this interface
+                found.append(socket.inet_ntoa(raw[20:24]))
+    except (ImportError, OSError, AttributeError):
+        try:
+            found = [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None,
+                                                               socket.AF_INET)]
+        except OSError:
+            found = []
+    kept = []
+    for address in found:
+        ip = ipaddress.ip_address(address)
+        if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified) and address not in kept:
+            kept.append(address)
+    return kept
+
+
+def network_links(code: str) -> list[str]:
+    """For a teacher who opened the app as ``localhost``: the join link on each of this
+    machine's network addresses (same port), which students' devices can open."""
+    try:
+        url = st.context.url
+    except Exception:  # no request behind this run (AppTest)
+        url = None
+    if not url:
+        return []
+    parts = urlsplit(url)
+    if (parts.hostname or "") not in LOCAL_NAMES and parts.hostname != "::1":
+        return []
+    port = f":{parts.port}" if parts.port else ""
+    return [urlunsplit((parts.scheme, f"{a}{port}", "/", f"room={code}", ""))
+            for a in local_addresses()]

@@ -1,0 +1,662 @@
+"""Classroom rooms: one teacher, many students, a small shared state (no Streamlit here).
+
+A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>:``:
+
+- ``meta``     the SHA-256 of the teacher's secret token (the token itself is never stored);
+- ``state``    what the teacher shares, as JSON: the text, the tokenizer's settings (or an
+               imported tokenizer file), the page;
+- ``step``     the step of "Step through merges", apart: it is what changes most often;
+- ``quiz``     the class quiz, as JSON: which merge is asked, whether it is revealed;
+- ``v``        a counter the teacher's every change increments: a student's poll reads this
+               one number and finds "nothing new" without touching anything else;
+- ``sv``       a counter of every change but the step's: when only ``v`` moved, a student's
+               browser moves its stepping view and nothing reruns;
+- ``stepby``   the teacher's tab and move number the step came from: a step from an older move of
+               that tab (a slow rerun) does not replace a newer one (``push_step``);
+- ``members``  student id -> ``{"n": nickname, "t": last check-in}`` (a hash, capped at
+               MAX_STUDENTS): a member who has not checked in (polled) for ``member_timeout``
+               seconds is out of the count, and out of the room when a join needs the place;
+- ``removed``  the student ids the teacher removed (they are told, and cannot come back as
+               the same member);
+- ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
+               it, and the students are told that their teacher is gone;
+- ``answers:<quiz id>``  student id -> the pair guessed (a hash, capped likewise);
+- ``closed``   a tombstone the teacher's "Close" leaves (a day): a room that is missing without
+               it was lost by the store (a Redis restart), and its teacher's session puts it
+               back (``restore``).
+
+Every key of a room carries the room's time to live, renewed by the teacher's changes, by the
+teacher's browser checking in (every minute) and by joins: a room whose teacher is gone and that
+nobody touches for ``ttl`` seconds is gone. All the logic is in ``Rooms``; the two
+stores under it have one small interface (``MemoryKV``, a server's own, the default; a
+``redis.Redis`` client, for several app servers, chosen by ``BPE_LAB_ROOMS=redis://...``).
+
+    >>> rooms = Rooms(MemoryKV())
+    >>> code, token = rooms.create({"text": "aaab", "step": 0}, client="t")
+    >>> sid = rooms.join(code, client="s", nickname="Ann")
+    >>> v = rooms.version(code)
+    >>> rooms.update(code, token, step=3) > v, rooms.room(code).state["step"]
+    (True, 3)
+    >>> rooms.update(code, "not the token", step=4)
+    Traceback (most recent call last):
+    ui.classroom.store.NotTeacher: Only the teacher of room ... can change it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import os
+import secrets
+import threading
+import time
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ui.classroom.store import (  # the stores and the errors, also importable from here
+    CAPPED_HSET_LUA,  # noqa: F401
+    MemoryKV,  # noqa: F401
+    NotTeacher,
+    RedisKV,  # noqa: F401
+    RoomError,
+    RoomGone,
+    StoreDown,  # noqa: F401
+    open_kv,
+)
+
+# A join code: 8 characters from 31 that cannot be misread on a projector (no 0/O, 1/I/L).
+# 31**8 is about 8.5e11 (39.6 bits): with joins limited to JOIN_TRIES_PER_MINUTE failed tries per
+# client (a browser's address: a class behind one school router shares it, hence 30), guessing one
+# of a hundred live rooms takes about 8.5e9 tries, some 540 years.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 8
+JOIN_TRIES_PER_MINUTE = 30
+CREATES_PER_HOUR = 30  # rooms one client (address) may open
+MAX_STUDENTS = 100  # members of one room
+JOINS_PER_MINUTE = 120  # joins (right codes) per client address: a class behind one router
+ANSWERS_PER_MINUTE = 300  # quiz answers per client address (100 students, each changing twice)
+MEMBER_TIMEOUT = 60.0  # seconds without a check-in before a member leaves the count
+TEACHER_TIMEOUT = 6.0  # seconds without the teacher's browser checking in: "teacher gone"
+CLOSED_TTL = 24 * 3600  # how long a closed room's tombstone says "closed", not "lost"
+MAX_NICKNAME = 24  # characters
+MAX_STATE_BYTES = 16 * 1024 * 1024  # the text (200,000 characters) or an imported file (10 MB)
+DEFAULT_TTL = 3 * 3600  # seconds without a change or a join before a room is gone
+PREFIX = "bpelab:"
+
+# What the teacher's "state" may hold; anything else is refused (a student never writes it).
+STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", "train_text",
+                "imported", "page", "follow_page", "step"}
+
+
+# -- codes, tokens, names --------------------------------------------------------------------------
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normal_code(typed: str) -> str | None:
+    """A typed join code in its stored form (upper case, no spaces or dashes), or None when it
+    cannot be one.
+
+    >>> normal_code(" abcd-efgh "), normal_code("ABCD"), normal_code("ABCD-EFG0")
+    ('ABCDEFGH', None, None)
+    """
+    code = "".join(typed.split()).replace("-", "").upper()
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def show_code(code: str) -> str:
+    """``ABCD-EFGH``: the code as the projector shows it."""
+    return code[:4] + "-" + code[4:]
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def clean_nickname(name: str | None) -> str:
+    """A nickname as stored: control and format characters dropped, spaces folded, at most
+    MAX_NICKNAME characters. It is still user text: shown escaped, always.
+
+    >>> clean_nickname("  <b>Ann</b>\\u202e\\n ")
+    '<b>Ann</b>'
+    """
+    if not name:
+        return ""
+    kept = "".join(c for c in name if c.isspace() or unicodedata.category(c)[0] not in "C")
+    return " ".join(kept.split())[:MAX_NICKNAME]
+
+
+# -- who asks --------------------------------------------------------------------------------------
+
+
+def trusted_proxies(setting: str | None) -> tuple[Any, ...]:
+    """The proxies ``BPE_LAB_TRUSTED_PROXIES`` names (addresses or networks, comma-separated),
+    whose ``X-Forwarded-For`` is believed. Anything else is refused with a message.
+
+    >>> trusted_proxies("10.0.0.5, 192.168.0.0/24")
+    (IPv4Network('10.0.0.5/32'), IPv4Network('192.168.0.0/24'))
+    """
+    nets = []
+    for part in (setting or "").split(","):
+        if part.strip():
+            try:
+                nets.append(ipaddress.ip_network(part.strip(), strict=False))
+            except ValueError:
+                raise RoomError(f"BPE_LAB_TRUSTED_PROXIES: {part.strip()[:40]!r} is not an "
+                                "address or a network (10.0.0.5, 10.0.0.0/24)") from None
+    return tuple(nets)
+
+
+def _is_in(address: str, nets: tuple[Any, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip.version == net.version and ip in net for net in nets)
+
+
+LOOPBACK = "127.0.0.1"
+
+
+def client_address(peer: str | None, forwarded_for: str | None, trusted: tuple[Any, ...]) -> str:
+    """The address a request counts against, for the limits on joins, answers and rooms.
+
+    ``peer`` is the connection's address as the server saw it (None: loopback), ``forwarded_for``
+    the request's ``X-Forwarded-For``. The header is believed only from a ``trusted`` proxy: from
+    the right, each address a trusted proxy added is followed until one that is not a proxy.
+    Anyone else who sends the header counts as themselves.
+
+    uvicorn (under Streamlit) already replaces a loopback peer by the header's last address that
+    is not loopback; so a peer that is that very address, with the header present, was a
+    loopback connection, and is counted as loopback unless loopback is trusted.
+
+    >>> client_address("203.0.113.9", "1.2.3.4", ())  # an untrusted peer: its own address
+    '203.0.113.9'
+    >>> proxies = trusted_proxies("10.0.0.5")
+    >>> client_address("10.0.0.5", "1.2.3.4, 198.51.100.7", proxies)  # the proxy's last hop
+    '198.51.100.7'
+    """
+    hops = [h.strip() for h in (forwarded_for or "").split(",") if h.strip()]
+    seen = peer or LOOPBACK
+    if hops:
+        outside = [h for h in hops if not _is_in(h, LOOPBACK_NETS)]
+        if seen == (outside[-1] if outside else None) or _is_in(seen, LOOPBACK_NETS):
+            seen = LOOPBACK  # uvicorn put the header's address in place of a loopback peer
+    address = seen
+    while hops and _is_in(address, trusted):
+        address = hops.pop()
+    return address
+
+
+LOOPBACK_NETS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
+
+
+# -- the rooms -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Room:
+    """What a member reads of a room: everything but the teacher's token."""
+
+    code: str
+    version: int
+    state: dict[str, Any]
+    quiz: dict[str, Any] | None
+    students: int  # current members: those who checked in within the member timeout
+    state_version: int = 0  # counts every change but the step's (``pulse``'s "state")
+
+
+def presence_id(token: str) -> str:
+    """What the teacher's browser checks in with: made from the token, but not the token (it
+    can say "the teacher is here" and read the counts, nothing else)."""
+    return _digest("presence:" + token)[:32]
+
+
+class Rooms:
+    """Every room operation, over a store with the interface of ``MemoryKV``.
+
+    ``clock`` (wall-clock seconds, shared by every app server) times the members' and the
+    teacher's check-ins; ``member_timeout`` and ``teacher_timeout`` are how long each may be
+    silent (``BPE_LAB_MEMBER_TIMEOUT``, ``BPE_LAB_TEACHER_TIMEOUT``).
+    """
+
+    def __init__(self, kv: Any, ttl: int = DEFAULT_TTL, clock: Callable[[], float] = time.time,
+                 member_timeout: float = MEMBER_TIMEOUT, teacher_timeout: float = TEACHER_TIMEOUT):
+        self.kv = kv
+        self.ttl = ttl
+        self.clock = clock
+        self.member_timeout = member_timeout
+        self.teacher_timeout = teacher_timeout
+
+    # keys
+    @staticmethod
+    def _key(code: str, part: str) -> str:
+        return f"{PREFIX}room:{code}:{part}"
+
+    def _keys(self, code: str, quiz_id: int | None = None) -> list[str]:
+        keys = [self._key(code, p) for p in ("meta", "state", "step", "quiz", "v", "sv",
+                                             "members", "removed", "teacher", "stepby")]
+        if quiz_id is not None:
+            keys.append(self._key(code, f"answers:{quiz_id}"))
+        return keys
+
+    def _limit(self, what: str, client: str, most: int, window: int) -> bool:
+        """Count one ``what`` for ``client`` in a window of ``window`` seconds; False past ``most``."""
+        key = f"{PREFIX}limit:{what}:{_digest(client)[:32]}"
+        count = self.kv.incr(key)
+        self.kv.expire(key, window, nx=True)  # the window starts with its first count
+        return count <= most
+
+    def _touch(self, code: str, quiz_id: int | None = None) -> None:
+        for key in self._keys(code, quiz_id):
+            self.kv.expire(key, self.ttl)
+
+    def _meta(self, code: str) -> dict[str, Any] | None:
+        raw = self.kv.get(self._key(code, "meta"))
+        return None if raw is None else json.loads(raw)
+
+    def _check_teacher(self, code: str, token: str) -> None:
+        meta = self._meta(code)
+        if meta is None:
+            raise RoomGone(f"Room {show_code(code)} has ended (or expired).")
+        if not isinstance(token, str) or not hmac.compare_digest(meta["teacher"], _digest(token)):
+            raise NotTeacher(f"Only the teacher of room {show_code(code)} can change it.")
+
+    @staticmethod
+    def _state_json(state: dict[str, Any]) -> str:
+        unknown = set(state) - STATE_FIELDS
+        if unknown:
+            raise RoomError(f"A room does not carry {sorted(unknown)}.")
+        raw = json.dumps(state, ensure_ascii=False)
+        if len(raw.encode("utf-8", "surrogatepass")) > MAX_STATE_BYTES:
+            raise RoomError("The text and tokenizer are too large to share in a room.")
+        return raw
+
+    def _write_room(self, code: str, token: str, state: dict[str, Any], version: int,
+                    quiz: dict[str, Any] | None = None) -> bool:
+        """A room's keys, written afresh; False when ``code`` is taken."""
+        state = dict(state)
+        step = self._step(state.pop("step", 0))
+        raw = self._state_json(state)
+        meta = json.dumps({"teacher": _digest(token), "presence": _digest(presence_id(token))})
+        if not self.kv.set(self._key(code, "meta"), meta, ex=self.ttl, nx=True):
+            return False
+        self.kv.set(self._key(code, "state"), raw, ex=self.ttl)
+        self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
+        if quiz is not None:
+            self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
+        self.kv.set(self._key(code, "teacher"), repr(self.clock()), ex=self.ttl)
+        self.kv.set(self._key(code, "sv"), str(version), ex=self.ttl)
+        self.kv.set(self._key(code, "v"), str(version), ex=self.ttl)
+        return True
+
+    # the teacher
+    def create(self, state: dict[str, Any], client: str) -> tuple[str, str]:
+        """Open a room with this state; returns (code, the teacher's secret token)."""
+        if not self._limit("create", client, CREATES_PER_HOUR, 3600):
+            raise RoomError("Too many rooms opened from here: wait an hour, or reuse one.")
+        self._state_json({k: v for k, v in state.items() if k != "step"})  # refused before a code
+        token = secrets.token_urlsafe(24)
+        for _ in range(20):
+            code = new_code()
+            if self._write_room(code, token, state, 1):
+                return code, token
+        raise RoomError("Could not find a free room code: try again.")  # pragma: no cover
+
+    def restore(self, code: str, token: str, state: dict[str, Any],
+                quiz: dict[str, Any] | None = None) -> bool:
+        """Put a room the store lost (a restart) back under its code, from the teacher's
+        session: its state and quiz, a version no student has seen (so that every student takes
+        it). True when restored; False when the room is there (nothing to do). Refused for a
+        room its teacher closed, and for another teacher's room."""
+        if self.kv.exists(self._key(code, "closed")):
+            raise RoomError(f"Room {show_code(code)} was closed.")
+        if self._meta(code) is not None:
+            self._check_teacher(code, token)
+            return False
+        version = int(self.clock() * 1000) % 2**52  # above the versions before the loss
+        return self._write_room(code, token, state, version, quiz)
+
+    def reclaim(self, code: str, token: str) -> Room:
+        """The room, for its teacher coming back (a reload, another tab or device)."""
+        self._check_teacher(code, token)
+        self.teacher_here(code, token)
+        room = self.room(code)
+        if room is None:  # pragma: no cover - ended between the two reads
+            raise RoomError(f"Room {show_code(code)} has ended (or expired).")
+        return room
+
+    @staticmethod
+    def _step(step: Any) -> int:
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < 2**31:
+            raise RoomError("The step must be a whole number.")
+        return step
+
+    def update(self, code: str, token: str, step_from: tuple[str, int] | None = None,
+               **changes: Any) -> int:
+        """Change the shared state (only the teacher); returns the new version.
+
+        ``step_from`` is (the teacher's tab, the number of the view's move) that the step comes
+        from: a step from a move older than one this tab already set is left out (``push_step``).
+        """
+        self._check_teacher(code, token)
+        changes = dict(changes)
+        if "step" in changes:
+            step = self._step(changes.pop("step"))
+            if step_from is None or self._newer(code, *step_from):
+                self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
+                if not changes:
+                    return self._bump(code, step_only=True)
+            elif not changes:
+                return self.version(code) or 0
+        state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
+        state.update(changes)
+        self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
+        return self._bump(code)
+
+    def _newer(self, code: str, tab: str, seq: int) -> bool:
+        """Whether move ``seq`` of the teacher's ``tab`` is no older than the last step set (and
+        if so, it is the last now). Another tab's move is always newer: the last hand wins."""
+        key = self._key(code, "stepby")
+        raw = self.kv.get(key)
+        if raw is not None:
+            last = json.loads(raw)
+            if last.get("tab") == tab and int(last.get("seq", 0)) > seq:
+                return False
+        self.kv.set(key, json.dumps({"tab": tab, "seq": seq}), ex=self.ttl)
+        return True
+
+    def push_step(self, code: str, token: str, step: int, tab: str, seq: int) -> bool:
+        """The teacher's in-browser view sets the room's step directly, at each key (the route
+        ``POST .../step``), without waiting for its page's rerun: no step is merged away when
+        the teacher's server is slow. False for a move older than one already set."""
+        self._check_teacher(code, token)
+        if not isinstance(tab, str) or not tab or isinstance(seq, bool) or not isinstance(seq, int):
+            raise RoomError("A step needs the tab and the number of its move.")
+        step = self._step(step)
+        if not self._newer(code, tab[:64], seq):
+            return False
+        self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
+        self._bump(code, step_only=True)
+        return True
+
+    def _bump(self, code: str, step_only: bool = False) -> int:
+        if not step_only:
+            self.kv.incr(self._key(code, "sv"))
+        version = self.kv.incr(self._key(code, "v"))
+        quiz = self.quiz(code)
+        self._touch(code, quiz["id"] if quiz else None)
+        return version
+
+    def start_quiz(self, code: str, token: str, k: int) -> dict[str, Any]:
+        """Ask the class for merge ``k + 1`` (answers to earlier questions are dropped)."""
+        self._check_teacher(code, token)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise RoomError("The quiz step must be a whole number.")
+        old = self.quiz(code)
+        quiz = {"id": (old["id"] + 1) if old else 1, "k": k, "revealed": False}
+        if old:
+            self.kv.delete(self._key(code, f"answers:{old['id']}"))
+        self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
+        self._bump(code)
+        return quiz
+
+    def reveal_quiz(self, code: str, token: str) -> dict[str, Any]:
+        self._check_teacher(code, token)
+        quiz = self.quiz(code)
+        if quiz is None:
+            raise RoomError("No quiz is running in this room.")
+        quiz["revealed"] = True
+        self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
+        self._bump(code)
+        return quiz
+
+    def stop_quiz(self, code: str, token: str) -> None:
+        self._check_teacher(code, token)
+        quiz = self.quiz(code)
+        self.kv.delete(self._key(code, "quiz"),
+                       *([self._key(code, f"answers:{quiz['id']}")] if quiz else []))
+        self._bump(code)
+
+    def close(self, code: str, token: str) -> None:
+        """End the room; its students are told it was closed (not lost) for CLOSED_TTL."""
+        self._check_teacher(code, token)
+        quiz = self.quiz(code)
+        self.kv.set(self._key(code, "closed"), "1", ex=CLOSED_TTL)
+        self.kv.delete(*self._keys(code, quiz["id"] if quiz else None))
+
+    def closed(self, code: str) -> bool:
+        """Whether the room's teacher closed it (rather than the store losing it)."""
+        return bool(self.kv.exists(self._key(code, "closed")))
+
+    def answers(self, code: str, token: str) -> list[dict[str, Any]]:
+        """The current question's answers (only the teacher): ``{"pair": [a, b], "nickname": ...}``."""
+        self._check_teacher(code, token)
+        quiz = self.quiz(code)
+        if quiz is None:
+            return []
+        raw = self.kv.hgetall(self._key(code, f"answers:{quiz['id']}"))
+        return [json.loads(v) for v in raw.values()]
+
+    def members(self, code: str, token: str) -> dict[str, str]:
+        """The current members (only the teacher): student id -> nickname ("" for none)."""
+        self._check_teacher(code, token)
+        return self._current(code)
+
+    def nicknames(self, code: str, token: str) -> list[str]:
+        """The current students' nicknames, "" for those who gave none (only the teacher)."""
+        return list(self.members(code, token).values())
+
+    def remove(self, code: str, token: str, student: str) -> bool:
+        """The teacher removes a member (a ghost, a joker): out of the count now, told on their
+        next check-in, and unable to come back as the same member."""
+        self._check_teacher(code, token)
+        self.kv.hset(self._key(code, "removed"), student, "1")
+        self.kv.expire(self._key(code, "removed"), self.ttl)
+        return bool(self.kv.hdel(self._key(code, "members"), student))
+
+    def removed(self, code: str, student: str) -> bool:
+        return self.kv.hget(self._key(code, "removed"), student) is not None
+
+    def teacher_here(self, code: str, token: str) -> None:
+        """The teacher's session checks in (also done by ``pulse`` with the presence id)."""
+        self.kv.set(self._key(code, "teacher"), repr(self.clock()), ex=self.ttl)
+
+    # members and their check-ins
+    def _fresh(self, raw: str | None, now: float) -> bool:
+        return raw is not None and now - float(json.loads(raw).get("t", 0)) < self.member_timeout
+
+    def _current(self, code: str) -> dict[str, str]:
+        now = self.clock()
+        return {sid: json.loads(raw).get("n", "")
+                for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
+                if self._fresh(raw, now)}
+
+    def _prune(self, code: str) -> int:
+        """Drop the members who stopped checking in: their places are free again."""
+        now = self.clock()
+        gone = [sid for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
+                if not self._fresh(raw, now)]
+        return sum(self.kv.hdel(self._key(code, "members"), sid) for sid in gone)
+
+    # everyone
+    def version(self, code: str) -> int | None:
+        """The room's version (None once it has ended): what a follower polls."""
+        raw = self.kv.get(self._key(code, "v"))
+        return None if raw is None else int(raw)
+
+    def pulse(self, code: str, member: str = "", teacher: str = "") -> dict[str, Any] | None:
+        """What a browser polls (each poll is also its check-in).
+
+        A student (``member``: their id) gets ``{"version", "state", "step", "teacher"}``
+        (``state``: the count of changes other than the step's; ``teacher``: whether the
+        teacher's browser checked in lately). The teacher's browser (``teacher``: its presence
+        id) gets ``{"version", "students", "answered"}``: the live counts. Anyone else gets None,
+        so that the code alone tells nothing, and so does everyone once the room is gone.
+        """
+        now = self.clock()
+        if isinstance(teacher, str) and teacher:
+            meta = self._meta(code)
+            if meta is None or not hmac.compare_digest(meta.get("presence", ""),
+                                                       _digest(teacher)):
+                return None
+            last = self.kv.get(self._key(code, "teacher"))
+            self.kv.set(self._key(code, "teacher"), repr(now), ex=self.ttl)
+            version = self.version(code)
+            if version is None:
+                return None
+            if last is None or now - float(last) > 60:  # a room lives while its teacher is here
+                quiz = self.quiz(code)
+                self._touch(code, quiz["id"] if quiz else None)
+            current = self._current(code)
+            return {"version": version, "students": len(current),
+                    "answered": self._answered(code, current)}
+        if not isinstance(member, str) or not member:
+            return None
+        key = self._key(code, "members")
+        raw = self.kv.hget(key, member)
+        if raw is None:
+            return None
+        version, state, step, seen = self.kv.mget(
+            *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
+        if version is None or state is None:
+            return None
+        record = json.loads(raw)
+        if now - float(record.get("t", 0)) >= min(5.0, self.member_timeout / 4):
+            record["t"] = now  # a check-in, written every few seconds, not every poll
+            self.kv.hset(key, member, json.dumps(record))
+        return {"version": int(version), "state": int(state), "step": int(step or 0),
+                "teacher": seen is not None and now - float(seen) < self.teacher_timeout}
+
+    def quiz(self, code: str) -> dict[str, Any] | None:
+        raw = self.kv.get(self._key(code, "quiz"))
+        return None if raw is None else json.loads(raw)
+
+    def room(self, code: str) -> Room | None:
+        """The room as a member sees it, or None once it has ended."""
+        version = self.version(code)
+        raw = self.kv.get(self._key(code, "state"))
+        if version is None or raw is None:
+            return None
+        state = json.loads(raw)
+        state["step"] = int(self.kv.get(self._key(code, "step")) or 0)
+        return Room(code, version, state, self.quiz(code), len(self._current(code)),
+                    int(self.kv.get(self._key(code, "sv")) or 0))
+
+    def _answered(self, code: str, current: dict[str, str]) -> int:
+        quiz = self.quiz(code)
+        if quiz is None:
+            return 0
+        return len(set(self.kv.hgetall(self._key(code, f"answers:{quiz['id']}"))) & set(current))
+
+    def answered(self, code: str) -> int:
+        """How many of the current members answered the current question ("n of N")."""
+        return self._answered(code, self._current(code))
+
+    # a student
+    def join(self, code: str, client: str, nickname: str = "", student: str | None = None) -> str:
+        """Join by a typed code; returns the student's id (``student``: come back as that member,
+        e.g. after a reload or after the store lost the room).
+
+        Raises RoomError for a code that is not a live room, past JOIN_TRIES_PER_MINUTE failed
+        tries or JOINS_PER_MINUTE joins from ``client``, for a member the teacher removed, and
+        for a full room (members who stopped checking in make way).
+        """
+        normal = normal_code(code)
+        live = normal is not None and self.kv.exists(self._key(normal, "meta"))
+        if not live:
+            if not self._limit("join", client, JOIN_TRIES_PER_MINUTE, 60):
+                raise RoomError("Too many wrong codes: wait a minute, then try again.")
+            raise RoomError("No room has that code: check it with your teacher.")
+        key = self._key(normal, "members")
+        if student is not None:
+            if not isinstance(student, str) or not 8 <= len(student) <= 64:
+                student = None
+            elif self.removed(normal, student):
+                raise RoomError(f"Your teacher removed you from room {show_code(normal)}.")
+        back = student is not None and self.kv.hget(key, student) is not None
+        if not back and not self._limit("joins", client, JOINS_PER_MINUTE, 60):
+            raise RoomError("Too many joins from here: wait a minute, then try again.")
+        sid = student or secrets.token_urlsafe(12)
+        nickname = clean_nickname(nickname)
+        if back and not nickname:  # a reload does not know the nickname: the room keeps it
+            nickname = self.nickname(normal, sid)
+        value = json.dumps({"n": nickname, "t": self.clock()})
+        if not self.kv.capped_hset(key, sid, value, MAX_STUDENTS, self.ttl):
+            if not (self._prune(normal) and self.kv.capped_hset(key, sid, value, MAX_STUDENTS,
+                                                                  self.ttl)):
+                raise RoomError(f"Room {show_code(normal)} is full ({MAX_STUDENTS} students).")
+        quiz = self.quiz(normal)
+        self._touch(normal, quiz["id"] if quiz else None)  # the answers live as long as the room
+        return sid
+
+    def nickname(self, code: str, student: str) -> str:
+        """A member's nickname as the room keeps it ("" for none, or for no member)."""
+        raw = self.kv.hget(self._key(code, "members"), student)
+        return "" if raw is None else json.loads(raw).get("n", "")
+
+    def is_member(self, code: str, student: str) -> bool:
+        return self.kv.hget(self._key(code, "members"), student) is not None
+
+    def leave(self, code: str, student: str) -> None:
+        self.kv.hdel(self._key(code, "members"), student)
+
+    def answer(self, code: str, student: str, quiz_id: int, pair: tuple[int, int],
+               client: str = "") -> None:
+        """A student's guess for the current question (again: the guess is replaced); at most
+        ANSWERS_PER_MINUTE from one ``client`` address."""
+        quiz = self.quiz(code)
+        if quiz is None or quiz["id"] != quiz_id:
+            raise RoomError("That question is over: the teacher has moved on.")
+        if quiz["revealed"]:
+            raise RoomError("The answer is already revealed.")
+        raw = self.kv.hget(self._key(code, "members"), student)
+        if raw is None:
+            raise RoomError("Join the room again to answer.")
+        if (not isinstance(pair, tuple | list) or len(pair) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**31
+                           for x in pair)):
+            raise RoomError("An answer is a pair of token ids.")
+        if client and not self._limit("answer", client, ANSWERS_PER_MINUTE, 60):
+            raise RoomError("Too many answers from here: wait a minute, then send it again.")
+        value = json.dumps({"pair": list(pair), "nickname": json.loads(raw).get("n", "")})
+        if not self.kv.capped_hset(self._key(code, f"answers:{quiz_id}"), student, value,
+                                   MAX_STUDENTS, self.ttl):
+            raise RoomError("This question has all the answers it can take.")
+
+
+_SHARED: dict[str, Any] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_rooms() -> Rooms:
+    """This process's rooms, made once: in-process, or on the Redis server that the setting
+    ``BPE_LAB_ROOMS`` names (``redis://host:port/db``); ``BPE_LAB_ROOM_TTL`` seconds of
+    inactivity end a room, ``BPE_LAB_MEMBER_TIMEOUT`` seconds without a poll take a student out
+    of the count, ``BPE_LAB_TEACHER_TIMEOUT`` seconds without the teacher's tell the students
+    their teacher is gone. The pages (ui/classroom/panel.py) and the server's HTTP route
+    (ui/classroom/route.py) share it."""
+    with _SHARED_LOCK:
+        if "rooms" not in _SHARED:
+            env = os.environ.get
+            _SHARED["rooms"] = Rooms(
+                open_kv(env("BPE_LAB_ROOMS")), ttl=int(env("BPE_LAB_ROOM_TTL", DEFAULT_TTL)),
+                member_timeout=float(env("BPE_LAB_MEMBER_TIMEOUT", MEMBER_TIMEOUT)),
+                teacher_timeout=float(env("BPE_LAB_TEACHER_TIMEOUT", TEACHER_TIMEOUT)))
+        return _SHARED["rooms"]
+
+
+def shared_proxies() -> tuple[Any, ...]:
+    """The trusted proxies of ``BPE_LAB_TRUSTED_PROXIES``, read once per process."""
+    with _SHARED_LOCK:
+        if "proxies" not in _SHARED:
+            _SHARED["proxies"] = trusted_proxies(os.environ.get("BPE_LAB_TRUSTED_PROXIES"))
+        return _SHARED["proxies"]

@@ -1,0 +1,2 @@
+"""Compare with GPT: counts, coloured views and where cuts differ (``cuts``).
+"""

@@ -1,0 +1,2 @@
+"""Export and import: the bytes of every download and reading uploaded files (``files``).
+"""

@@ -1,0 +1,27 @@
+"""What the server does while it waits for its first visitor: read and check the GPT presets
+(``bpe_core.pretrained.preload``) and import the modules the pages need (pandas and altair take
+longer to import than anything a page then does). Measured in ``benchmarks/first_visits.py``."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+from bpe_core.pretrained import preload
+
+WARM_MODULES = ("pandas", "altair", "ui.kit.state", "ui.compare.cuts", "ui.kit.charts", "ui.kit.tables",
+                "ui.kit.tokens_html", "ui.chat.panel")
+
+
+def warm_up() -> threading.Thread:
+    """Start the warm-up in a background thread; a visitor who comes sooner waits only for what
+    is still loading (imports and preset loads happen once either way)."""
+    def run() -> None:
+        presets = preload()
+        for module in WARM_MODULES:
+            importlib.import_module(module)
+        presets.join()
+
+    thread = threading.Thread(target=run, name="bpe-lab warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,2 @@
+"""Variants of BPE: the classic trainer against its variants on one text (``comparison``).
+"""
