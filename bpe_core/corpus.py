@@ -3,12 +3,14 @@
 Training needs only how often each distinct piece occurs (" the": 20 000 times), in the order
 the pieces first appear. This module gets that table from files of any size without holding them:
 
-1. It cuts the corpus into blocks of about ``block_bytes`` at places where cutting changes
-   nothing: right after a special token, or else beside a line break where the split pattern
-   cuts the text the same way with or without the cut (checked on the text around the place).
-   A cut never falls inside a character, a special token or a piece. For a tokenizer read
-   from a tokenizer.json, "the split" is its whole pipeline (``PipelineSplit``: normalizer,
-   added tokens, pre-tokenizer), so the same check keeps e.g. a Replace across a cut whole.
+1. It cuts the corpus into blocks of about ``block_bytes`` only at places where cutting
+   provably changes nothing: right after a special token (when no two special tokens can
+   overlap), or, for the built-in GPT-2, GPT-4 and GPT-4o patterns, beside a line break by
+   the rule proven for that pattern (``split.proven_cuts``). Any other pattern, and a
+   tokenizer read from a tokenizer.json (``PipelineSplit``: normalizer, added tokens,
+   pre-tokenizer), is cut only after special tokens: a pattern can look arbitrarily far
+   (``(?s).{1,4}`` counts from the start of the text). A corpus that holds no place to cut
+   for ``MAX_BLOCK_BYTES`` (64 MB, or ``block_bytes`` if larger) is refused, naming the fix.
 2. Worker processes (or a Dask cluster) count the pieces of each block, in first-seen order.
 3. Here the blocks' tables are added up in block order, so the combined table keeps the
    first-seen order of the whole text, and ``train_bpe`` makes exactly the merges that
@@ -599,8 +601,8 @@ def file_blocks(
     block_bytes: int = DEFAULT_BLOCK_BYTES,
 ) -> FileBlocks:
     """The blocks ``count_pieces`` cuts files into, for other work on a corpus in parallel (the
-    command line's ``bpe-lab encode``): each cut falls after a special token or beside a line
-    break where ``pattern`` splits the text the same way with and without it, so encoding the
+    command line's ``bpe-lab encode``): each cut falls after a special token or where the
+    pattern's proven rule allows it (see the module), so encoding the
     blocks one by one gives the ids of encoding the whole text. Blocks are found as they are
     asked for; nothing but the text around a cut is read here.
 
