@@ -61,7 +61,7 @@ def train(args: argparse.Namespace) -> int:
         raise UsageError(f"--min-frequency {args.min_frequency} must be 0 or more")
     if args.max_token_bytes is not None and args.max_token_bytes < 1:
         raise UsageError(f"--max-token-bytes {args.max_token_bytes} must be 1 or more")
-    outputs.check_out(args.format, args.out)
+    outputs.check_out(args.format, args.out, args.force)
     total = inputs.check_corpus(args.corpus)
     inputs.check_pattern_speed(pattern, args.corpus)
     if warning:
@@ -95,7 +95,7 @@ def train(args: argparse.Namespace) -> int:
         bars.close()
         if not args.history:  # the counts stay out of the files (and no sidecar for them)
             tok.history = []
-        written = outputs.save(tok, args.format, args.out)
+        written = outputs.save(tok, args.format, args.out, args.force)
     except KeyboardInterrupt:
         bars.close()
         if bars.steps_done:
@@ -240,6 +240,7 @@ def encode(args: argparse.Namespace) -> int:
     workers, warning = inputs.workers_from(args.workers)
     inputs.check_block_bytes(args.block_bytes)
     total = inputs.check_corpus(args.corpus)
+    outputs.check_ids_out(args.out, args.force)
     if warning:
         say(f"bpe-lab: warning: {warning}")
     dtype = outputs.id_dtype(tok.max_token_value)
@@ -281,7 +282,7 @@ def encode(args: argparse.Namespace) -> int:
             pool.join()
 
     try:
-        outputs.write_ids(args.out, dtype, fill)
+        outputs.write_ids(args.out, dtype, fill, force=args.force)
     except KeyboardInterrupt:
         bars.close()
         raise Interrupted(f"interrupted after {clock.words()}: encoded"
