@@ -337,20 +337,56 @@ def read_learner(path: str) -> check.LearnerOutput:
         raise UsageError(str(e)) from None
 
 
+CHECK_READ_BYTES = 1 << 20  # check reads its corpus in blocks of this many bytes
+
+
+def _char_end(data: bytes) -> int:
+    """Where the last whole UTF-8 character of ``data`` ends: before a lead byte whose
+    character is not complete yet (its rest is in the next block), else the end."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return len(data)
+        if byte >= 0xC0:  # a lead byte: how long its character is
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(data) - back if need > back else len(data)
+    return len(data)  # continuation bytes with no lead: not UTF-8, said where they are
+
+
 def read_corpus_text(paths: list[str], errors: str) -> str:
-    """The corpus files as one text (``check`` trains its reference on at most 200,000
-    characters, so reading them whole is fine); non-UTF-8 bytes are named with their offset."""
+    """The corpus files as one text. ``check`` trains its reference on at most 200,000
+    characters: each file is read in blocks, never cutting a character, and its characters
+    are counted to the end (a corpus over the bound is refused with its true size);
+    non-UTF-8 bytes are named with their offset in the file."""
     inputs.check_corpus(paths)
-    parts = []
+    parts: list[str] = []
+    kept = count = 0
     for path in paths:
         with open(path, "rb") as f:
-            data = f.read(check.MAX_CHECK_CHARS * 4 + 1)
-        try:
-            parts.append(data.decode("utf-8", errors=errors))
-        except UnicodeDecodeError as e:
-            raise UsageError(f"{path}, byte {e.start:,}: not UTF-8 ({data[e.start:e.start + 4]!r});"
-                             " convert the file to UTF-8, or pass --errors replace to read such"
-                             " bytes as U+FFFD") from None
+            offset, carry = 0, b""  # offset: of carry's first byte in the file
+            while True:
+                block = f.read(CHECK_READ_BYTES)
+                data = carry + block
+                end = _char_end(data) if block else len(data)
+                try:
+                    text = data[:end].decode("utf-8", errors=errors)
+                except UnicodeDecodeError as e:
+                    raise UsageError(
+                        f"{path}, byte {offset + e.start:,}: not UTF-8"
+                        f" ({data[e.start:e.start + 4]!r}); convert the file to UTF-8, or pass"
+                        " --errors replace to read such bytes as U+FFFD") from None
+                count += len(text)
+                if kept <= check.MAX_CHECK_CHARS:
+                    parts.append(text)
+                    kept += len(text)
+                offset, carry = offset + end, data[end:]
+                if not block:
+                    break
+    if count > check.MAX_CHECK_CHARS:
+        names = paths[0] if len(paths) == 1 else f"the {len(paths)} corpus files"
+        raise UsageError(f"{names}: the text has {count:,} characters; the check trains on at"
+                         f" most {check.MAX_CHECK_CHARS:,} (a few thousand show most mistakes):"
+                         " give a shorter sample")
     return "".join(parts)
 
 
