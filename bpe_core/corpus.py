@@ -56,6 +56,8 @@ DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
 CONTEXT = 300  # characters read on each side of a possible cut (special tokens, a rule's lookbehind)
 CUT_WINDOW = 64 << 10  # bytes read at a time when looking for a cut
 MAX_BLOCK_BYTES = 64 << 20  # a block longer than this (or than block_bytes) with no cut: refused
+DASK_NO_WORKER_SECONDS = 10.0  # a Dask cluster without a worker this long: refused
+DASK_POLL_SECONDS = 0.02  # how often a Dask block's result is looked for
 
 # on_bytes(bytes done, bytes in all or None when unknown): the reading's progress
 BytesCallback = Callable[[int, int | None], object]
@@ -475,12 +477,38 @@ class _Runner:
                 pending.append(client.submit(_count_block, block, *args, pure=False))
                 self.max_in_flight = max(self.max_in_flight, len(pending))
                 if len(pending) >= self.limit:
-                    consume(*client.gather(pending.popleft()))
+                    consume(*_dask_result(client, pending.popleft()))
             while pending:
-                consume(*client.gather(pending.popleft()))
+                consume(*_dask_result(client, pending.popleft()))
         finally:
             if pending:
                 client.cancel(list(pending))
+
+
+def _dask_result(client: object, future: object) -> tuple:
+    """A Dask future's result, waited for here: polling keeps Ctrl-C in this thread (no
+    asyncio task of the client's is left waiting, to print a traceback when it is closed),
+    and a cluster with no worker for ``DASK_NO_WORKER_SECONDS`` is a CorpusError, not a wait
+    forever."""
+    idle_since = None
+    checked = time.monotonic()
+    while not future.done():
+        time.sleep(DASK_POLL_SECONDS)
+        now = time.monotonic()
+        if now - checked < 0.5:
+            continue
+        checked = now
+        if sum(client.nthreads().values()):
+            idle_since = None
+            continue
+        idle_since = now if idle_since is None else idle_since
+        if now - idle_since >= DASK_NO_WORKER_SECONDS:
+            where = getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+            raise CorpusError(
+                f"the Dask cluster at {where} has had no worker for"
+                f" {DASK_NO_WORKER_SECONDS:g} s, so no block can be counted: start workers"
+                f" (dask worker {where}), or count without Dask (leave out client=, --dask)")
+    return future.result()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -43,11 +43,17 @@ def dask_client(address: str | None):
     except ImportError:
         raise UsageError("--dask needs Dask's distributed scheduler, which is not installed:"
                          " pip install 'bpe-lab[dask]'") from None
+    from bpe_core.corpus import DASK_NO_WORKER_SECONDS
+
     try:
-        return Client(address, timeout="10s")
+        client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"--dask {address}: cannot reach a Dask scheduler there ({e}); start"
                          " one (dask scheduler) and give its tcp://HOST:PORT") from None
+    if not client.nthreads():
+        say(f"bpe-lab: the Dask scheduler at {address} has no worker yet; waiting up to"
+            f" {DASK_NO_WORKER_SECONDS:g} s for one (start one: dask worker {address})")
+    return client
 
 
 def train(args: argparse.Namespace) -> int:
@@ -106,6 +112,13 @@ def train(args: argparse.Namespace) -> int:
                           f" ({args.out} is as it was)") from None
     except ValueError as e:  # bpe_core's word for bad input: a file's bytes, a token, a size
         raise UsageError(str(e)) from None
+    except Exception as e:
+        if client is None:
+            raise
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"--dask {args.dask}: the cluster failed: {first} (its workers need"
+                         " bpe_core and the same Python packages as here, and the corpus at the"
+                         " same paths)") from None
     finally:
         bars.close()
         if client is not None:

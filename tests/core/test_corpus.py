@@ -413,3 +413,20 @@ def test_a_dask_cluster_counts_the_blocks_and_the_merges_are_the_same(tmp_path):
                                   client=client, block_bytes=20)
     assert merges_and_counts(tok) == merges_and_counts(whole)
     assert result.workers == 2 and result.blocks > 10 and result.max_in_flight <= 4
+
+
+def test_a_dask_cluster_without_workers_is_an_error_not_a_wait_forever(tmp_path, monkeypatch):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        if in_ci():
+            raise
+        pytest.skip("dask[distributed] is not installed (pip install -r requirements-dev.txt)")
+    import bpe_core.corpus
+
+    monkeypatch.setattr(bpe_core.corpus, "DASK_NO_WORKER_SECONDS", 1.0)
+    paths = write_files(tmp_path, corpus_texts(True))
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        with pytest.raises(CorpusError, match=r"has had no worker for 1 s.*dask worker tcp://"):
+            count_pieces(paths, pattern=pattern_of("gpt4"), client=client, block_bytes=100)
