@@ -74,14 +74,18 @@ def compile_pattern(pattern: str) -> regex.Pattern | None:
 #      digit after it. Its punctuation run stops at P and its [\r\n]* takes the whole run, up
 #      to c, where text[c] stops it exactly as the end of the text does. Attempts before it read
 #      nothing past the run (as in R1). From c on, as in R1.
-# tests/core/test_corpus.py checks the rules against the split of the whole text on hostile
+# X and P are never a surrogate (\p{Cs}): the text is cut before it is cleaned (clean_text joins
+# a surrogate pair of an iterator's strings into one character, maybe a letter), and a byte that
+# is not UTF-8 is one surrogate where the reader looks for cuts.
+# tests/core/test_corpus_cuts.py checks the rules against the split of the whole text on hostile
 # texts (runs of spaces and line breaks, "/", marks, CRLF, every block size).
 
 _PROVEN_CUTS = {
-    GPT2_SPLIT_PATTERN: r"(?<=\S)(?=[\r\n])",
-    GPT4_SPLIT_PATTERN: r"(?<=[\p{L}\p{N}])(?=[\r\n])|(?<=[^\s\p{L}\p{N}][\r\n]+)(?=[^\r\n])",
+    GPT2_SPLIT_PATTERN: r"(?<=[^\s\p{Cs}])(?=[\r\n])",
+    GPT4_SPLIT_PATTERN: r"(?<=[\p{L}\p{N}])(?=[\r\n])"
+                        r"|(?<=[^\s\p{L}\p{N}\p{Cs}][\r\n]+)(?=[^\r\n])",
     GPT4O_SPLIT_PATTERN: r"(?<=[\p{L}\p{N}])(?=[\r\n])"
-                         r"|(?<=[^\s\p{L}\p{N}\p{M}][\r\n]+)(?=[\p{L}\p{N}])",
+                         r"|(?<=[^\s\p{L}\p{N}\p{M}\p{Cs}][\r\n]+)(?=[\p{L}\p{N}])",
 }
 
 

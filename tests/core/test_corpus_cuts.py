@@ -14,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import chunks_of
 from support import pattern_of
-from test_corpus import DOCS, EOT, merges_and_counts, write_files
+from test_corpus import DOCS, EOT, merges_and_counts, reference_table, write_files
 
 import bpe_core.corpus
 from bpe_core import RegexTokenizer
 from bpe_core.corpus import CorpusError, count_pieces, file_blocks, read_block
 from bpe_core.split import proven_cuts
+from bpe_core.text import clean_text
 
 FAR_LOOKING = [r"(?s).{1,4}", r"(?:\S+\s*){1,3}"]
 
@@ -111,6 +112,24 @@ def test_every_cut_a_rule_allows_keeps_the_whole_split(parts, kind):
         assert whole_split_kept(pattern_of(kind), text, m.start()), (text, m.start())
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.lists(st.sampled_from([*HOSTILE, EOT]), max_size=40).map("".join),
+                      min_size=1, max_size=3),
+       kind=st.sampled_from(["gpt2", "gpt4", "gpt4o"]), block_bytes=st.integers(1, 30))
+def test_hostile_text_in_tiny_blocks_gives_the_whole_texts_table(tmp_path_factory, parts, kind,
+                                                                  block_bytes):
+    text = "".join(parts)
+    if not text:
+        return
+    paths = write_files(tmp_path_factory.mktemp("c"), parts)
+    for specials in ([], [EOT]):
+        expected = reference_table(text, pattern_of(kind), specials)
+        for source in (paths, iter(parts)):
+            counted = count_pieces(source, pattern=pattern_of(kind), special_tokens=specials,
+                                   workers=1, block_bytes=block_bytes)
+            assert list(counted.counts.items()) == expected
+
+
 @pytest.mark.parametrize(("kind", "text", "c"), [
     ("gpt2", "a\n\nb", 3),        # after a line break: "\n\n" at the end is one piece ($)
     ("gpt2", "x \r\ny", 2),       # before a line break after a space
@@ -130,6 +149,18 @@ def test_the_rules_cut_prose_at_every_line(kind):
     lines = [f"Line {k} ends with a word" if k % 2 else f"Line {k} ends with a stop." for k in range(50)]
     text = "\n".join(lines) + "\n"
     assert len(list(proven_cuts(pattern_of(kind)).finditer(text))) == len(lines)
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "gpt4", "gpt4o"])
+def test_a_surrogate_pair_split_over_an_iterators_strings_is_not_cut_after(kind):
+    """"a\\ud835" + "\\udc00..." is cleaned into one letter, 𝐀, after the cut is chosen: a rule
+    must not take the lone surrogate for punctuation (GPT-4 cut "𝐀\\n\\n | \\n" apart)."""
+    texts = ["a\ud835", "\udc00\n\n \nb\n"] * 300
+    expected = reference_table(clean_text("".join(texts)), pattern_of(kind), [])
+    for block_bytes in (1, 5, 50, 333):
+        counted = count_pieces(iter(texts), pattern=pattern_of(kind), workers=1,
+                               block_bytes=block_bytes)
+        assert list(counted.counts.items()) == expected, block_bytes
 
 
 def test_other_patterns_have_no_rule():
