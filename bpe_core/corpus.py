@@ -194,11 +194,14 @@ def specials_overlap(specials: list[str]) -> bool:
     >>> specials_overlap(["<|endoftext|>", "<|im_start|>"]), specials_overlap(["ab", "ba"])
     (False, True)
     """
+    known = set(specials)
+    prefixes = {s[:k] for s in specials for k in range(1, len(s) + 1)}
+    lengths = sorted({len(s) for s in specials})
     for a in specials:
-        for b in specials:
-            if a != b and a in b:
-                return True
-            if any(b.startswith(a[k:]) for k in range(1, len(a))):
+        if any(a[k:] in prefixes for k in range(1, len(a))):
+            return True  # a suffix of a begins a special token (maybe a itself)
+        for n in lengths:  # another special token inside a
+            if n < len(a) and any(a[i:i + n] in known for i in range(len(a) - n + 1)):
                 return True
     return False
 
