@@ -292,7 +292,7 @@ def _uncut_message(cutter: _Cutter, what: str, start: int, limit: int, unit: str
         why += " (and the special tokens can overlap one another, so not there either)"
     return (f"{what}: from {unit} {start:,} on, more than {limit:,} {unit}s hold no place to cut"
             f" the corpus into blocks: {why}. Put a special token such as <|endoftext|> between"
-            " documents and pass it (special_tokens=, --special), or use a built-in pattern")
+            " documents and pass it (special_tokens=, --special-token), or use a built-in pattern")
 
 
 def _next_cut(files: _Files, target: int, cutter: _Cutter, limit: int) -> int:

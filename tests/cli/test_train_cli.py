@@ -141,6 +141,7 @@ def test_patterns_that_look_far_train_as_train_does_in_blocks(tmp_path, corpus, 
         done = run_cli("train", *paths, "--vocab-size", 450, "--pattern", pattern, *specials,
                        "--workers", "1", "--block-bytes", 4096, "--out", "t.model", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
+        assert ("counted as one block" in done.stderr) == (not specials)
         tok = RegexTokenizer(pattern)
         tok.train(text, 450, special_tokens=[EOT] if specials else None)
         assert bpe_core.load(tmp_path / "t.model").merges == tok.merges
