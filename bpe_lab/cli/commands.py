@@ -13,6 +13,7 @@ from collections import deque
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.corpus import MAX_BLOCK_BYTES
 from bpe_core.files import MissingSettingsError
 from bpe_core.split import proven_cuts
 from bpe_lab import check
@@ -73,13 +74,16 @@ def train(args: argparse.Namespace) -> int:
     inputs.check_pattern_speed(pattern, args.corpus)
     if warning:
         say(f"bpe-lab: warning: {warning}")
+    largest_block = args.block_bytes
+    if pattern and proven_cuts(pattern) is None:  # cut only after special tokens: blocks grow
+        largest_block = min(total, max(MAX_BLOCK_BYTES, args.block_bytes))
     if pattern and proven_cuts(pattern) is None and not specials and total > args.block_bytes:
         say("bpe-lab: note: a custom split pattern is cut into blocks only right after a special"
             " token (no other cut is proven to keep its pieces), so this corpus is counted as one"
             " block, by one worker; put a special token between documents and pass"
             " --special-token to count in parallel")
     client = dask_client(args.dask)
-    tok = inputs.new_tokenizer(pattern, inputs.block_timeout(pattern, args.block_bytes))
+    tok = inputs.new_tokenizer(pattern, inputs.block_timeout(pattern, largest_block))
     bars = Bars()
     num_merges = args.vocab_size - 256 - len(specials)
 
