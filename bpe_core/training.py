@@ -128,8 +128,13 @@ def train_bpe(
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
+    base_vocab: dict[int, bytes] | None = None,
 ) -> TrainResult:
     """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
+
+    ``base_vocab`` (id -> bytes) lets training go on from tokens made before: the chunks are
+    then sequences of its ids, and the new ids follow its largest (SuperBPE's stage two starts
+    so, superbpe.py). By default the chunks are bytes and the vocabulary the 256 bytes.
 
     With ``candidates=n`` every MergeRecord also keeps the n best pairs of its step.
     ``tie_rule`` picks among equally frequent pairs: "seen" (the first to occur, as the seeds),
@@ -192,21 +197,21 @@ def train_bpe(
             del places[:k]
         return places[0]
 
-    vocab = {i: bytes([i]) for i in range(256)}
+    vocab = {i: bytes([i]) for i in range(256)} if base_vocab is None else dict(base_vocab)
+    first_id = max(vocab) + 1 if vocab else 0
     if tie_rule == "seen":
         tie_key: Callable[[tuple[int, int]], object] = first_place
     elif tie_rule == "ids":
         def tie_key(pair):
             return pair
     else:
-        backwards = {i: _descending(vocab[i]) for i in range(256)}
+        backwards = {i: _descending(t) for i, t in vocab.items()}
 
         def tie_key(pair):
             return backwards[pair[0]] + backwards[pair[1]]
 
-    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()]
-    if max_token_bytes is not None and max_token_bytes < 2:
-        heap = []
+    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()
+            if max_token_bytes is None or len(vocab[pair[0]]) + len(vocab[pair[1]]) <= max_token_bytes]
     heapq.heapify(heap)
 
     def pop_best() -> tuple[int, object, tuple[int, int]] | None:
@@ -247,7 +252,7 @@ def train_bpe(
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
         a, b = pair
-        new_id = 256 + step
+        new_id = first_id + step
         new_pairs: set[tuple[int, int]] = set()
         for i in where.pop(pair):
             if tok[i] != a:
