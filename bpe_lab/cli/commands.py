@@ -51,6 +51,12 @@ def dask_client(address: str | None):
 
 
 def train(args: argparse.Namespace) -> int:
+    from . import variants  # (it imports this module)
+
+    if getattr(args, "variant", "classic") != "classic":
+        return variants.train(args)
+    if hasattr(args, "variant"):
+        variants.check_variant_options(args)
     clock = Clock()
     specials = inputs.specials_from(args.special_token)
     inputs.check_vocab_size(args.vocab_size, specials)
