@@ -200,3 +200,24 @@ def test_corpus_gives_the_merges_of_the_joined_text_with_one_and_two_workers(tmp
         assert tok.transition == 50
     from_texts = train_superbpe_corpus(iter(docs), 420, 50, workers=1)
     assert list(from_texts.merges.items()) == list(expected.merges.items())
+
+
+def test_tiktoken_and_the_other_formats_hold_it_with_the_same_ids(tmp_path):
+    # Every format holds a split pattern (tiktoken's and GPT-2's in the sidecar), and stage two's
+    # pattern matches the whole text, so tiktoken (which keeps only what its pattern matches)
+    # cuts as the library does.
+    import tiktoken
+
+    import bpe_core
+    from bpe_core.formats import tiktoken_encoding
+
+    tok = train_superbpe(PROSE, 400, transition=60)
+    enc = tiktoken.Encoding(**tiktoken_encoding(tok))
+    for text in [PROSE, "By the way, 12345!! ok\n\n  x é😄"]:
+        assert enc.encode(text) == tok.encode(text)
+    tok.save(str(tmp_path / "s"))
+    tok.save_tiktoken(str(tmp_path / "s.tiktoken"))
+    tok.save_gpt2(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"))
+    for name in ("s.model", "s.tiktoken", "vocab.json"):
+        loaded = bpe_core.load(str(tmp_path / name))
+        assert loaded.encode(PROSE) == tok.encode(PROSE)
