@@ -38,6 +38,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+import regex
+
 from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces, drain
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN
@@ -91,21 +93,18 @@ class SuperBPETokenizer(RegexTokenizer):
         return [i for i in self.merges.values() if is_superword(self.vocab[i])]
 
 
-def is_superword(token: bytes) -> bool:
-    """Whether a token spans a word boundary: whitespace after something that is not whitespace
-    (" the" is a word with its space; " of the" and "the\\n" are superwords).
+_SUPERWORD = regex.compile(r"[\p{L}\p{N}\p{M}]\s|\S\s+\S")
 
-    >>> is_superword(b" the"), is_superword(b" of the"), is_superword(b"\\n\\n"), is_superword(b"a,\\n")
-    (False, True, False, True)
+
+def is_superword(token: bytes) -> bool:
+    r"""Whether a token spans a word boundary: whitespace after a letter, digit or mark, or
+    between two characters that are not whitespace (" the" is a word with its space; " of the",
+    "the\n" and "x, y" are superwords; ".\n", which GPT-4's split pattern makes too, is not).
+
+    >>> [is_superword(t) for t in (b" the", b" of the", b"the\n", b"x, y", b".\n", b"\n\n")]
+    [False, True, True, True, False, False]
     """
-    seen_other = False
-    for b in token:
-        if b in b" \t\n\r\x0b\x0c":
-            if seen_other:
-                return True
-        else:
-            seen_other = True
-    return False
+    return _SUPERWORD.search(token.decode("utf-8", "replace")) is not None
 
 
 def check_transition(transition: object, num_merges: int) -> int:

@@ -104,8 +104,9 @@ def test_stage_one_is_ordinary_bpe_and_stage_two_goes_on_when_it_runs_out():
 
 
 def test_superword_marks_tokens_that_bridge_whitespace():
-    assert [is_superword(t) for t in (b" the", b" of the", b"the\n", b"\n\n", b"  ")] == [
-        False, True, True, False, False]
+    assert [is_superword(t) for t in (b" the", b" of the", b"the\n", b"\n\n", b"  ", b".\n",
+                                      "é à".encode(), b"x, y")] == [
+        False, True, True, False, False, False, True, True]
 
 
 def test_a_transition_past_the_vocabulary_is_refused_by_name():

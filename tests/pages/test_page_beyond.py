@@ -1,0 +1,79 @@
+"""AppTest tests for the Superwords and fair merges page: SuperBPE beside classical BPE on the
+sidebar's text, parity-aware BPE beside classical BPE on the parallel texts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support import open_page
+
+from bpe_core import RegexTokenizer
+from bpe_core.superbpe import train_superbpe
+from bpe_lab.who_pays.languages import load_parallel
+from bpe_lab.who_pays.parity import parity_comparison
+
+
+@pytest.fixture
+def at():
+    return open_page("pages/beyond.py")
+
+
+COLUMNS = {  # a column that tells each table apart (AppTest does not give a dataframe's key)
+    "beyond_summary": "superword tokens in the text",
+    "beyond_curve_table": "stage",
+    "beyond_parity_summary": "Gini over languages",
+    "beyond_parity_table": "merges chosen for it",
+}
+
+
+def frame(app, key):
+    return next(d for d in app.dataframe if COLUMNS[key] in d.value.columns).value
+
+
+def test_superbpe_beside_classical_on_the_sidebars_text(at):
+    text = at.session_state["text"]
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    # the sidebar's default: vocabulary 512, GPT-4 split; transition 80% of 256 merges
+    classical = RegexTokenizer()
+    classical.train(text, 512)
+    superbpe = train_superbpe(text, 512, 204)
+    assert rows["classical BPE"]["tokens"] == len(classical.encode_ordinary(text))
+    assert rows["SuperBPE"]["tokens"] == len(superbpe.encode_ordinary(text))
+    assert rows["SuperBPE"]["tokens"] < rows["classical BPE"]["tokens"]
+    assert rows["classical BPE"]["superword tokens in the vocabulary"] == 0
+    assert rows["SuperBPE"]["superword tokens in the vocabulary"] == len(superbpe.superword_ids()) > 0
+    views = [h.value for h in at.html if "bpe-tokens" in h.value]
+    assert len(views) == 2
+    outlined = [len(re.findall(r'class="t [^"]*\bnew"', v)) for v in views]
+    assert outlined[0] == 0 and outlined[1] > 0  # only SuperBPE's superwords are outlined
+    curve = frame(at, "beyond_curve_table")
+    assert 204 in curve["merges"].tolist()
+    at_transition = curve[curve["merges"] == 204].iloc[0]
+    # up to the transition SuperBPE's merges are classical BPE's: they have one token count
+    assert at_transition["classical BPE: tokens"] == len(
+        RegexTokenizer(merges=dict(list(classical.merges.items())[:204])).encode_ordinary(text))
+    assert "merge 205 on" in " ".join(c.value for c in at.caption)
+
+
+def test_moving_the_transition_to_100_percent_is_classical_bpe(at):
+    at.slider(key="beyond_transition").set_value(100).run()
+    assert not at.exception
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["SuperBPE"]["tokens"] == rows["classical BPE"]["tokens"]
+    assert rows["SuperBPE"]["superword tokens in the vocabulary"] == 0
+
+
+def test_parity_lowers_the_gini_on_the_parallel_texts(at):
+    at.radio(key="beyond_variant").set_value("Parity-aware BPE: fair merges").run()
+    assert not at.exception
+    expected = parity_comparison(load_parallel(), 512)
+    summary = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    assert summary["classical BPE"]["Gini over languages"] == pytest.approx(expected.classical_gini)
+    assert summary["parity-aware BPE"]["Gini over languages"] == pytest.approx(expected.parity_gini)
+    assert expected.parity_gini < expected.classical_gini
+    table = frame(at, "beyond_parity_table")
+    assert len(table) == 33
+    assert table["merges chosen for it"].sum() == 256
+    english = table[table["language"] == "English"].iloc[0]
+    assert english["classical BPE: × English"] == english["parity-aware BPE: × English"] == 1.0
