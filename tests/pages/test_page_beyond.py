@@ -77,3 +77,20 @@ def test_parity_lowers_the_gini_on_the_parallel_texts(at):
     assert table["merges chosen for it"].sum() == 256
     english = table[table["language"] == "English"].iloc[0]
     assert english["classical BPE: × English"] == english["parity-aware BPE: × English"] == 1.0
+
+
+def test_stop_keeps_training_from_starting_until_train_is_pressed(at):
+    before = frame(at, "beyond_summary")
+    # Stop pressed as the transition moves: nothing trains, the page says so and waits
+    at.slider(key="beyond_transition").set_value(25)
+    at.button(key="beyond_stop").click().run()
+    assert not at.exception
+    assert any("Training was stopped" in w.value for w in at.warning)
+    assert not any("superword tokens in the text" in d.value.columns for d in at.dataframe)
+    at.button(key="beyond_train").click().run()
+    assert not at.exception
+    after = frame(at, "beyond_summary")
+    assert after["tokens"].tolist()[0] == before["tokens"].tolist()[0]  # classical: the same
+    expected = train_superbpe(at.session_state["text"], 512, 64)  # 25% of 256 merges
+    assert after["tokens"].tolist()[1] == len(expected.encode_ordinary(at.session_state["text"]))
+    assert after["tokens"].tolist()[1] != before["tokens"].tolist()[1]
