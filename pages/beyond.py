@@ -114,8 +114,9 @@ if variant == SUPER:
                "after something else). Classical BPE has none: its split pattern forbids them.")
 
     st.subheader("Compression against merges")
-    a = step_counts(classical, text, keep_steps=False)
-    b = step_counts(superbpe, text, keep_steps=False)
+    with st.spinner("Counting the text's tokens after each merge…"):
+        a = step_counts(classical, text, keep_steps=False)
+        b = step_counts(superbpe, text, keep_steps=False)
     longest = max(len(a[0]), len(b[0]))
     series = [Series(name, list(c) + [c[-1]] * (longest - len(c)), n)
               for name, (c, n) in ((bv.CLASSICAL, a), (bv.SUPERBPE, b))]
