@@ -38,9 +38,8 @@ from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, split_by_pattern
 from .text import clean_text
-from .training import MergeRecord, ProgressCallback, _descending, check_train_options
+from .training import MergeRecord, Nodes, Pair, ProgressCallback, _descending, check_train_options
 
-Pair = tuple[int, int]
 MAX_LANGUAGES = 1000
 
 
@@ -93,63 +92,28 @@ def train_parity_chunks(
     the index of the language merge k served (None: a global merge)."""
     check_train_options(tie_rule, min_frequency, max_token_bytes)
     n_lang = len(languages)
-    # 1. Lay out every language's distinct pieces, one node per byte (as train_bpe does).
-    tok: list[int] = []
-    weight: list[int] = []
-    lang_of: list[int] = []
-    starts: list[int] = []
-    tokens = [0] * n_lang  # each language's current number of tokens
-    size = [0] * n_lang  # each language's bytes
-    for lang, pieces in enumerate(languages):
-        for piece, n in pieces:
-            if piece:
-                starts.append(len(tok))
-                tok.extend(piece)
-                weight.extend([n] * len(piece))
-                lang_of.extend([lang] * len(piece))
-                tokens[lang] += n * len(piece)
-        size[lang] = tokens[lang]
-    total = len(tok)
-    nxt = array("i", range(1, total + 1))
-    prv = array("i", range(-1, total - 1))
-    for s in starts:
-        prv[s] = -1
-        if s:
-            nxt[s - 1] = -1
-    if total:
-        nxt[total - 1] = -1
-    del starts
-
-    # 2. Pair counts and places, per language.
-    counts: list[dict[Pair, int]] = [{} for _ in range(n_lang)]
-    where: list[dict[Pair, array]] = [{} for _ in range(n_lang)]
-    for i in range(total - 1):
-        if nxt[i] != -1:
-            pair = (tok[i], tok[i + 1])
-            c, w = counts[lang_of[i]], where[lang_of[i]]
-            if pair in c:
-                c[pair] += weight[i]
-                w[pair].append(i)
-            else:
-                c[pair] = weight[i]
-                w[pair] = array("i", (i,))
+    # 1. Lay out every language's distinct pieces, one node per byte (as train_bpe does), and
+    # count each language's pairs on its own nodes.
+    nodes = Nodes()
+    bounds = [0]
+    tokens = []  # each language's current number of tokens
+    for pieces in languages:
+        tokens.append(nodes.add(pieces))
+        bounds.append(len(nodes.tok))
+    size = list(tokens)  # each language's bytes
+    nodes.link()
+    counts: list[dict[Pair, int]] = []
+    where: list[dict[Pair, array]] = []
+    for lang in range(n_lang):
+        c, w = nodes.count_pairs(bounds[lang], bounds[lang + 1])
+        counts.append(c)
+        where.append(w)
 
     vocab = {i: bytes([i]) for i in range(256)}
     backwards = {i: _descending(vocab[i]) for i in range(256)} if tie_rule == "bytes" else {}
 
     def first_place(lang: int, pair: Pair) -> int:
-        a, b = pair
-        places = where[lang][pair]
-        k = 0
-        while True:
-            i = places[k]
-            j = nxt[i]
-            if tok[i] == a and j != -1 and tok[j] == b:
-                break
-            k += 1
-        if k:
-            del places[:k]
-        return places[0]
+        return nodes.first_place(where[lang], pair)
 
     def tie_key(lang: int, pair: Pair) -> object:
         if tie_rule == "seen":
@@ -224,48 +188,9 @@ def train_parity_chunks(
         new_id = 256 + step
         new_pairs: set[tuple[int, Pair]] = set()
         for m in range(n_lang):
-            places = where[m].pop(pair, None)
-            if places is None:
-                continue
-            c, w_of = counts[m], where[m]
-            for i in places:
-                if tok[i] != a:
-                    continue
-                j = nxt[i]
-                if j == -1 or tok[j] != b:
-                    continue
-                w = weight[i]
-                p = prv[i]
-                q = nxt[j]
-                if p != -1:
-                    x = tok[p]
-                    c[(x, a)] -= w
-                    left = (x, new_id)
-                    if left in c:
-                        c[left] += w
-                        w_of[left].append(p)
-                    else:
-                        c[left] = w
-                        w_of[left] = array("i", (p,))
-                        new_pairs.add((m, left))
-                if q != -1:
-                    y = tok[q]
-                    c[(b, y)] -= w
-                    right = (new_id, y)
-                    if right in c:
-                        c[right] += w
-                        w_of[right].append(i)
-                    else:
-                        c[right] = w
-                        w_of[right] = array("i", (i,))
-                        new_pairs.add((m, right))
-                tok[i] = new_id
-                tok[j] = -1
-                nxt[i] = q
-                if q != -1:
-                    prv[q] = i
-                tokens[m] -= w
-            c.pop(pair, None)
+            made, fewer = nodes.merge(pair, new_id, counts[m], where[m])
+            new_pairs.update((m, p) for p in made)
+            tokens[m] -= fewer
 
         merges[pair] = new_id
         vocab[new_id] = vocab[a] + vocab[b]
