@@ -2,9 +2,12 @@
 classical BPE at the same vocabulary size. SuperBPE (Liu et al., 2025) on the sidebar's text;
 parity-aware BPE (Foroutan et al., 2026) on the parallel texts of the Language tax page."""
 
+from functools import partial
+
 import streamlit as st
 
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
+from bpe_core.formats import to_hf_json
 from bpe_core.superbpe import train_superbpe
 from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
@@ -98,6 +101,13 @@ if variant == SUPER:
     st.markdown(md_escape(bv.gain_words(summary)))
     st.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})
+
+    st.download_button("Download SuperBPE as tokenizer.json",
+                       partial(lambda t: to_hf_json(t).encode("utf-8"), superbpe),
+                       file_name="superbpe-tokenizer.json", mime="application/json",
+                       key="beyond_download", on_click="ignore", icon="⬇️",
+                       help="Hugging Face tokenizers reads it and gives the same ids: SuperBPE is "
+                            "ordinary BPE over stage two's split pattern.")
 
     st.subheader("The tokens, side by side")
     shown = bv.view_text(text)

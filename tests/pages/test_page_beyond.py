@@ -56,6 +56,20 @@ def test_superbpe_beside_classical_on_the_sidebars_text(at):
     assert "merge 205 on" in " ".join(c.value for c in at.caption)
 
 
+def test_the_download_is_a_tokenizer_json_with_the_same_ids(at, tmp_path):
+    import tokenizers
+
+    button = next(b for b in at.get("download_button") if "tokenizer.json" in str(b.proto.label))
+    assert button.proto.label == "Download SuperBPE as tokenizer.json"
+    text = at.session_state["text"]
+    superbpe = train_superbpe(text, 512, 204)
+    path = tmp_path / "t.json"
+    from bpe_core.formats import to_hf_json
+    path.write_text(to_hf_json(superbpe), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert hf.encode(text).ids == superbpe.encode_ordinary(text)
+
+
 def test_moving_the_transition_to_100_percent_is_classical_bpe(at):
     at.slider(key="beyond_transition").set_value(100).run()
     assert not at.exception
