@@ -23,6 +23,7 @@ from ui.kit.state import (
 )
 from ui.kit.tokens_html import tokens_html
 from ui.variants import beyond as bv
+from ui.variants.panel import run_training
 
 sidebar()
 ss = st.session_state
@@ -41,35 +42,6 @@ settings = ss.get("tok_settings")
 pattern = settings.pattern if settings is not None and settings.pattern else GPT4_SPLIT_PATTERN
 vocab_size = int(ss.get("vocab_size") or 512)
 num_merges = vocab_size - 256
-
-
-def run_training(key: tuple, make) -> object | None:
-    """``make(progress)`` once per ``key`` (kept in the session), with a progress bar and a Stop
-    button, as the sidebar trains; None when stopped (press Train to try again)."""
-    kept = ss.get("beyond_result")
-    if kept is not None and kept[0] == key:
-        return kept[1]
-    stopped = ss.get("beyond_stop")
-    clicked = st.button("Train", key="beyond_train", type="primary")
-    if stopped and not clicked:
-        st.warning("Training was stopped. Press **Train** to train again.")
-        return None
-    st.button("Stop", key="beyond_stop", help="Stops training.")
-    bar = st.progress(0.0, text="Training…")
-    last = [-1]
-
-    def progress(done: int, total: int, record) -> None:
-        pct = done * 50 // max(total, 1)
-        if pct != last[0]:
-            last[0] = pct
-            bar.progress(min(done / max(total, 1), 1.0), text=f"Merge {done:,} of {total:,}")
-
-    try:
-        made = make(progress)
-    finally:
-        bar.empty()
-    ss["beyond_result"] = (key, made)
-    return made
 
 
 if variant == SUPER:
