@@ -19,8 +19,20 @@ from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
 from bpe_core.parity import train_parity, train_parity_corpus
 
 
+def best_pair(stats: dict, vocab: dict, tie_rule: str):
+    """The most frequent pair; among equals the first seen, the smallest ids, or the greatest
+    pair of token bytes (CS336's rule: compare the first tokens, then the second)."""
+    top = max(stats.values())
+    tied = [p for p, c in stats.items() if c == top]  # in the order first seen
+    if tie_rule == "seen":
+        return tied[0]
+    if tie_rule == "ids":
+        return min(tied)
+    return max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
+
+
 def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN,
-                 parallel: bool = True, global_merges: int = 0):
+                 parallel: bool = True, global_merges: int = 0, tie_rule: str = "seen"):
     """(merges {pair: id} in order, the language each merge served: a name or None)."""
     streams = [[list(c.encode("utf-8")) for c in chunks_of(t, pattern)] for t in texts.values()]
     names = list(texts)
@@ -31,6 +43,7 @@ def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPL
         return n if parallel else (n / sizes[lang] if sizes[lang] else 0.0)
 
     merges, served = {}, []
+    vocab = {i: bytes([i]) for i in range(256)}
     for idx in range(256, vocab_size):
         if idx - 256 < global_merges:
             order = [None]
@@ -42,12 +55,13 @@ def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPL
             for chunk in (streams[lang] if lang is not None else [c for s in streams for c in s]):
                 get_stats(chunk, stats)
             if stats:
-                pair = max(stats, key=stats.get)  # ties: the first to occur
+                pair = best_pair(stats, vocab, tie_rule)
                 break
         if pair is None:
             break
         streams = [[merge(c, pair, idx) for c in s] for s in streams]
         merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
         served.append(None if lang is None else names[lang])
     return merges, served
 
@@ -127,11 +141,12 @@ TEXTS = st.dictionaries(st.sampled_from(["en", "fr", "el", "zh", "xx"]), TEXT, m
 
 @settings(max_examples=100, deadline=None)
 @given(texts=TEXTS, merges=st.integers(0, 60), parallel=st.booleans(),
-       global_merges=st.integers(0, 5))
-def test_matches_the_plain_reference(texts, merges, parallel, global_merges):
-    tok = train_parity(texts, 256 + merges, parallel=parallel, global_merges=global_merges)
+       global_merges=st.integers(0, 5), tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
+def test_matches_the_plain_reference(texts, merges, parallel, global_merges, tie_rule):
+    tok = train_parity(texts, 256 + merges, parallel=parallel, global_merges=global_merges,
+                       tie_rule=tie_rule)
     expected, served = naive_parity(texts, 256 + merges, parallel=parallel,
-                                    global_merges=global_merges)
+                                    global_merges=global_merges, tie_rule=tie_rule)
     assert list(tok.merges.items()) == list(expected.items())
     assert tok.served == served
 

@@ -14,7 +14,7 @@ import regex
 import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import get_stats, merge, naive_train_stream
+from naive import chunks_of, get_stats, merge
 
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from bpe_core.formats import to_hf_json
@@ -41,22 +41,45 @@ def isolated_pieces(text: str) -> list[str]:
     return out
 
 
-def naive_superbpe(text: str, vocab_size: int, transition: int, pattern: str = GPT4_SPLIT_PATTERN):
-    """Merges of the plain two-stage loop, in order: {pair: id}."""
-    merges, _, _ = naive_train_stream(text, 256 + transition, pattern)
-    ids = [list(piece.encode("utf-8")) for piece in isolated_pieces(text)]
-    for pair, idx in merges.items():  # stage one's merges, in order, on stage two's pieces
-        ids = [merge(chunk, pair, idx) for chunk in ids]
-    merges = dict(merges)
-    for idx in range(256 + len(merges), vocab_size):
+def best_pair(stats: dict, vocab: dict, tie_rule: str):
+    """The most frequent pair; among equals the first seen, the smallest ids, or the greatest
+    pair of token bytes (CS336's rule)."""
+    top = max(stats.values())
+    tied = [p for p, c in stats.items() if c == top]  # in the order first seen
+    if tie_rule == "seen":
+        return tied[0]
+    if tie_rule == "ids":
+        return min(tied)
+    return max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
+
+
+def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_rule: str):
+    """The seeds' loop on ``ids`` (one list per piece) until ``until`` ids exist: new merges
+    are added to ``merges`` and ``vocab``; returns the pieces' ids."""
+    for idx in range(256 + len(merges), until):
         stats: dict = {}
         for chunk in ids:
             get_stats(chunk, stats)
         if not stats:
             break
-        pair = max(stats, key=stats.get)  # ties: the first to occur
+        pair = best_pair(stats, vocab, tie_rule)
         ids = [merge(chunk, pair, idx) for chunk in ids]
         merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    return ids
+
+
+def naive_superbpe(text: str, vocab_size: int, transition: int, pattern: str = GPT4_SPLIT_PATTERN,
+                   tie_rule: str = "seen"):
+    """Merges of the plain two-stage loop, in order: {pair: id}."""
+    merges: dict = {}
+    vocab = {i: bytes([i]) for i in range(256)}
+    naive_loop([list(p.encode("utf-8")) for p in chunks_of(text, pattern)], merges, vocab,
+               256 + transition, tie_rule)
+    ids = [list(piece.encode("utf-8")) for piece in isolated_pieces(text)]
+    for pair, idx in merges.items():  # stage one's merges, in order, on stage two's pieces
+        ids = [merge(chunk, pair, idx) for chunk in ids]
+    naive_loop(ids, merges, vocab, vocab_size, tie_rule)
     return merges
 
 
@@ -128,11 +151,12 @@ HF_TEXTS = st.lists(WORDS, max_size=40).map(lambda ws: " ".join(ws)) | st.text(O
 
 
 @settings(max_examples=80, deadline=None)
-@given(text=TEXTS, extra=st.integers(0, 60), transition=st.integers(0, 40))
-def test_matches_the_plain_two_stage_loop(text, extra, transition):
+@given(text=TEXTS, extra=st.integers(0, 60), transition=st.integers(0, 40),
+       tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
+def test_matches_the_plain_two_stage_loop(text, extra, transition, tie_rule):
     vocab_size = 256 + transition + extra
-    tok = train_superbpe(text, vocab_size, transition)
-    expected = naive_superbpe(text, vocab_size, transition)
+    tok = train_superbpe(text, vocab_size, transition, tie_rule=tie_rule)
+    expected = naive_superbpe(text, vocab_size, transition, tie_rule=tie_rule)
     assert list(tok.merges.items()) == list(expected.items())
 
 
