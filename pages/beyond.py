@@ -56,9 +56,19 @@ if variant == SUPER:
              "stage two merges across spaces too. 100% is classical BPE.")
     transition = num_merges * share // 100
 
+    # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
+    # special tokens): not trained again, and its step-through is the one the session keeps
+    sidebar_tok = ss.get("tok")
+    same = (sidebar_tok is not None and settings is not None and ss.get("tok_text") == text
+            and settings.pattern == pattern and settings.vocab_size == vocab_size
+            and not settings.specials)
+
     def make_super(progress):
-        classical = RegexTokenizer(pattern)
-        classical.train(text, vocab_size, progress=progress)
+        if same:
+            classical = sidebar_tok
+        else:
+            classical = RegexTokenizer(pattern)
+            classical.train(text, vocab_size, progress=progress)
         return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
                                          progress=progress)
 
@@ -97,7 +107,7 @@ if variant == SUPER:
 
     st.subheader("Compression against merges")
     with st.spinner("Counting the text's tokens after each merge…"):
-        a = step_counts(classical, text, keep_steps=False)
+        a = step_counts(classical, text, keep_steps=classical is ss.get("tok"))
         b = step_counts(superbpe, text, keep_steps=False)
     longest = max(len(a[0]), len(b[0]))
     series = [Series(name, list(c) + [c[-1]] * (longest - len(c)), n)
