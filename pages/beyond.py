@@ -15,6 +15,7 @@ from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import md_escape
 from ui.kit.state import (
     current_text,
+    derived,
     parallel_set,
     projector_mode,
     sidebar,
@@ -79,7 +80,8 @@ if variant == SUPER:
     classical, superbpe = made
     st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; stage "
                f"one of SuperBPE made {superbpe.transition:,} merges.")
-    summary = bv.summary_frame(text, classical, superbpe)
+    summary = derived("superbpe summary", (classical, superbpe), text,
+                      lambda: bv.summary_frame(text, classical, superbpe))
     st.markdown(md_escape(bv.gain_words(summary)))
     st.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})

@@ -50,6 +50,17 @@ def dask_client(address: str | None):
                          " one (dask scheduler) and give its tcp://HOST:PORT") from None
 
 
+def training_interrupted(bars: Bars, clock: Clock, num_merges: int, total: int,
+                         out: str) -> Interrupted:
+    """Ctrl-C during training, in a sentence: how far it got, and that nothing was written."""
+    if bars.steps_done:
+        done = f"made {bars.steps_done:,} of {num_merges:,} merges"
+    else:
+        done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
+    return Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"
+                       f" ({out} is as it was)")
+
+
 def train(args: argparse.Namespace) -> int:
     from . import variants  # (it imports this module)
 
@@ -104,12 +115,7 @@ def train(args: argparse.Namespace) -> int:
         written = outputs.save(tok, args.format, args.out)
     except KeyboardInterrupt:
         bars.close()
-        if bars.steps_done:
-            done = f"made {bars.steps_done:,} of {num_merges:,} merges"
-        else:
-            done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
-        raise Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"
-                          f" ({args.out} is as it was)") from None
+        raise training_interrupted(bars, clock, num_merges, total, args.out) from None
     except ValueError as e:  # bpe_core's word for bad input: a file's bytes, a token, a size
         raise UsageError(str(e)) from None
     finally:

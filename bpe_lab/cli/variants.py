@@ -20,7 +20,7 @@ from bpe_core.parity import train_parity_corpus
 from bpe_core.superbpe import train_superbpe_corpus
 
 from . import inputs, outputs
-from .commands import Interrupted
+from .commands import training_interrupted
 from .inputs import UsageError
 from .progress import Bars, Clock, megabytes, memory_words
 
@@ -129,12 +129,7 @@ def train(args: argparse.Namespace) -> int:
         written = outputs.save(tok, args.format, args.out)
     except KeyboardInterrupt:
         bars.close()
-        if bars.steps_done:
-            done = f"made {bars.steps_done:,} of {num_merges:,} merges"
-        else:
-            done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
-        raise Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"
-                          f" ({args.out} is as it was)") from None
+        raise training_interrupted(bars, clock, num_merges, total, args.out) from None
     except ValueError as e:
         raise UsageError(str(e)) from None
     finally:

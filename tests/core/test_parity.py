@@ -13,22 +13,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import chunks_of, get_stats, merge
+from naive import best_pair, chunks_of, get_stats, merge
 
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
 from bpe_core.parity import train_parity, train_parity_corpus
-
-
-def best_pair(stats: dict, vocab: dict, tie_rule: str):
-    """The most frequent pair; among equals the first seen, the smallest ids, or the greatest
-    pair of token bytes (CS336's rule: compare the first tokens, then the second)."""
-    top = max(stats.values())
-    tied = [p for p, c in stats.items() if c == top]  # in the order first seen
-    if tie_rule == "seen":
-        return tied[0]
-    if tie_rule == "ids":
-        return min(tied)
-    return max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
 
 
 def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN,

@@ -14,7 +14,7 @@ import regex
 import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import chunks_of, get_stats, merge
+from naive import best_pair, chunks_of, get_stats, merge
 
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from bpe_core.formats import to_hf_json
@@ -39,18 +39,6 @@ def isolated_pieces(text: str) -> list[str]:
     if end < len(text):
         out.append(text[end:])
     return out
-
-
-def best_pair(stats: dict, vocab: dict, tie_rule: str):
-    """The most frequent pair; among equals the first seen, the smallest ids, or the greatest
-    pair of token bytes (CS336's rule)."""
-    top = max(stats.values())
-    tied = [p for p, c in stats.items() if c == top]  # in the order first seen
-    if tie_rule == "seen":
-        return tied[0]
-    if tie_rule == "ids":
-        return min(tied)
-    return max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
 
 
 def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_rule: str):
