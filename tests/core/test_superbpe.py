@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import regex
 import tokenizers
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from naive import best_pair, chunks_of, get_stats, merge
 
@@ -234,3 +234,14 @@ def test_tiktoken_and_the_other_formats_hold_it_with_the_same_ids(tmp_path):
     for name in ("s.model", "s.tiktoken", "vocab.json"):
         loaded = bpe_core.load(str(tmp_path / name))
         assert loaded.encode(PROSE) == tok.encode(PROSE)
+
+
+@settings(max_examples=30, deadline=None)
+@given(docs=st.lists(TEXTS, min_size=1, max_size=5), block=st.integers(1, 64))
+def test_corpus_blocks_cut_anywhere_give_the_merges_of_the_joined_text(docs, block):
+    # tiny blocks put block edges everywhere stage two's pieces allow (beside numbers and runs
+    # of punctuation after a line break): the pieces, and so the merges, stay the same
+    text = "".join(docs)
+    assume(text.strip())  # an empty corpus is refused (CorpusError), as the classical trainer's
+    tok = train_superbpe_corpus(iter(docs), 330, 30, workers=1, block_bytes=block)
+    assert list(tok.merges.items()) == list(train_superbpe(text, 330, 30).merges.items())
