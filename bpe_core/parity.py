@@ -1,4 +1,4 @@
-"""Parity-aware BPE (Foroutan et al., "Parity-Aware Byte-Pair Encoding: Improving Cross-lingual
+"""Parity-aware BPE (Foroutan et al., "Parity-Aware Byte-tuple[int, int] Encoding: Improving Cross-lingual
 Fairness in Tokenization", ACL 2026): each merge serves the language that is worst compressed.
 
 Given one text per language, cut by the split pattern as ordinary BPE cuts it:
@@ -38,7 +38,7 @@ from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, split_by_pattern
 from .text import clean_text
-from .training import MergeRecord, Nodes, Pair, ProgressCallback, _descending, check_train_options
+from .training import MergeRecord, Nodes, ProgressCallback, _descending, check_train_options
 
 MAX_LANGUAGES = 1000
 
@@ -86,7 +86,7 @@ def train_parity_chunks(
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
     progress: ProgressCallback | None = None,
-) -> tuple[dict[Pair, int], list[MergeRecord], list[int | None], str | None]:
+) -> tuple[dict[tuple[int, int], int], list[MergeRecord], list[int | None], str | None]:
     """The merge loop: ``languages[l]`` is language l's ``(piece bytes, occurrences)`` in
     first-seen order. Returns ``(merges, history, served, stop_reason)``, where ``served[k]`` is
     the index of the language merge k served (None: a global merge)."""
@@ -102,8 +102,8 @@ def train_parity_chunks(
         bounds.append(len(nodes.tok))
     size = list(tokens)  # each language's bytes
     nodes.link()
-    counts: list[dict[Pair, int]] = []
-    where: list[dict[Pair, array]] = []
+    counts: list[dict[tuple[int, int], int]] = []
+    where: list[dict[tuple[int, int], array]] = []
     for lang in range(n_lang):
         c, w = nodes.count_pairs(bounds[lang], bounds[lang + 1])
         counts.append(c)
@@ -112,10 +112,10 @@ def train_parity_chunks(
     vocab = {i: bytes([i]) for i in range(256)}
     backwards = {i: _descending(vocab[i]) for i in range(256)} if tie_rule == "bytes" else {}
 
-    def first_place(lang: int, pair: Pair) -> int:
+    def first_place(lang: int, pair: tuple[int, int]) -> int:
         return nodes.first_place(where[lang], pair)
 
-    def tie_key(lang: int, pair: Pair) -> object:
+    def tie_key(lang: int, pair: tuple[int, int]) -> object:
         if tie_rule == "seen":
             if lang == n_lang:  # global: the first place in the texts joined in order
                 return min(first_place(m, pair) for m in range(n_lang)
@@ -125,26 +125,26 @@ def train_parity_chunks(
             return pair
         return backwards[pair[0]] + backwards[pair[1]]
 
-    def count_of(lang: int, pair: Pair) -> int:
+    def count_of(lang: int, pair: tuple[int, int]) -> int:
         if lang == n_lang:
             return sum(c.get(pair, 0) for c in counts)
         return counts[lang].get(pair, 0)
 
-    def fits(pair: Pair) -> bool:
+    def fits(pair: tuple[int, int]) -> bool:
         return max_token_bytes is None or len(vocab[pair[0]]) + len(vocab[pair[1]]) <= max_token_bytes
 
     # One heap per language, and one (index n_lang) of the totals for the global merges.
     heaps: list[list] = [[(-c, tie_key(lang, p), p) for p, c in counts[lang].items() if fits(p)]
                          for lang in range(n_lang)]
     if global_merges:
-        totals: Counter[Pair] = Counter()
+        totals: Counter[tuple[int, int]] = Counter()
         for c in counts:
             totals.update(c)
         heaps.append([(-c, tie_key(n_lang, p), p) for p, c in totals.items() if fits(p)])
     for heap in heaps:
         heapq.heapify(heap)
 
-    def best(lang: int, floor: int) -> tuple[int, Pair] | None:
+    def best(lang: int, floor: int) -> tuple[int, tuple[int, int]] | None:
         """The best pair of heap ``lang`` if it occurs at least ``floor`` times (kept on it)."""
         heap = heaps[lang]
         while heap:
@@ -161,7 +161,7 @@ def train_parity_chunks(
         return tokens[lang] if parallel else tokens[lang] / size[lang] if size[lang] else 0.0
 
     floor = max(1, min_frequency)
-    merges: dict[Pair, int] = {}
+    merges: dict[tuple[int, int], int] = {}
     history: list[MergeRecord] = []
     served: list[int | None] = []
     stop_reason = None
@@ -186,7 +186,7 @@ def train_parity_chunks(
         # 4. Merge it in every language's text, updating only the neighbours' pairs.
         a, b = pair
         new_id = 256 + step
-        new_pairs: set[tuple[int, Pair]] = set()
+        new_pairs: set[tuple[int, tuple[int, int]]] = set()
         for m in range(n_lang):
             made, fewer = nodes.merge(pair, new_id, counts[m], where[m])
             new_pairs.update((m, p) for p in made)
@@ -223,7 +223,7 @@ def _num_merges(vocab_size: object) -> int:
     return vocab_size - 256
 
 
-def _tokenizer(names: list[str], pattern: str, result: tuple) -> ParityTokenizer:
+def _parity_tokenizer(names: list[str], pattern: str, result: tuple) -> ParityTokenizer:
     merges, history, served, stop_reason = result
     tok = ParityTokenizer(pattern, languages=names, merges=merges,
                           served=[None if s is None else names[s] for s in served])
@@ -265,7 +265,7 @@ def train_parity(
                                  global_merges=global_merges, tie_rule=tie_rule,
                                  min_frequency=min_frequency, max_token_bytes=max_token_bytes,
                                  progress=progress)
-    return _tokenizer(names, pattern, result)
+    return _parity_tokenizer(names, pattern, result)
 
 
 def train_parity_corpus(
@@ -301,4 +301,4 @@ def train_parity_corpus(
                                  global_merges=global_merges, tie_rule=tie_rule,
                                  min_frequency=min_frequency, max_token_bytes=max_token_bytes,
                                  progress=progress)
-    return _tokenizer(names, pattern, result)
+    return _parity_tokenizer(names, pattern, result)

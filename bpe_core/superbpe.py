@@ -55,7 +55,6 @@ _STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2,}| +(?!\S)"  # where one of those matches 
 # isolated matches can begin is the piece between two of them.
 STAGE_TWO_PATTERN = STAGE_TWO_ISOLATED + r"|(?:(?!" + _STARTS + r")[\s\S])+"
 
-MIN_VOCAB = 256
 
 
 class SuperBPETokenizer(RegexTokenizer):
@@ -173,7 +172,7 @@ def _options(tie_rule: str, min_frequency: int, max_token_bytes: int | None,
             "max_token_bytes": max_token_bytes, "candidates": candidates}
 
 
-def _tokenizer(result: TrainResult, made: int, pattern: str, stage_two_pattern: str,
+def _superbpe_tokenizer(result: TrainResult, made: int, pattern: str, stage_two_pattern: str,
                ) -> SuperBPETokenizer:
     tok = SuperBPETokenizer(stage_two_pattern, stage_one_pattern=pattern, transition=made,
                             merges=result.merges)
@@ -207,15 +206,15 @@ def train_superbpe(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < MIN_VOCAB:
-        raise ValueError(f"vocab_size must be a whole number of at least {MIN_VOCAB}, not {vocab_size!r}")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
     num_merges = vocab_size - 256
     check_transition(transition, num_merges)
     options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
     text = clean_text(text)
     result, made = _two_stages(_counted(text, pattern), lambda: _counted(text, stage_two_pattern),
                                num_merges, transition, progress, options)
-    return _tokenizer(result, made, pattern, stage_two_pattern)
+    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern)
 
 
 def train_superbpe_corpus(
@@ -241,8 +240,8 @@ def train_superbpe_corpus(
     corpus can be cut into blocks only where its split agrees (beside numbers or runs of
     punctuation): a corpus without such places is counted in one block.
     """
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < MIN_VOCAB:
-        raise ValueError(f"vocab_size must be a whole number of at least {MIN_VOCAB}, not {vocab_size!r}")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
     num_merges = vocab_size - 256
     check_transition(transition, num_merges)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
@@ -257,5 +256,5 @@ def train_superbpe_corpus(
 
     result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
                                transition, progress, options)
-    return _tokenizer(result, made, pattern, stage_two_pattern)
+    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern)
 

@@ -103,9 +103,6 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
-Pair = tuple[int, int]
-
-
 class Nodes:
     """The training layout (see the module): distinct chunks one after another, one node per
     token, linked inside each chunk; pair counts and places are kept by the caller (train_bpe
@@ -151,11 +148,11 @@ class Nodes:
             nxt[n - 1] = -1
         self.starts = []
 
-    def count_pairs(self, lo: int, hi: int) -> tuple[dict[Pair, int], dict[Pair, array]]:
+    def count_pairs(self, lo: int, hi: int) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], array]]:
         """Every adjacent pair of nodes ``lo..hi-1``: its count and the nodes where it starts."""
         tok, weight, nxt = self.tok, self.weight, self.nxt
-        counts: dict[Pair, int] = {}
-        where: dict[Pair, array] = {}
+        counts: dict[tuple[int, int], int] = {}
+        where: dict[tuple[int, int], array] = {}
         for i in range(lo, hi - 1):
             if nxt[i] != -1:
                 pair = (tok[i], tok[i + 1])
@@ -167,7 +164,7 @@ class Nodes:
                     where[pair] = array("i", (i,))
         return counts, where
 
-    def first_place(self, where: dict[Pair, array], pair: Pair) -> int:
+    def first_place(self, where: dict[tuple[int, int], array], pair: tuple[int, int]) -> int:
         """The first node where ``pair`` still occurs; forget the stale places before it."""
         tok, nxt = self.tok, self.nxt
         a, b = pair
@@ -183,14 +180,14 @@ class Nodes:
             del places[:k]
         return places[0]
 
-    def merge(self, pair: Pair, new_id: int, counts: dict[Pair, int],
-              where: dict[Pair, array]) -> tuple[set[Pair], int]:
+    def merge(self, pair: tuple[int, int], new_id: int, counts: dict[tuple[int, int], int],
+              where: dict[tuple[int, int], array]) -> tuple[set[tuple[int, int]], int]:
         """Merge ``pair`` at its places in ``where``, left to right, updating only the
         neighbours' pairs in ``counts`` and ``where``: the pairs it made that were not counted
         before, and how many tokens fewer the text has (the merges made, with their weights)."""
         tok, weight, nxt, prv = self.tok, self.weight, self.nxt, self.prv
         a, b = pair
-        new_pairs: set[Pair] = set()
+        new_pairs: set[tuple[int, int]] = set()
         fewer = 0
         for i in where.pop(pair, ()):
             if tok[i] != a:

@@ -81,7 +81,7 @@ if variant == SUPER:
     st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; stage "
                f"one of SuperBPE made {superbpe.transition:,} merges.")
     summary = derived("superbpe summary", (classical, superbpe), text,
-                      lambda: bv.summary_frame(text, classical, superbpe))
+                      lambda: bv.superbpe_frame(text, classical, superbpe))
     st.markdown(md_escape(bv.gain_words(summary)))
     st.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})

@@ -51,7 +51,7 @@ def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
     return cut[:line_end] if line_end > len(cut) // 2 else cut
 
 
-def summary_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
+def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
     """One row each: merges, tokens of the text, tokens per byte, superword tokens in the
     vocabulary and among the text's tokens."""
     num_bytes = len(text.encode("utf-8", "replace"))
