@@ -159,6 +159,17 @@ SESSION_KEYS: dict[str, str] = {
     "variants_sentence": "text input: the sentence the encoders show",
     "variants_dropout": "slider: dropout p", "variants_samples": "number input: samples",
     "variants_seed": "number input: seed", "variants_encoders": "dataframe: the encoders",
+    # -- Superwords and fair merges (pages/beyond.py) --
+    "beyond_variant": "radio: SuperBPE or parity-aware BPE",
+    "beyond_transition": "slider: SuperBPE's transition, a share of the merges",
+    "beyond_train": "button: train again after a stop", "beyond_stop": "button: stop training",
+    "beyond_result": "(what was trained for, the tokenizers or comparison): the last training",
+    "beyond_summary": "dataframe: SuperBPE against classical BPE",
+    "beyond_download": "download button: SuperBPE's tokenizer.json",
+    "beyond_chart": "chart: compression against merges",
+    "beyond_curve_table": "dataframe: the chart as a table",
+    "beyond_parity_summary": "dataframe: Gini and all tokens, both ways",
+    "beyond_parity_table": "dataframe: the language tax before and after",
     # -- Compare with GPT --
     "compare_which": "multiselect: tokenizers",
     "compare_layout": "radio", "compare_marks": "selectbox",
