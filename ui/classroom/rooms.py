@@ -289,6 +289,20 @@ class Rooms:
             raise NotDriver(f"Room {show_code(code)} is taught from another tab now: this tab "
                             "no longer changes it.")
 
+    def teaches(self, code: str, token: str, tab: str | None = None) -> None:
+        """Raises NotTeacher (NotDriver) unless ``token`` is the teacher's (and ``tab`` drives)."""
+        self._check_teacher(code, token, tab)
+
+    def teacher_live(self, code: str, token: str) -> bool:
+        """Whether ``token`` is the room's teacher's and the teacher's tab checked in lately
+        (another tab of that browser is offered "Take over here" only then)."""
+        try:
+            self._check_teacher(code, token)
+        except NotTeacher:
+            return False
+        seen = self.kv.get(self._key(code, "teacher"))
+        return seen is not None and self.clock() - float(seen) < self.teacher_timeout
+
     def drives(self, code: str, tab: str) -> bool:
         """Whether ``tab`` is the teacher's tab that drives the room (a room without one: any)."""
         driver = self.kv.get(self._key(code, "driver"))
