@@ -81,6 +81,7 @@ def _members() -> None:
     except cr.RoomError as e:
         st.warning(md_escape(str(e)))
         return
+    cr.show_message()  # what a click here did (this fragment reruns alone)
     st.toggle("Lock the room", key="room_lock", on_change=cr.set_lock,
               help="No new student joins; members who reload come back.")
     idle, recent = st.columns(2)
