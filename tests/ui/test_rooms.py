@@ -837,7 +837,7 @@ def test_one_tab_drives_a_take_over_moves_it_and_the_old_tab_is_refused(store):
     rooms, _ = timed_rooms(store)
     code, token = rooms.create(dict(STATE), client="teacher", tab="tab1")
     presence = rooms_module.presence_id(token)
-    assert rooms.update(code, token, tab="tab1", step=3)
+    assert rooms.update(code, token, tab="tab1", step=3, step_from=("tab1", 1))
     assert rooms.pulse(code, teacher=presence, tab="tab1")["drives"] is True
     with pytest.raises(rooms_module.NotDriver, match="another tab"):  # same token, other tab
         rooms.update(code, token, tab="tab2", step=1)
@@ -848,9 +848,13 @@ def test_one_tab_drives_a_take_over_moves_it_and_the_old_tab_is_refused(store):
     assert rooms.pulse(code, teacher=presence, tab="tab1")["drives"] is False  # tab 1 sees it
     with pytest.raises(rooms_module.NotDriver):
         rooms.push_step(code, token, 2, "tab1", 99, base=3)  # the stale tab: never backwards
+    with pytest.raises(rooms_module.StepBehind) as behind:  # tab 2's view was behind tab 1's
+        rooms.push_step(code, token, 1, "tab2", 1, base=0)
+    assert behind.value.step == 3
     assert rooms.push_step(code, token, 4, "tab2", 1, base=3)
-    assert not rooms.push_step(code, token, 9, "tab2", 2, base=3)  # from a step the room left
-    assert rooms.room(code).state["step"] == 4
+    assert rooms.push_step(code, token, 6, "tab2", 3, base=4)  # its own moves: by number
+    assert not rooms.push_step(code, token, 5, "tab2", 2, base=4)  # an older one of its own
+    assert rooms.room(code).state["step"] == 6
 
 
 def test_the_teacher_link_works_once_and_takes_the_role_from_the_old_tab(store):

@@ -75,7 +75,7 @@ export default function (component) {
       if (!body || typeof body.step !== "number") return null;
       window.bpeRoomBase = body.step;
       const view = window.bpeStepsView;
-      if (!body.set && view && view.root.isConnected && view.step() !== body.step) {
+      if (body.behind && view && view.root.isConnected && view.step() !== body.step) {
         view.follow(body.step);  // refused: this view was behind the room; now it is not
       }
       return null;

@@ -228,6 +228,14 @@ class Room:
     state_version: int = 0  # counts every change but the step's (``pulse``'s "state")
 
 
+class StepBehind(RoomError):
+    """A teacher's move made from a step that another tab has moved the room from since."""
+
+    def __init__(self, step: int):
+        super().__init__(f"The room is at step {step} now: this view was behind.")
+        self.step = step
+
+
 def presence_id(token: str) -> str:
     """What the teacher's browser checks in with: made from the token, but not the token (it
     can say "the teacher is here" and read the counts, nothing else)."""
@@ -425,15 +433,19 @@ class Rooms:
         """The teacher's in-browser view sets the room's step directly, at each key (the route
         ``POST .../step``), without waiting for its page's rerun: no step is merged away when
         the teacher's server is slow. Only from the tab that drives (``NotDriver`` otherwise).
-        ``base`` is the step the move was made from: a move from another step than the room's
-        (a view that is not up to date) is refused, so the class never goes back. False when
-        refused, or for a move older than one already set."""
+        ``base`` is the step the move was made from: a move from another step than the one
+        another tab set last (a view that is not up to date) is refused with ``StepBehind``, so
+        the class never goes back; within one tab, the moves' numbers order them. False for a
+        move older than one this tab already set."""
         if not isinstance(tab, str) or not tab or isinstance(seq, bool) or not isinstance(seq, int):
             raise RoomError("A step needs the tab and the number of its move.")
         self._check_teacher(code, token, tab)
         step = self._step(step)
-        if base is not None and self._step(base) != self.step(code):
-            return False
+        if base is not None:
+            now = self.step(code)
+            last = json.loads(self.kv.get(self._key(code, "stepby")) or "{}")
+            if self._step(base) != now and last.get("tab") not in (None, tab[:64]):
+                raise StepBehind(now)
         if not self._newer(code, tab[:64], seq):
             return False
         self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)

@@ -12,8 +12,8 @@ drops out of the count.
 ``POST /_bpelab/rooms/<CODE>/step`` with ``{"token", "step", "tab", "seq", "base"}`` (JSON) is
 the teacher's in-browser stepping view setting the room's step at each key (``Rooms.push_step``),
 so that no step waits for, or is merged away by, the teacher's page's rerun: 200 ``{"set": bool,
-"step": the room's step}`` (``set`` false: a move from another step than the room's, which the view
-then catches up with), 409 ``{"set": false, "step"}`` from a tab that no longer drives the room,
+"step": the room's step}`` (``"behind": true``: a move from a step another tab has moved the room
+from, which the view then catches up with), 409 ``{"set": false, "step"}`` from a tab that no longer drives the room,
 403 without the teacher's token, 404 once the room is gone, 400 for anything malformed. It reads one number from the room store (ui/classroom/rooms.py) and runs no Streamlit script,
 so a class of students asking twice a second costs the server little; a student's page reruns
 only when the number changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``).
@@ -34,6 +34,7 @@ from ui.classroom.rooms import (
     NotTeacher,
     RoomError,
     RoomGone,
+    StepBehind,
     StoreDown,
     shared_rooms,
 )
@@ -111,6 +112,8 @@ async def room_step(request: Request) -> JSONResponse:
 
     try:
         done, step = await run_in_threadpool(push)
+    except StepBehind as e:
+        return JSONResponse({"set": False, "step": e.step, "behind": True}, headers=NO_STORE)
     except NotDriver:
         step = await run_in_threadpool(rooms.step, code)
         return JSONResponse({"set": False, "step": step}, status_code=409, headers=NO_STORE)
