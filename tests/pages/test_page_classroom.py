@@ -295,7 +295,7 @@ def test_the_teacher_token_is_never_in_the_link_or_on_the_page():
     assert token not in card
     assert all(token not in v for v in a.query_params.values())
     # The token reaches the teacher's own browser once per run, as the room watcher's "keep"
-    # (for localStorage: a reload comes back); nothing else carries it
+    # (for the tab's sessionStorage: a reload comes back); nothing else carries it
     watchers = [n for n in a.sidebar if 'component_name: "bpe_lab.room_watch"' in str(n.proto)]
     assert len(watchers) == 1 and token in str(watchers[0].proto)
     drawn = "\n".join(str(node.proto) for part in (a.main, a.sidebar) for node in part
