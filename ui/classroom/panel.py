@@ -28,11 +28,8 @@ next change never overwrites their edit.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
 import secrets
-import socket
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +41,7 @@ from streamlit import session_state as ss
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe_core
+from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
 from ui.classroom.rooms import (
     IDLE_S,
@@ -768,36 +766,6 @@ def join_link(code: str) -> str:
 
 
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
-
-
-def local_addresses() -> list[str]:
-    """This machine's own network addresses (IPv4, not loopback), read from its interfaces: no
-    lookup leaves the machine (Linux: the SIOCGIFADDR ioctl per interface; elsewhere, the
-    addresses the machine's own name has, from its hosts file or resolver)."""
-    found: list[str] = []
-    try:
-        import fcntl
-
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # never connected
-            for _, name in socket.if_nameindex():
-                try:
-                    raw = fcntl.ioctl(s.fileno(), 0x8915,  # SIOCGIFADDR
-                                      struct.pack("256s", name.encode()[:15]))
-                except OSError:
-                    continue  # no IPv4 address on this interface
-                found.append(socket.inet_ntoa(raw[20:24]))
-    except (ImportError, OSError, AttributeError):
-        try:
-            found = [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None,
-                                                               socket.AF_INET)]
-        except OSError:
-            found = []
-    kept = []
-    for address in found:
-        ip = ipaddress.ip_address(address)
-        if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified) and address not in kept:
-            kept.append(address)
-    return kept
 
 
 def network_links(code: str) -> list[str]:
