@@ -27,9 +27,10 @@ from pathlib import Path
 import pytest
 from conftest import serve_app
 from redis_server import require_redis, start_redis
-from test_classroom_real_life import (
+from test_classroom_real_life import (  # noqa: F401  (crowd: the fixture, shared)
     RECORD_STEPS_JS,
     Person,
+    crowd,
     join,
     open_room,
     press_right,
@@ -56,19 +57,6 @@ class Tab(Person):
         self.sidebar = self.page.get_by_test_id("stSidebar")
 
 
-@pytest.fixture
-def people(browser):
-    made: list[Person] = []
-
-    def person(base: str, who: str) -> Person:
-        made.append(Person(browser, base, who))
-        return made[-1]
-
-    yield person
-    for p in made:
-        p.close()
-
-
 def teaches(p: Person, code: str):
     return p.sidebar.get_by_text(f"Classroom {code} · you teach")
 
@@ -78,9 +66,9 @@ def sidebar_says(p: Person, text: str) -> bool:
 
 
 def test_the_join_link_in_the_teachers_browser_joins_as_a_student_and_a_tab_takes_over(
-        browser, people):
+        browser, crowd):  # noqa: F811 - the fixture imported above
     with serve_app() as served:
-        teacher = people(served.url, "teacher")
+        teacher = crowd(served.url, "teacher")
         code = open_room(teacher)
 
         link_tab = Tab(teacher, "link")  # the teacher tries the join link in their own browser
@@ -111,10 +99,10 @@ def test_the_join_link_in_the_teachers_browser_joins_as_a_student_and_a_tab_take
         link_tab.page.close()
 
 
-def test_a_stale_teacher_tab_never_moves_the_class_back(browser, people):
+def test_a_stale_teacher_tab_never_moves_the_class_back(browser, crowd):  # noqa: F811
     with serve_app() as served:
-        teacher = people(served.url, "teacher")
-        ann = people(served.url, "ann")
+        teacher = crowd(served.url, "teacher")
+        ann = crowd(served.url, "ann")
         code = open_room(teacher)
         join(ann, code)
         to_steps(ann)
@@ -153,14 +141,14 @@ def test_a_stale_teacher_tab_never_moves_the_class_back(browser, people):
 
 
 def test_a_class_of_60_behind_one_address_joins_and_a_flood_of_scripted_joins_is_cleared(
-        browser, people):
+        browser, crowd):  # noqa: F811 - the fixture imported above
     require_redis("the classroom roles' Redis test")
     from ui.classroom.rooms import RedisKV, RoomError, Rooms
 
     with start_redis() as url, serve_app(env={"BPE_LAB_ROOMS": url}) as served:
         kv = RedisKV(url)
         rooms = Rooms(kv)
-        teacher = people(served.url, "teacher")
+        teacher = crowd(served.url, "teacher")
         code = open_room(teacher)
         normal = code.replace("-", "")
 
@@ -168,7 +156,7 @@ def test_a_class_of_60_behind_one_address_joins_and_a_flood_of_scripted_joins_is
         t0 = time.monotonic()
         sids = [rooms.join(normal, client="127.0.0.1", nickname=f"S{i}")
                 for i in range(CLASS - 1)]
-        ann = people(served.url, "ann")
+        ann = crowd(served.url, "ann")
         join(ann, code)
         took = time.monotonic() - t0
         assert len(set(sids)) == CLASS - 1
@@ -205,7 +193,7 @@ def test_a_class_of_60_behind_one_address_joins_and_a_flood_of_scripted_joins_is
             until("the teacher is told 40 idle members were removed",
                   lambda: "Removed 40 idle members" in teacher.page.inner_text("body"),
                   [teacher])
-            late = people(served.url, "late")
+            late = crowd(served.url, "late")
             join(late, code)  # a real student still gets in
             until(f"the teacher counts {CLASS + 1}",
                   lambda: teacher.status() == f"Students here now: {CLASS + 1}",
