@@ -72,16 +72,15 @@ def _link_html(code_text: str) -> str:
             if head else f'<span class="whole">{html.escape(link)}</span>')
 
 
-def _members() -> None:
-    """Who is here (nicknames; the anonymous numbered), each with a Remove button; the lock and
-    the two removals of many at once (a burst of scripted joins)."""
+def _clear_controls() -> None:
+    """The lock and the two removals of many at once (a burst of scripted joins). Outside the
+    list's fragment, which redraws every few seconds: a click here reruns the page, and the
+    sidebar says what it did."""
     try:
-        members = cr.rooms().members(room["code"], room["token"])
         ss["room_lock"] = cr.rooms().locked(room["code"])
     except cr.RoomError as e:
         st.warning(md_escape(str(e)))
         return
-    cr.show_message()  # what a click here did (this fragment reruns alone)
     st.toggle("Lock the room", key="room_lock", on_change=cr.set_lock,
               help="No new student joins; members who reload come back.")
     idle, recent = st.columns(2)
@@ -91,6 +90,15 @@ def _members() -> None:
     recent.button("Remove who joined in the last minute", key="room_drop_recent",
                   on_click=cr.remove_recent, width="stretch",
                   help="A burst of joins that are not your class: lock the room first.")
+
+
+def _members() -> None:
+    """Who is here (nicknames; the anonymous numbered), each with a Remove button."""
+    try:
+        members = cr.rooms().members(room["code"], room["token"])
+    except cr.RoomError as e:
+        st.warning(md_escape(str(e)))
+        return
     if not members:
         st.caption("Nobody yet.")
         return
@@ -154,6 +162,7 @@ def teacher_view(room, current, tok, training) -> None:
         st.button("Close the room", key="room_close", on_click=cr.close_room,
                   help="Every student gets their own text and tokenizer back.")
     with st.expander("Who is here", expanded=False, key="room_members"):
+        _clear_controls()
         st.fragment(_members, run_every=cr.ANSWERS_POLL_S * 5)()
     if ss.get("_room_teacher_link") == "offer":
         with st.expander("Your teacher link: come back from another device (keep it private)",
