@@ -41,19 +41,30 @@ export default function (component) {
     if (data.forget) {
       sessionStorage.removeItem(KEY);
       if (mine()) localStorage.removeItem(TEACHING);
-      window.bpeTeachTab = undefined;
+      window.bpeTeachTab = window.bpeTeachKeep = undefined;
     }
     if (data.keep) {
-      sessionStorage.setItem(KEY, JSON.stringify(data.keep));
+      window.bpeTeachKeep = () => sessionStorage.setItem(KEY, JSON.stringify(
+        Object.assign({ at: Date.now() }, data.keep)));  // renewed at each poll, and on leaving
+      window.bpeTeachKeep();
       window.bpeTeachTab = data.tab;
       localStorage.setItem(TEACHING, JSON.stringify(Object.assign({ tab: data.tab }, data.keep)));
       if (!window.bpeTeachHide) {  // the tab closes (or reloads): no other tab is offered it
-        window.bpeTeachHide = () => { if (mine()) localStorage.removeItem(TEACHING); };
+        window.bpeTeachHide = () => {
+          if (mine()) localStorage.removeItem(TEACHING);
+          if (window.bpeTeachKeep) window.bpeTeachKeep();
+        };
         window.addEventListener("pagehide", window.bpeTeachHide);
       }
     }
     if (data.ask) {
-      const kept = sessionStorage.getItem(KEY), there = localStorage.getItem(TEACHING);
+      let kept = sessionStorage.getItem(KEY);
+      const there = localStorage.getItem(TEACHING);
+      // a key from a tab that left the room more than KEEP_MS ago (a closed tab reopened
+      // later, at a lab PC: its sessionStorage comes back with it) is not used
+      try { if (kept && !(Date.now() - JSON.parse(kept).at < data.keep_ms)) kept = null; }
+      catch (e) { kept = null; }
+      if (!kept) sessionStorage.removeItem(KEY);
       if (kept) setTriggerValue("found", kept);
       else if (there) setTriggerValue("elsewhere", there);
     }
@@ -134,6 +145,7 @@ export default function (component) {
       if (data.down) return rerun(pulse.version);  // back: the page says so
       if (pulse.drives === false) return rerun(-2);  // another tab took over: the page says so
       say(data.said.count.replace("{n}", String(pulse.students)), "count");
+      if (window.bpeTeachKeep && pulse.drives !== false) window.bpeTeachKeep();
     } else if (pulse) {
       if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
       say(pulse.teacher ? "" : data.said.gone, "gone");

@@ -70,6 +70,7 @@ WALK_MOST = 5  # ... at most this many; a longer jump is made at once
 WAIT_RERUN_MS = 2000  # a student whose room the store lost asks the page this often to rejoin
 LOST_WAIT_S = 60.0  # how long a missing room (not closed) may take to come back before it ends
 ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
+KEEP_S = 60.0  # a teaching tab's key is used after a reload within this long of its last poll
 CLASSROOM_PAGE = "pages/classroom.py"
 # What a student puts aside on joining and gets back on leaving (besides the sidebar's KEPT).
 OWN = ("tok", "tok_settings", "tok_text", "imported", "step")
@@ -162,9 +163,9 @@ def _lost() -> None:
     for key in ("_room", "_room_shared", "_room_quiz", "_room_teacher_link"):
         ss.pop(key, None)
     ss["_room_keys_saved"] = "forget"
-    _say(f"This tab no longer teaches room {code}: another tab or device took it over (or this "
-         "tab's key is not the room's). To teach from here again while that tab is open, use "
-         "“Take over here” in the sidebar.", "warning")
+    # said in the sidebar until this tab is in a room again (room_panel)
+    ss["_room_lost"] = (f"This tab no longer teaches room {code}: another tab or device took it "
+                        "over (or this tab's key is not the room's).")
 
 
 # -- the teacher ----------------------------------------------------------------------------------
@@ -249,6 +250,7 @@ def _become_teacher(code: str, token: str, follow_page: bool, tab: str) -> None:
                    "presence": presence_id(token), "tab": tab}
     ss["_room_keys_saved"] = None  # the browser tab keeps the teacher's key (the watcher's)
     ss.pop("_room_elsewhere", None)
+    ss.pop("_room_lost", None)
 
 
 def teacher_link(code: str, token: str, tab: str | None = None) -> str:
@@ -392,6 +394,7 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
     _hold(sid)
     if student is not None and not nickname:
         nickname = rooms().nickname(code, sid)  # a reload: the name the room knows
+    ss.pop("_room_lost", None)
     ss["_room"] = {"code": code, "role": "student", "sid": sid, "following": True,
                    "nickname": nickname, "waiting": False}
     ss["_room_link_tried"] = code  # the link (?room=CODE) of a room left is not joined again
@@ -706,7 +709,7 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
         data["forget"] = True
         ss["_room_keys_saved"] = None
     if room is None:
-        data["ask"] = True
+        data.update(ask=True, keep_ms=int(KEEP_S * 1000))
     elif room["role"] == "teacher":
         data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
                     step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],
@@ -728,6 +731,8 @@ def room_panel(shared: Shared) -> None:
     room = membership()
     if room is None:
         _watch(shared.watcher(), None)
+        if ss.get("_room_lost"):
+            st.warning(md_escape(ss["_room_lost"]))
         there = ss.get("_room_elsewhere")
         if there:
             st.info(f"Room {show_code(there['code'])} is taught from another tab of this "

@@ -73,6 +73,7 @@ SESSION_KEYS: dict[str, str] = {
     "_room_join_error": "the Join form's refusal, shown beside it",
     "_room_elsewhere": "{code, token}: a room another tab of this browser teaches (take over?)",
     "_room_take_over": "True: the next run takes over the room of _room_elsewhere",
+    "_room_lost": "what this tab is told after another tab took its room over (kept until then)",
     "room_take_over": "button: this tab takes over teaching from another tab",
     "room_lock": "toggle: the teacher locks the room", "room_drop_idle": "button",
     "room_drop_recent": "button: remove who joined in the last minute",
