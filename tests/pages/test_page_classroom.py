@@ -580,6 +580,28 @@ def test_the_teacher_removes_a_member_who_is_told_and_gets_their_work_back():
     assert b.text_area(key="text").value == OWN_TEXT
 
 
+def test_the_teacher_locks_the_room_and_removes_who_joined_in_the_last_minute_in_one_click():
+    a, code = teacher()
+    ann, bob = student(code, "Ann"), student(code, "Bob")
+    a.run()
+    a.toggle(key="room_lock").set_value(True).run()
+    assert rooms().locked(code)
+    late = join_by_form(new_app(), typed(code), "late")
+    assert in_room(late) is None and "is locked" in late.session_state["_room_join_error"]
+    ann.run()  # a member's page goes on through the lock
+    assert in_room(ann)["code"] == code
+    a.button(key="room_drop_recent").click().run()
+    assert "Removed 2 members who joined in the last minute" in messages(a, "info")
+    a.run()
+    assert metrics(a)["Students"] == "0"
+    for s in (ann, bob):
+        s.run()
+        assert in_room(s) is None and "removed you" in messages(s, "info")
+    a.toggle(key="room_lock").set_value(False).run()
+    assert not rooms().locked(code)
+    assert in_room(join_by_form(new_app(), typed(code), "late"))["code"] == code
+
+
 def test_after_a_store_loss_the_teacher_puts_the_room_back_and_students_rejoin():
     kv = rooms().kv
     if not isinstance(kv, MemoryKV):
