@@ -26,7 +26,7 @@ TEXT = "hello world, the world says hello\n" * 50
 def lone_scheduler():
     """A Dask scheduler with no worker (a cluster scaled to 0), on the loopback address."""
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         yield cluster.scheduler_address
 
 

@@ -167,7 +167,7 @@ def test_counting_on_a_dask_cluster_gives_the_same_merges(tmp_path, corpus):
     # the loopback address: the cluster never looks for a way out of this machine
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   protocol="tcp://", host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         done = run_cli("train", *[p.name for p in paths], "--vocab-size", VOCAB, "--pattern",
                        "gpt2", "--special-token", EOT, "--dask", cluster.scheduler_address,
                        "--out", "tok.model", cwd=tmp_path)

@@ -407,7 +407,7 @@ def test_a_dask_cluster_counts_the_blocks_and_the_merges_are_the_same(tmp_path):
     whole.train("".join(texts), 380, special_tokens=[EOT], tie_rule="bytes")
     # host: the loopback address, so that the cluster never looks for a way out of this machine
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp://",
-                      host="127.0.0.1", dashboard_address=None) as cluster, Client(cluster) as client:
+                      host="127.0.0.1", dashboard_address=":0") as cluster, Client(cluster) as client:
         tok = RegexTokenizer(pattern_of("gpt4"))
         result = tok.train_corpus(paths, 380, special_tokens=[EOT], tie_rule="bytes",
                                   client=client, block_bytes=20)
@@ -427,6 +427,6 @@ def test_a_dask_cluster_without_workers_is_an_error_not_a_wait_forever(tmp_path,
     monkeypatch.setattr(bpe_core.corpus, "DASK_NO_WORKER_SECONDS", 1.0)
     paths = write_files(tmp_path, corpus_texts(True))
     with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         with pytest.raises(CorpusError, match=r"has had no worker for 1 s.*dask worker tcp://"):
             count_pieces(paths, pattern=pattern_of("gpt4"), client=client, block_bytes=100)
