@@ -2,7 +2,8 @@
 
     python benchmarks/corpus.py                      # 20 MB and 200 MB, both kinds of text
     python benchmarks/corpus.py --sizes 20           # a quick run
-    python benchmarks/corpus.py --sizes 2000 --kinds tiny --trainers bpe_core   # 2 GB, on demand
+    python benchmarks/corpus.py --sizes 1000 --kinds web      # web-like 1 GB, every trainer
+    python benchmarks/corpus.py --sizes 5000 --kinds web --trainers bpe_core-N   # 5 GB, on demand
 
 It writes its own corpora (no download), once, into ``--data`` (default: the temporary folder):
 
@@ -14,8 +15,11 @@ It writes its own corpora (no download), once, into ``--data`` (default: the tem
 Each trainer runs in its own subprocess on the same file, with the same vocabulary size and the
 special token, one after the other; the table shows its wall time (the parent's clock around the
 subprocess, start-up included), the CPU time of the subprocess and its workers (``os.wait4``:
-on a shared machine, what the work costs), and its peak RSS: the trainer process's own peak and, for
-bpe_core with workers, the largest worker's (``resource.getrusage`` in the child). Trainers:
+on a shared machine, what the work costs), its peak memory over the process tree (the
+trainer process and its live workers' resident sizes added up every 50 ms by a thread here,
+the largest sum: ``bpe_lab.cli.progress.TreeMemory``, as ``bpe-lab train`` reports it), the
+peaks ``resource.getrusage`` gives in the child (its own, and the largest worker's: their sum
+is not the tree's peak), and the load average when the trainer ended. Trainers:
 
 - ``bpe_core-1``: ``RegexTokenizer(GPT2_SPLIT_PATTERN).train_corpus(..., workers=1)``;
 - ``bpe_core-N``: the same with every core;
@@ -41,6 +45,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # `python benchmarks/corpus.py`: bpe_core from this checkout
     sys.path.insert(0, str(REPO_ROOT))
+
+from bpe_lab.cli.progress import TreeMemory  # noqa: E402 (after the path is set)
 
 EOT = "<|endoftext|>"
 MB = 1_000_000
@@ -237,7 +243,11 @@ def measure(trainer: str, path: Path, vocab_size: int) -> dict:
             [sys.executable, __file__, "--child", trainer, str(path), str(vocab_size)],
             stdout=out, stderr=err, text=True,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
+        memory = TreeMemory(root=proc.pid).start()  # the child and its workers, sampled
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            memory.stop()
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -247,6 +257,8 @@ def measure(trainer: str, path: Path, vocab_size: int) -> dict:
         result = json.loads(out.read().strip().splitlines()[-1])
     result["wall"] = wall
     result["cpu"] = usage.ru_utime + usage.ru_stime
+    result["tree_mb"] = memory.peak / MB
+    result["load"] = load_average()
     return result
 
 
@@ -275,9 +287,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"cores: {os.cpu_count()}, Python {sys.version.split()[0]}, load average at start:"
           f" {load_average()}")
-    print("| corpus | vocab | trainer | wall s | × HF | CPU s | × HF | peak RSS MB (main / largest"
-          " worker) | counting s | merge loop s | distinct pieces |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| corpus | vocab | trainer | wall s | × HF | CPU s | × HF | peak tree MB | peak RSS MB"
+          " (main / largest worker) | counting s | merge loop s | distinct pieces | load after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in args.kinds:
         for size in args.sizes:
             path = make_corpus(kind, size, args.data)
@@ -295,8 +307,9 @@ def main(argv: list[str] | None = None) -> None:
                     phases = (f"{r['count']:.1f} | {r['merge']:.1f} | {r['distinct']:,}"
                               if "count" in r else "– | – | –")
                     print(f"| {name} | {vocab:,} | {r['trainer']} | {r['wall']:.1f} | {ratio} |"
-                          f" {r['cpu']:.1f} | {cpu_ratio} | {r['rss_main_mb']:.0f}{worker} |"
-                          f" {phases} |", flush=True)
+                          f" {r['cpu']:.1f} | {cpu_ratio} | {r['tree_mb']:.0f} |"
+                          f" {r['rss_main_mb']:.0f}{worker} | {phases} | {r['load']} |",
+                          flush=True)
     print(f"load average at end: {load_average()}")
 
 

@@ -20,7 +20,7 @@ from bpe_lab import check
 
 from . import inputs, outputs
 from .inputs import UsageError
-from .progress import Bars, Clock, megabytes, memory_words
+from .progress import Bars, Clock, TreeMemory, megabytes
 
 HISTORY_CANDIDATES = 5  # runner-up pairs kept for each merge with --history ("why this merge")
 
@@ -76,6 +76,11 @@ def train(args: argparse.Namespace) -> int:
         return variants.train(args)
     if hasattr(args, "variant"):
         variants.check_variant_options(args)
+    with TreeMemory() as memory:  # the summary line's peak: this process and its workers
+        return _train(args, memory)
+
+
+def _train(args: argparse.Namespace, memory: TreeMemory) -> int:
     clock = Clock()
     specials = inputs.specials_from(args.special_token)
     inputs.check_vocab_size(args.vocab_size, specials)
@@ -147,7 +152,7 @@ def train(args: argparse.Namespace) -> int:
             client.close()
     stop = f"; {tok.stop_reason}" if tok.stop_reason else ""
     print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
-          f" {megabytes(total)} in {clock.words()}, {memory_words()}; wrote {written}",
+          f" {megabytes(total)} in {clock.words()}, {memory.words()}; wrote {written}",
           flush=True)
     return 0
 
@@ -262,6 +267,11 @@ def _encode_block(block: tuple, errors: str, typecode: str) -> tuple[bytes, int,
 
 
 def encode(args: argparse.Namespace) -> int:
+    with TreeMemory() as memory:  # the summary line's peak: this process and its workers
+        return _encode(args, memory)
+
+
+def _encode(args: argparse.Namespace, memory: TreeMemory) -> int:
     import multiprocessing
 
     from bpe_core.corpus import file_blocks
@@ -332,7 +342,7 @@ def encode(args: argparse.Namespace) -> int:
     print(f"encoded {megabytes(total)} into {tokens:,} tokens ({per}) in {clock.words()}:"
           f" {total / 1e6 / seconds:,.2f} MB/s, {tokens / seconds:,.0f} tokens/s with"
           f" {workers} worker{'s' if workers != 1 else ''} ({blocks:,} block{'s' if blocks != 1 else ''}),"
-          f" {memory_words()}; wrote {args.out}"
+          f" {memory.words()}; wrote {args.out}"
           f" ({dtype}; numpy.load reads it)", flush=True)
     return 0
 
