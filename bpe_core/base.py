@@ -58,6 +58,7 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
     shorten,
 )
 from .tiktoken_api import TiktokenMethods
+from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_words
 from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ MAX_VOCAB_SIZE = 1_000_000
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
 # built on first use (see token_ids)
-DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of", "_sorted_tokens")
+DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of", "_sorted_tokens", WHOLE_TOKENS)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -528,10 +529,14 @@ class Tokenizer(TiktokenMethods, FileMethods):
 
     def _whole_token(self, chunk: str) -> int | None:
         """With ``ignore_merges`` (a tokenizer.json's flag), a chunk that is a whole token is
-        that token, whatever the merges would make of it."""
-        if self.pipeline is None or not self.pipeline.ignore_merges:
-            return None
-        return self.token_ids.get(chunk.encode("utf-8"))
+        that token, whatever the merges would make of it. A shipped vocabulary whose every token
+        merges to itself (``WHOLE_TOKENS``, set by ``load_pretrained``; dropped when the merges
+        change) takes the same shortcut: there it gives what merging gives."""
+        if self.__dict__.get(WHOLE_TOKENS) or (
+            self.pipeline is not None and self.pipeline.ignore_merges
+        ):
+            return self.token_ids.get(chunk.encode("utf-8"))
+        return None
 
     def _merge_chunk(self, chunk: str) -> list[int]:
         data = chunk.encode("utf-8")
@@ -552,9 +557,16 @@ class Tokenizer(TiktokenMethods, FileMethods):
             for chunk, idx in self.chunks(text, "none"):
                 ids += self.encode_chunk(chunk) if idx is None else [idx]
             return ids
+        if self._by_words():
+            return encode_words(self, text)
         for chunk in self.split(text):
             ids += self.encode_chunk(chunk)
         return ids
+
+    def _by_words(self) -> bool:
+        """Whether text may be encoded a word at a time (``words.py``): a pattern known to allow
+        it, no pipeline, and no timeout (the words are split one by one)."""
+        return self.pipeline is None and self.timeout is None and self._pattern in WORD_PATTERNS
 
     def encode_chunk(self, chunk: str) -> list[int]:
         """One chunk's ids (a chunk of ``chunks()``: no further split), by merge rank.
@@ -607,6 +619,13 @@ class Tokenizer(TiktokenMethods, FileMethods):
             raise ValueError(f"dropout must be a probability from 0 to 1, such as 0.1, not"
                              f" {shorten(dropout)}")
         ids: list[int] = []
+        if dropout == 0 and self._by_words():  # a word at a time, from the cache
+            for piece, special_id in self.segments(text, allowed_special, disallowed_special):
+                if special_id is None:
+                    ids += encode_words(self, piece)
+                else:
+                    ids.append(special_id)
+            return ids
         if dropout == 0:  # plain BPE: short chunks come from the cache
             for chunk, special_id in self.chunks(text, allowed_special, disallowed_special):
                 if special_id is None:

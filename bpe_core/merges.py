@@ -96,19 +96,39 @@ def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int
     O(n log n): see ``_apply_merges_long``.
     """
     if len(ids) <= SHORT_CHUNK:
-        get = merges.get
-        while len(ids) >= 2:
-            best = None
-            for pair in zip(ids, ids[1:]):
-                rank = get(pair)
-                if rank is not None and (best is None or rank < best):
-                    best = rank
-                    best_pair = pair
-            if best is None:
-                break
-            ids = merge(ids, best_pair, best)
-        return ids
+        return _apply_merges_short(ids, merges)
     return _apply_merges_long(ids, merges)
+
+
+_NONE = 1 << 62  # the rank of a pair that is no merge: above every id
+
+
+def _apply_merges_short(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
+    """``apply_merges`` for short lists: the ranks of the adjacent pairs sit in a list beside
+    the ids; each step merges the leftmost pair of the lowest rank and looks up only the two
+    pairs it changed (tiktoken's byte-pair loop, on ids). One occurrence at a time is the seeds'
+    every occurrence left to right: the pairs a merge makes rank above it, so the next lowest
+    is the same rank again while an occurrence is left, and the leftmost goes first.
+
+    >>> _apply_merges_short([97, 97, 97, 97, 98], {(97, 97): 256, (256, 256): 257})
+    [257, 98]
+    """
+    get = merges.get
+    ids = list(ids)
+    ranks = [get(pair, _NONE) for pair in zip(ids, ids[1:])]
+    while ranks:
+        best = min(ranks)
+        if best == _NONE:
+            break
+        i = ranks.index(best)
+        ids[i] = best
+        del ids[i + 1]
+        del ranks[i]
+        if i:
+            ranks[i - 1] = get((ids[i - 1], best), _NONE)
+        if i < len(ranks):
+            ranks[i] = get((best, ids[i + 1]), _NONE)
+    return ids
 
 
 ARRAY_FROM = 50_000  # from this many ids on, the links are arrays (see _apply_merges_long)

@@ -44,6 +44,7 @@ from types import MappingProxyType
 from .core import Encoding
 from .formats import bytes_to_unicode, parse_tiktoken_ranks, recover_merges
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .words import WHOLE_TOKENS
 from .regex_tokenizer import RegexTokenizer
 from .text import shorten
 
@@ -303,6 +304,8 @@ def _load_once(name: str, folder: Path) -> RegexTokenizer:
                     tok = _load_gpt2(folder)
                 else:
                     tok = _load_compact(name, folder)
+                if folder == ASSETS:  # every shipped token merges to itself (test_words.py)
+                    object.__setattr__(tok, WHOLE_TOKENS, True)
                 _LOADED[key] = tok
     return tok
 
