@@ -58,8 +58,8 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
     shorten,
 )
 from .tiktoken_api import TiktokenMethods
-from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_words
 from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
+from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_words
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline

@@ -44,9 +44,9 @@ from types import MappingProxyType
 from .core import Encoding
 from .formats import bytes_to_unicode, parse_tiktoken_ranks, recover_merges
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from .words import WHOLE_TOKENS
 from .regex_tokenizer import RegexTokenizer
 from .text import shorten
+from .words import WHOLE_TOKENS
 
 ASSETS = Path(__file__).resolve().parent / "data"  # package data: installed with the library
 

@@ -29,6 +29,7 @@ PAGE_FEATURES = {
     "steps": {"stepping", "classroom", "quiz"},  # a class follows this page; the quiz toggle
     "forest": {"forest"},
     "variants": {"variants"},
+    "beyond": {"variants"},  # SuperBPE and parity-aware BPE: variants of BPE, a page of their own
     "compare": {"compare"},
     "exchange": {"exchange"},
     "bytes": {"decoding"},
