@@ -167,6 +167,10 @@ function drawView(side, view, large) {
   };
   const tokens = document.createElement("div");
   tokens.className = large ? "bpe-tokens large" : "bpe-tokens";
+  // it scrolls on its own: focusable by keyboard, a region named for a screen reader
+  tokens.setAttribute("role", "region");
+  tokens.tabIndex = 0;
+  tokens.setAttribute("aria-label", side.dataset.side === "yours" ? "Your tokens" : "GPT-4o tokens");
   view.ids.forEach((id, i) => {
     const m = model(id), span = m.cloneNode(true);
     span.className = `t c${i % PALETTE_SIZE}` + (m.bpeSpecial ? " special" : "");

@@ -92,7 +92,26 @@ PROJECTOR_CSS = f"""<style>
 # Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
 # 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
 # phone. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
+# Contrast (WCAG 2.1 AA, 4.5:1 for text; tests/browser/test_a11y_browser.py): Streamlit's captions
+# are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1 on the code
+# block's grey; here captions and code take darker shades of the same hues (5.2:1 or more on
+# white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
 PAGE_CSS = """<style>
+[data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
+[data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
+[data-testid="stCode"] .token.doctype, [data-testid="stCode"] .token.cdata,
+[data-testid="stCode"] .token.punctuation { color: #5e616f; }
+[data-testid="stCode"] .token.attr-name, [data-testid="stCode"] .token.property,
+[data-testid="stCode"] .token.variable, [data-testid="stCode"] .token.keyword,
+[data-testid="stCode"] .token.tag, [data-testid="stCode"] .token.function,
+[data-testid="stCode"] .token.class-name, [data-testid="stCode"] .token.selector { color: #1a5fb4; }
+[data-testid="stCode"] .token.boolean, [data-testid="stCode"] .token.constant,
+[data-testid="stCode"] .token.symbol, [data-testid="stCode"] .token.string,
+[data-testid="stCode"] .token.char, [data-testid="stCode"] .token.attr-value { color: #19743a; }
+[data-testid="stCode"] .token.number, [data-testid="stCode"] .token.regex { color: #0f6f63; }
+[data-testid="stCode"] .token.operator, [data-testid="stCode"] .token.entity,
+[data-testid="stCode"] .token.decorator, [data-testid="stCode"] .token.atrule { color: #9a4a00; }
+[data-testid="stCode"] .token.url, [data-testid="stCode"] .token.important { color: #a1266b; }
 .stMainBlockContainer [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; }
 [data-testid="stFileUploaderDropzoneInstructions"] span {
   white-space: normal; overflow: visible; text-overflow: clip; }

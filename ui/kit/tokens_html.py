@@ -66,6 +66,7 @@ CSS_RULES = """
   box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15); }
 .bpe-tokens .alt { box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15), inset 0 -3px 0 rgba(0,0,0,0.45); }
 .bpe-tokens .t:hover { outline: 2px solid #d55e00; }
+.bpe-tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
 .bpe-tokens .s6, .bpe-tokens .s7, .bpe-legend .s6, .bpe-legend .s7 { color: #fff; }
 .bpe-tokens .ws, .bpe-tokens .ctl { opacity: 0.55; }
 .bpe-tokens .ctl { font-size: 0.8em; }
@@ -312,6 +313,16 @@ class Piece(NamedTuple):
     special: bool = False
 
 
+def view_attrs(label: str) -> str:
+    """The attributes of a token view's box: it scrolls on its own (max-height), so it takes the
+    keyboard's focus (tabindex, WCAG 2.1.1) and is a region named for a screen reader.
+
+    >>> view_attrs('Yours <b>')
+    'role="region" tabindex="0" aria-label="Yours &lt;b&gt;"'
+    """
+    return f'role="region" tabindex="0" aria-label="{_attr(label)}"'
+
+
 def pieces(
     ids: Sequence[int], vocab: dict[int, bytes], new_id: int | None = None,
     specials: Collection[int] = (),
@@ -333,6 +344,7 @@ def tokens_html(
     large: bool = False,
     mark_new: bool = True,
     css: bool = True,
+    label: str = "Tokens",
 ) -> tuple[str, int]:
     """HTML for a sequence of tokens; returns ``(html, how many tokens were left out)``.
 
@@ -342,7 +354,7 @@ def tokens_html(
     Neighbours never look alike: in ``colour="cycle"`` they differ in colour; by length or age
     every other token is underlined as well. ``mark_new`` outlines tokens made by the last merge.
     ``css=False`` leaves out the stylesheet, for a page that already holds it (every ``<style>``
-    restyles the whole page).
+    restyles the whole page). ``label`` names the view for a screen reader (see ``view_attrs``).
     """
     if colour not in COLOUR_MODES:
         raise ValueError(f"colour must be one of {', '.join(COLOUR_MODES)}, not {colour!r}")
@@ -383,7 +395,7 @@ def tokens_html(
         spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
     # ids are drawn as blocks so that a line never breaks inside a number
     classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
-    body = f'<div class="{classes}">{"".join(spans)}</div>'
+    body = f'<div class="{classes}" {view_attrs(label)}>{"".join(spans)}</div>'
     return (CSS if css else "") + body, len(tokens) - len(spans)
 
 
@@ -503,6 +515,7 @@ def chunks_html(
     max_chunks: int = MAX_SPANS,
     max_chars: int = MAX_CHARS,
     large: bool = False,
+    label: str = "Chunks",
 ) -> tuple[str, int]:
     """HTML for the split pattern's chunks, each a coloured span (merges stay inside one).
 
@@ -527,7 +540,7 @@ def chunks_html(
         budget -= len(chunk)
         spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
     size_class = " large" if large else ""
-    body = f'<div class="bpe-tokens{size_class}">{"".join(spans)}</div>'
+    body = f'<div class="bpe-tokens{size_class}" {view_attrs(label)}>{"".join(spans)}</div>'
     return CSS + body, len(chunks) - len(spans)
 
 

@@ -71,6 +71,7 @@ _CSS = """
 .bpe-steps .tokens { white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.9;
   font-size: calc(1rem * var(--scale));
   max-height: 60vh; overflow-y: auto; color: #111; }
+.bpe-steps .tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
 .bpe-steps .tokens span { border-radius: 3px; padding: 1px 0; margin-right: 1px; }
 .bpe-steps .tokens span.new { outline: 2px solid #d62728; }
 .bpe-steps .tokens span.special { background: #222 !important; color: #fff; font-weight: 700; }
@@ -89,7 +90,7 @@ _HTML = """
     <label>Speed <select class="speed" aria-label="Speed"></select></label>
   </div>
   <div class="status" aria-live="polite"></div>
-  <div class="tokens"></div>
+  <div class="tokens" role="region" tabindex="0" aria-label="Tokens after k merges"></div>
 </div>
 """
 
