@@ -125,3 +125,43 @@ def test_projector_mode_enlarges_tables_code_and_the_forest(app):
     button.click()
     expect(page.locator(".st-key-forest_tree_chart")).to_contain_text(f"(id {row_id})")
     no_exception(app)
+
+
+def test_projector_mode_enlarges_every_token_view_and_the_lessons_tables(app):
+    """Each text-bearing view at 1.5 times its normal size or more: the front page's two token
+    views (in a component's shadow root), Compare's four, the Chat page's, the stepping view's and
+    the Lesson's tables (a grid normally, an HTML table in projector mode)."""
+    page = app.page
+    views = {  # page -> (what shows it is drawn, the text whose size is measured)
+        "Start here": "[data-view=yours] .bpe-tokens .t",
+        "Compare with GPT": ".bpe-compare .bpe-tokens .t",
+        "Chat tokens": ".bpe-tokens .t",
+        "Step through merges": "[data-testid=bpe-steps] .tokens span",
+    }
+
+    def sizes() -> dict[str, list[float]]:
+        out = {}
+        for title, selector in views.items():
+            app.go(title, page.locator(selector).first)
+            no_exception(app)
+            texts = page.locator(selector.replace(" .t", "").replace(" span", ""))
+            out[title] = [font_px(texts.nth(i)) for i in range(texts.count())]
+        return out
+
+    normal = sizes()
+    assert len(normal["Compare with GPT"]) == 4, normal  # yours and the three GPT presets
+    app.go("Lesson: BPE step by step", page.locator(".st-key-lesson_chars canvas").first)
+    normal_lesson = table(page, "lesson_chars")["font"]
+
+    app.sidebar.locator(".st-key-projector label").first.click()
+    page.locator(".st-key-projector input[type=checkbox]:checked").wait_for(state="attached")
+    page.locator(IDLE).wait_for(state="attached")
+
+    lesson_cell = app.main.locator(".lesson-table.large td").first
+    app.go("Lesson: BPE step by step", lesson_cell)
+    assert font_px(lesson_cell) >= 1.5 * normal_lesson, (normal_lesson, font_px(lesson_cell))
+    large = sizes()
+    for title, before in normal.items():
+        after = large[title]
+        assert len(after) == len(before), (title, before, after)
+        assert all(a >= 1.5 * b for a, b in zip(after, before)), (title, before, after)

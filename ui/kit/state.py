@@ -91,7 +91,8 @@ PROJECTOR_CSS = f"""<style>
 </style>"""
 # Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
 # 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
-# phone. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
+# phone: the box that holds the chart and its toolbar, whose buttons ("Show data": the chart's
+# table, its text alternative) take the keyboard's focus, so the keyboard scrolls it too. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
 # Contrast (WCAG 2.1 AA, 4.5:1 for text; tests/browser/test_a11y_browser.py): Streamlit's captions
 # are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1 on the code
 # block's grey; here captions and code take darker shades of the same hues (5.2:1 or more on
@@ -112,7 +113,8 @@ PAGE_CSS = """<style>
 [data-testid="stCode"] .token.operator, [data-testid="stCode"] .token.entity,
 [data-testid="stCode"] .token.decorator, [data-testid="stCode"] .token.atrule { color: #9a4a00; }
 [data-testid="stCode"] .token.url, [data-testid="stCode"] .token.important { color: #a1266b; }
-.stMainBlockContainer [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; }
+.stMainBlockContainer [data-testid="stFullScreenFrame"] > div:has(> [data-testid="stVegaLiteChart"]) {
+  max-width: 100%; overflow-x: auto; }
 [data-testid="stFileUploaderDropzoneInstructions"] span {
   white-space: normal; overflow: visible; text-overflow: clip; }
 </style>"""

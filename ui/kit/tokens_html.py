@@ -56,10 +56,11 @@ _COLOURS = "\n".join(
     for k, colours in (("c", PALETTE), ("s", SEQUENTIAL))
     for i, c in enumerate(colours)
 )
-# the token view's rules; CSS wraps them for st.html, the front page's component takes them as they are
+# the token view's rules; CSS wraps them for st.html, the front page's component takes them as they are.
+# Every view grows with projector mode's scale (--bpe-scale, ui/kit/state.py), "large" or not.
 CSS_RULES = """
 .bpe-tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: var(--bpe-size, 1rem); line-height: 2.0; white-space: pre-wrap;
+  font-size: var(--bpe-size, calc(1rem * var(--bpe-scale, 1))); line-height: 2.0; white-space: pre-wrap;
   overflow-wrap: anywhere; color: #111; max-height: 75vh; overflow-y: auto; padding: 2px; }
 .bpe-tokens.large { --bpe-size: 1.6rem; line-height: 1.9; }
 .bpe-tokens .t { border-radius: 3px; padding: 1px 0; margin-right: 0.12em;
