@@ -103,7 +103,7 @@ def as_you_type(tok) -> None:
     # GPT-4o's ids of the same text, shared with Compare's (the box starts from the sidebar's text)
     views = views_data(tok, gpt, text, mine, step_through(gpt, text).final)
     heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
-             REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, {gpt.vocab_size:,} tokens"}
+             REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, vocabulary {gpt.vocab_size:,}"}
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
                      "settle": SETTLE_MS, "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS,
                      "views": views, "heads": heads, "large": projector_mode(),

@@ -72,7 +72,7 @@ def test_first_page_shows_the_sample_and_the_first_click_on_train_retrains(first
     small = trained(ENGLISH, 300)
     expect(app.metric("Tokens")).to_have_text(f"{len(small.encode(ENGLISH)):,}")
     assert len(small.encode(ENGLISH)) != len(tok.encode(ENGLISH))
-    expect(app.main.get_by_text("Yours · GPT-4 split, 300 tokens")).to_be_visible()
+    expect(app.main.get_by_text("Yours · GPT-4 split, vocabulary 300")).to_be_visible()
     expect(sidebar.get_by_text("press Train to train on them")).to_have_count(0)
 
 
@@ -202,7 +202,7 @@ def test_compare_shows_four_token_counts(app):
     heads = app.main.locator(".bpe-compare .bpe-head")
     app.go("Compare with GPT", heads.first)
     expected = {
-        "Yours: GPT-4 split, 512 tokens": len(trained(ENGLISH).encode(ENGLISH)),
+        "Yours: GPT-4 split, vocabulary 512": len(trained(ENGLISH).encode(ENGLISH)),
         **{
             p["title"]: len(bpe_core.load_pretrained(name).encode(ENGLISH))
             for name, p in bpe_core.PRESETS.items()

@@ -132,26 +132,26 @@ def test_projector_mode_enlarges_every_token_view_and_the_lessons_tables(app):
     views (in a component's shadow root), Compare's four, the Chat page's, the stepping view's and
     the Lesson's tables (a grid normally, an HTML table in projector mode)."""
     page = app.page
-    views = {  # page -> (what shows it is drawn, the text whose size is measured)
-        "Start here": "[data-view=yours] .bpe-tokens .t",
-        "Compare with GPT": ".bpe-compare .bpe-tokens .t",
-        "Chat tokens": ".bpe-tokens .t",
-        "Step through merges": "[data-testid=bpe-steps] .tokens span",
+    views = {  # page -> the views whose text size is measured (each drawn once it has a token)
+        "Start here": "[data-view=yours] .bpe-tokens",
+        "Compare with GPT": ".bpe-compare .bpe-tokens",
+        "Chat tokens": ".bpe-tokens",
+        "Step through merges": "[data-testid=bpe-steps] .tokens",
     }
 
     def sizes() -> dict[str, list[float]]:
         out = {}
         for title, selector in views.items():
-            app.go(title, page.locator(selector).first)
+            app.go(title, page.locator(f"{selector} span").first)
             no_exception(app)
-            texts = page.locator(selector.replace(" .t", "").replace(" span", ""))
+            texts = page.locator(selector)
             out[title] = [font_px(texts.nth(i)) for i in range(texts.count())]
         return out
 
     normal = sizes()
     assert len(normal["Compare with GPT"]) == 4, normal  # yours and the three GPT presets
-    app.go("Lesson: BPE step by step", page.locator(".st-key-lesson_chars canvas").first)
-    normal_lesson = table(page, "lesson_chars")["font"]
+    app.go("Lesson: BPE step by step", app.main.get_by_test_id("stDataFrame").first)
+    normal_lesson = table(page)["font"]  # its first step's first table: the text's characters
 
     app.sidebar.locator(".st-key-projector label").first.click()
     page.locator(".st-key-projector input[type=checkbox]:checked").wait_for(state="attached")

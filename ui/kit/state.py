@@ -395,7 +395,7 @@ def tokenizer_label(plain: bool = False) -> str:
     settings = ss.get("tok_settings")
     if settings is None:
         return "untrained"
-    return f"{settings.kind.removeprefix('Train: ')}, {ss['tok'].vocab_size:,} tokens"
+    return f"{settings.kind.removeprefix('Train: ')}, vocabulary {ss['tok'].vocab_size:,}"
 
 
 def trained_text() -> str | None:
