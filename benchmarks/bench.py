@@ -19,7 +19,7 @@ skips its rows with a note. Needs only the standard library, ``regex`` and bpe_c
 outside this checkout.
 
     python benchmarks/bench.py --quick          # smoke run, well under a minute
-    python benchmarks/bench.py --markdown       # the tables for the README
+    python benchmarks/bench.py --markdown       # the tables for docs/BENCHMARKS.md
 """
 
 from __future__ import annotations

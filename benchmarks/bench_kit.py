@@ -23,7 +23,7 @@ MB = 1_000_000  # throughput is in MB/s of UTF-8 input, 1 MB = 10**6 bytes
 
 
 class Report:
-    """Prints tables and notes as they are ready (plain text, or markdown for the README)."""
+    """Prints tables and notes as they are ready (plain text, or markdown for docs/BENCHMARKS.md)."""
 
     def __init__(self, markdown: bool = False) -> None:
         self.markdown = markdown

@@ -156,6 +156,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         title: str | None = None,
         pipeline: Pipeline | None = None,
         ignored: list[str] | None = None,
+        special_aliases: dict[str, int] | None = None,
     ) -> None:
         """A tokenizer from plain data: every loader builds one this way.
 
@@ -164,6 +165,8 @@ class Tokenizer(TiktokenMethods, FileMethods):
         ``title`` say which published tokenizer it is (``"cl100k_base"``, ``"GPT-4 (cl100k_base)"``).
         ``pipeline``: what a Hugging Face tokenizer.json does before BPE (pipeline.py);
         ``ignored``: what its file said that ``encode`` leaves out, and why (shown to users).
+        ``special_aliases``: second spellings of special tokens, matched in text as those tokens
+        and decoded as their first spelling (tiktoken's o200k_harmony names 200018 twice).
         """
         self.merges: dict[tuple[int, int], int] = dict(merges or {})
         self.special_tokens: dict[str, int] = {}
@@ -179,6 +182,12 @@ class Tokenizer(TiktokenMethods, FileMethods):
         self._rebuild()
         if special_tokens:
             self.register_special_tokens(special_tokens)
+        self.special_aliases: dict[str, int] = dict(special_aliases or {})
+        stray = [s for s, idx in self.special_aliases.items()
+                 if idx not in self.special_tokens.values() or s in self.special_tokens]
+        if stray:
+            raise ValueError(f"special alias {shorten(stray[0])} must name the id of another"
+                             " special token")
 
     # -- the split ---------------------------------------------------------------------------
 
@@ -392,6 +401,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if specials is not None:
             first = 256 + len(self.merges)
             self.special_tokens = {s: first + i for i, s in enumerate(specials)}
+            self.special_aliases = {}
         self._rebuild()
 
     # -- vocabulary --------------------------------------------------------------------------

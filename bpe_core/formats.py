@@ -78,15 +78,19 @@ def gpt2_bytes(s: str, where: str) -> bytes:
         ) from None
 
 
-def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
+def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False,
+                   by_text: dict[str, int] | None = None) -> None:
     """These formats key tokens by their bytes, so two ids with the same bytes cannot be saved.
 
     With ``specials_by_text`` the special tokens share that key space (vocab.json keys them by
-    their text), so a special token spelled like a learned token cannot be saved either.
+    their text), so a special token spelled like a learned token cannot be saved either; so do
+    the tokens of ``by_text`` (text -> id: a tokenizer.json's added tokens, keyed by their
+    content, which may repeat a learned token's bytes: " the" beside "Ġthe").
     """
+    by_text = by_text or {}
     seen: dict[bytes, int] = {}
     for idx, token in tok.vocab.items():
-        if idx in tok.special_tokens.values():
+        if idx in tok.special_tokens.values() or idx in by_text.values():
             continue
         if token in seen:
             raise ValueError(
@@ -96,7 +100,7 @@ def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
         seen[token] = idx
     if specials_by_text:
         spelled = {gpt2_string(token): idx for token, idx in seen.items()}
-        for special in tok.special_tokens:
+        for special in [*tok.special_tokens, *by_text]:
             if special in spelled:
                 raise ValueError(
                     f"the special token {shorten(special)} is spelled like token {spelled[special]};"
@@ -349,12 +353,13 @@ def to_hf_json(tok: Any) -> str:
     """The tokenizer as a Hugging Face ``tokenizer.json``: byte-level BPE, the split pattern spelled
     for Hugging Face's regex engine, the special tokens, and what a tokenizer read from a
     tokenizer.json does before BPE (normalizer, pre-tokenizer, added tokens, ignore_merges)."""
-    _unique_tokens(tok, "tokenizer.json", specials_by_text=True)
     pipeline = tok.pipeline
     added = dict(pipeline.added) if pipeline is not None else {}
     for s, idx in tok.special_tokens.items():
         added.setdefault(s, AddedToken(s, idx))
     made_here = {t.id for t in added.values()} - set(tok.merges.values()) - set(tok.byte_token_ids)
+    _unique_tokens(tok, "tokenizer.json", specials_by_text=True, by_text={
+        t.content: t.id for t in added.values() if t.id in made_here and not t.special})
     vocab = {gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
              if idx not in made_here}
     vocab.update({t.content: t.id for t in added.values() if t.id in made_here})

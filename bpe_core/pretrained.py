@@ -84,9 +84,9 @@ PRESETS = {
 }
 
 # gpt-oss's chat format "harmony": o200k's ranks and split, with the chat special tokens. Names and
-# ids as tiktoken 0.14 defines them (tiktoken_ext/openai_public.py, o200k_harmony). One difference:
-# tiktoken also lists "<|reserved_200018|>" with id 200018, the id of "<|endofprompt|>"; one id is
-# one token here, so that alias is left out (both libraries encode "<|endofprompt|>" as 200018).
+# ids as tiktoken 0.14 defines them (tiktoken_ext/openai_public.py, o200k_harmony). tiktoken also
+# lists "<|reserved_200018|>" with id 200018, the id of "<|endofprompt|>": it is a special alias
+# here (encoded as 200018, which decodes as "<|endofprompt|>", as in tiktoken).
 HARMONY_SPECIAL_TOKENS = {
     **PRESETS["o200k_base"]["special_tokens"],
     "<|startoftext|>": 199998,
@@ -138,6 +138,7 @@ EXTRA_ENCODINGS = {
         "title": "gpt-oss (o200k_harmony)",
         "base": "o200k_base",
         "special_tokens": HARMONY_SPECIAL_TOKENS,
+        "special_aliases": {"<|reserved_200018|>": 200018},
     },
 }
 
@@ -274,7 +275,8 @@ def _load_extra(name: str, base: RegexTokenizer) -> RegexTokenizer:
         ranks = {**base.token_ids, **extra["extra_tokens"]}
         merges.update(recover_merges(ranks, from_rank=min(extra["extra_tokens"].values())))
     tok = RegexTokenizer(base.pattern, merges=merges, byte_ids=base.byte_ids,
-                         special_tokens=extra["special_tokens"], name=name, title=extra["title"])
+                         special_tokens=extra["special_tokens"], name=name, title=extra["title"],
+                         special_aliases=extra.get("special_aliases"))
     if "sha256" in extra:
         text = b"".join(binascii.b2a_base64(token, newline=False) + b" %d\n" % idx
                         for idx, token in sorted(tok.vocab.items())

@@ -25,7 +25,7 @@ class TiktokenMethods:
     ) -> dict[str, int]:
         """The special tokens to match in ``text``, after tiktoken's check: a disallowed special
         token's text in ``text`` is a ValueError that says how to allow it or encode it as text."""
-        specials = self.special_tokens
+        specials = {**self.special_tokens, **self.special_aliases}
         if allowed_special == "all":
             allowed = set(specials)
         elif allowed_special in ("none", "none_raise"):
@@ -79,7 +79,7 @@ class TiktokenMethods:
 
     @property
     def special_tokens_set(self) -> set[str]:
-        return set(self.special_tokens)
+        return {*self.special_tokens, *self.special_aliases}
 
     def is_special_token(self, token: int) -> bool:
         """Whether the id is a special token's (tiktoken's name)."""
@@ -113,7 +113,8 @@ class TiktokenMethods:
         idx = self.token_ids.get(token)
         if idx is None:
             try:
-                idx = self.special_tokens.get(token.decode("utf-8"))
+                text = token.decode("utf-8")
+                idx = self.special_tokens.get(text, self.special_aliases.get(text))
             except UnicodeDecodeError:
                 idx = None
         if idx is None:

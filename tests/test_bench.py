@@ -114,7 +114,7 @@ def test_the_tiktoken_peer_reads_the_shipped_vocabulary():
 
 
 def test_the_script_runs_from_any_folder_with_its_tiktoken_rows(tmp_path):
-    """``python benchmarks/bench.py`` as the README writes it, started from another folder."""
+    """``python benchmarks/bench.py`` as docs/BENCHMARKS.md writes it, started from another folder."""
     import subprocess
     import sys
     from pathlib import Path

@@ -253,3 +253,20 @@ def test_bpe_core_load_still_reads_every_format(tmp_path):
     from bpe_core import load
 
     assert load(tmp_path / "toy.model").merges == tok.merges
+
+
+def test_harmonys_second_name_for_200018_is_tiktokens():
+    """tiktoken's o200k_harmony names 200018 twice: <|endofprompt|> and <|reserved_200018|>."""
+    from parity_corpus import tiktoken_harmony
+
+    ours, ref = bpe_core.get_encoding("o200k_harmony"), tiktoken_harmony()
+    text = "a<|reserved_200018|>b<|endofprompt|>"
+    assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all") == [
+        64, 200018, 65, 200018]
+    assert ours.decode([200018]) == ref.decode([200018]) == "<|endofprompt|>"
+    assert ours.encode_single_token("<|reserved_200018|>") == 200018
+    assert ours.special_tokens_set == ref.special_tokens_set
+    with pytest.raises(ValueError, match="reserved_200018"):
+        ours.encode("<|reserved_200018|>")  # disallowed by default, as tiktoken's
+    assert ours.encode("<|reserved_200018|>", disallowed_special=()) == ref.encode(
+        "<|reserved_200018|>", disallowed_special=())

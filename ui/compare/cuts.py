@@ -23,7 +23,7 @@ from ui.kit.tokens_html import tokens_html, visible
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
 # The views draw the text's first FIRST_VIEW_BYTES until the user asks for the whole text: every
 # span costs the browser (2,500 spans for the English sample's four views were about 0.5 s of a
-# first visit's 2.2 s; benchmarks/compare_paint.py, README "First visits").
+# first visit's 2.2 s; benchmarks/compare_paint.py, docs/BENCHMARKS.md "First visits").
 FIRST_VIEW_BYTES = 1_200
 MAX_WORDS = 200_000  # words looked at for the disagreement table
 TOP_WORDS = 20
