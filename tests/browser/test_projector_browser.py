@@ -10,7 +10,8 @@ rendered height of its box. The other sizes are computed font sizes.
 from __future__ import annotations
 
 import pytest
-from test_app_browser import no_exception
+from conftest import DEFAULT_TIMEOUT_MS, open_app
+from test_app_browser import no_cut_labels, no_exception, visit_every_page
 from test_lesson_browser import font_px
 
 try:
@@ -165,3 +166,27 @@ def test_projector_mode_enlarges_every_token_view_and_the_lessons_tables(app):
         after = large[title]
         assert len(after) == len(before), (title, before, after)
         assert all(a >= 1.5 * b for a, b in zip(after, before)), (title, before, after)
+
+
+@pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
+def test_a_1024x768_projector_walk_cuts_no_label(browser, app_url, projector):
+    """Every page on a classroom projector's 1024x768 screen, projector mode off and on: no text
+    cut off with an ellipsis or clipped, no page that scrolls sideways."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    try:
+        app = open_app(context, app_url)
+        if projector:
+            app.sidebar.locator(".st-key-projector label").first.click()
+            app.wait_idle(app.sidebar.locator(".st-key-projector input[type=checkbox]:checked"))
+        cuts, sideways = {}, {}
+
+        def check() -> None:
+            no_exception(app)
+            no_cut_labels(app, cuts, sideways)
+
+        assert len(visit_every_page(app, check)) == 16
+        assert cuts == {}, f"text cut at 1024x768 (projector {projector}): {cuts}"
+        assert sideways == {}, f"pages that scroll sideways at 1024x768: {sideways}"
+    finally:
+        context.close()

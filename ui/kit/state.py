@@ -92,11 +92,14 @@ PROJECTOR_CSS = f"""<style>
 # Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
 # 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
 # phone: the box that holds the chart and its toolbar, whose buttons ("Show data": the chart's
-# table, its text alternative) take the keyboard's focus, so the keyboard scrolls it too. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
+# table, its text alternative) take the keyboard's focus, so the keyboard scrolls it too.
+# An uploader's list of file types wraps instead of ending in "…" in a narrow column, and so do
+# the main column's labels, metrics, buttons and page links (Streamlit ends them in "…"): on a
+# 1024x768 projector, projector mode's sizes no longer cut "Characters (code points)".
 # Contrast (WCAG 2.1 AA, 4.5:1 for text; tests/browser/test_a11y_browser.py): Streamlit's captions
-# are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1 on the code
-# block's grey; here captions and code take darker shades of the same hues (5.2:1 or more on
-# white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
+# are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
+# on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
+# more on white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
 PAGE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
 [data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
@@ -117,6 +120,10 @@ PAGE_CSS = """<style>
   max-width: 100%; overflow-x: auto; }
 [data-testid="stFileUploaderDropzoneInstructions"] span {
   white-space: normal; overflow: visible; text-overflow: clip; }
+.stMainBlockContainer .stMarkdownEllipsis, .stMainBlockContainer .stMarkdownEllipsis p,
+.stMainBlockContainer [data-testid="stPageLink-NavLink"] span {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: break-word; }
+.stMainBlockContainer [data-testid="stMetricValue"] .stMarkdownEllipsis { overflow-wrap: anywhere; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
