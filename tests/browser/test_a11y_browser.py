@@ -28,7 +28,7 @@ WIDTHS = [{"width": 1440, "height": 1000}, {"width": 1024, "height": 768},
 
 # The one exception: Streamlit's sidebar navigation with sections puts each section's header and
 # links in a <div> inside its <ul> (so the <ul> holds a div, and each <li> has no list parent).
-# The app cannot change that markup without a script of its own; docs/accessibility.md has the
+# The app cannot change that markup without a script of its own; docs/ACCESSIBILITY.md has the
 # minimal reproduction for upstream. Only these two rules, and only on nodes inside that list.
 NAV_LIST = "[data-testid=stSidebarNavItems]"
 NAV_RULES = {"list", "listitem"}
