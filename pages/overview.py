@@ -31,6 +31,7 @@ from ui.kit.state import (
     tokenizer_label,
     type_box,
 )
+from ui.kit.choices import MAX_TEXT_CHARS
 from ui.kit.tables import merges_frame
 from ui.kit.tokens_html import bytes_hint
 from ui.stepping.component import steps_payload
@@ -105,6 +106,7 @@ def as_you_type(tok) -> None:
     heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
              REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, vocabulary {gpt.vocab_size:,}"}
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
+                     "sidebarMax": MAX_TEXT_CHARS,
                      "settle": SETTLE_MS, "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS,
                      "views": views, "heads": heads, "large": projector_mode(),
                      "url": TOKENS_PATH, "key": key, "seq": ss.get("_front_seq", -1),
