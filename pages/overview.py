@@ -18,6 +18,7 @@ from ui.front.component import (
     views_data,
 )
 from ui.front.route import TOKENS_PATH
+from ui.kit.choices import MAX_TEXT_CHARS
 from ui.kit.state import (
     current_text,
     preset,
@@ -31,7 +32,6 @@ from ui.kit.state import (
     tokenizer_label,
     type_box,
 )
-from ui.kit.choices import MAX_TEXT_CHARS
 from ui.kit.tables import merges_frame
 from ui.kit.tokens_html import bytes_hint
 from ui.stepping.component import steps_payload
