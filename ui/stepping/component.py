@@ -316,13 +316,18 @@ export default function (component) {
     draw(current);
     if (!timer) { sendSoon(); publish(); }
   }
-  const speeds = [[1, "1 step/s"], [5, "5 steps/s"], [20, "20 steps/s"], [60, "60 steps/s"]];
+  // A learner who asks the system for reduced motion (prefers-reduced-motion) gets Play at one
+  // step a second, and no speed above 5 steps a second: the text never flickers.
+  const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+  let speeds = [[1, "1 step/s"], [5, "5 steps/s"], [20, "20 steps/s"], [60, "60 steps/s"]];
   if (n / 10 > 60) speeds.push([Math.ceil(n / 10), "whole training in 10 s"]);
+  if (reduced) speeds = speeds.filter(([v]) => v <= 5);
   const chosen = speed.value;  // kept when the server sends new data (a rerun)
   speed.replaceChildren(...speeds.map(([v, label]) => {
     const o = document.createElement("option"); o.value = String(v); o.textContent = label; return o;
   }));
-  speed.value = speeds.some(([v]) => String(v) === chosen) ? chosen : String(speeds[2][0]);
+  speed.value = speeds.some(([v]) => String(v) === chosen) ? chosen
+    : String(speeds[reduced ? 0 : 2][0]);
   function stop() {
     if (timer) { cancelAnimationFrame(timer); timer = null; }
     play.textContent = "▶ Play";
