@@ -9,14 +9,19 @@ elements it names, so a failure says what to fix.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import DEFAULT_TIMEOUT_MS, open_app
-from test_app_browser import no_exception, visit_every_page
+from test_app_browser import ENGLISH, no_exception, visit_every_page
+
+import bpe_core
 
 try:
     from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import expect
 except ImportError:  # in CI a missing package fails below, like a missing browser
-    Axe = None
+    Axe = expect = None
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -78,3 +83,25 @@ def test_every_page_passes_axe_wcag_aa(browser, app_url, viewport):
             ), pytrace=False)
     finally:
         context.close()
+
+
+def test_a_screen_reader_hears_each_tokens_text_and_id(app):
+    """Every token view is a list, named, whose items are the tokens, each named by its hover
+    text: its id, its text and its bytes. The Tokens page's view, the stepping view (drawn in the
+    browser) and the front page's two (in a component)."""
+    tok = bpe_core.RegexTokenizer()
+    tok.train(ENGLISH, 512)
+    first = tok.encode(ENGLISH)[0]
+    text = tok.vocab[first].decode()
+    heard = re.compile(rf"^id {first} · '{re.escape(text)}' · bytes ")
+    front = app.page.get_by_role("list", name="Your tokens")
+    expect(front.get_by_role("listitem").first).to_have_accessible_name(heard)
+    expect(app.page.get_by_role("list", name="GPT-4o tokens").get_by_role("listitem").first
+           ).to_be_attached()
+    app.go("Tokens", app.main.locator(".bpe-tokens .t").first)
+    items = app.main.get_by_role("list", name="Tokens").get_by_role("listitem")
+    expect(items).to_have_count(len(tok.encode(ENGLISH)))
+    expect(items.first).to_have_accessible_name(heard)
+    app.go("Step through merges", app.main.get_by_test_id("bpe-steps"))
+    steps = app.main.get_by_role("list", name="Tokens after k merges").get_by_role("listitem")
+    expect(steps.first).to_have_accessible_name(re.compile(r"^id \d+ · .+ bytes: "))

@@ -64,7 +64,7 @@ def chat_html(chat: ChatTokens, vocab: dict[int, bytes], *, ids: bool = False) -
         name = ("the reply priming" if i == -1 else "the model's system message"
                 if i == PREAMBLE else f"message {i + 1}")
         body, _ = tokens_html(tokens, ids=ids, mark_new=False, whitespace=True,
-                              label=f"Tokens of {name}")
+                              name=f"Tokens of {name}")
         if i == PREAMBLE:
             head = (f'system <span class="n">· {chat.preamble} tokens, the model\'s own system'
                     " message (identity, knowledge cutoff, reasoning, channels)</span>")

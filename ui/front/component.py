@@ -164,6 +164,7 @@ function drawView(side, view, large) {
       span.append(part);
     }
     span.title = title;
+    span.setAttribute("role", "listitem");
     span.bpeSpecial = special;
     models.set(id, span);
     return span;
@@ -171,7 +172,7 @@ function drawView(side, view, large) {
   const tokens = document.createElement("div");
   tokens.className = large ? "bpe-tokens large" : "bpe-tokens";
   // it scrolls on its own: focusable by keyboard, a region named for a screen reader
-  tokens.setAttribute("role", "region");
+  tokens.setAttribute("role", "list");  // its tokens are items: text, and the title (id) as description
   tokens.tabIndex = 0;
   tokens.setAttribute("aria-label", side.dataset.side === "yours" ? "Your tokens" : "GPT-4o tokens");
   view.ids.forEach((id, i) => {

@@ -316,12 +316,17 @@ class Piece(NamedTuple):
 
 def view_attrs(label: str) -> str:
     """The attributes of a token view's box: it scrolls on its own (max-height), so it takes the
-    keyboard's focus (tabindex, WCAG 2.1.1) and is a region named for a screen reader.
+    keyboard's focus (tabindex, WCAG 2.1.1); for a screen reader it is a list named ``label``
+    whose items are the tokens (``TOKEN_ROLE``): each read as its text, its title (id, text,
+    bytes) as its description.
 
     >>> view_attrs('Yours <b>')
-    'role="region" tabindex="0" aria-label="Yours &lt;b&gt;"'
+    'role="list" tabindex="0" aria-label="Yours &lt;b&gt;"'
     """
-    return f'role="region" tabindex="0" aria-label="{_attr(label)}"'
+    return f'role="list" tabindex="0" aria-label="{_attr(label)}"'
+
+
+TOKEN_ROLE = 'role="listitem"'  # a token's span in a view (view_attrs)
 
 
 def pieces(
@@ -345,7 +350,7 @@ def tokens_html(
     large: bool = False,
     mark_new: bool = True,
     css: bool = True,
-    label: str = "Tokens",
+    name: str = "Tokens",
 ) -> tuple[str, int]:
     """HTML for a sequence of tokens; returns ``(html, how many tokens were left out)``.
 
@@ -355,7 +360,7 @@ def tokens_html(
     Neighbours never look alike: in ``colour="cycle"`` they differ in colour; by length or age
     every other token is underlined as well. ``mark_new`` outlines tokens made by the last merge.
     ``css=False`` leaves out the stylesheet, for a page that already holds it (every ``<style>``
-    restyles the whole page). ``label`` names the view for a screen reader (see ``view_attrs``).
+    restyles the whole page). ``name`` names the view for a screen reader (see ``view_attrs``).
     """
     if colour not in COLOUR_MODES:
         raise ValueError(f"colour must be one of {', '.join(COLOUR_MODES)}, not {colour!r}")
@@ -393,10 +398,10 @@ def tokens_html(
         if title is None:
             title = token_title(t.id, token, step, special=t.special)
             title = titles[t.id] = _attr(title)
-        spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
     # ids are drawn as blocks so that a line never breaks inside a number
     classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
-    body = f'<div class="{classes}" {view_attrs(label)}>{"".join(spans)}</div>'
+    body = f'<div class="{classes}" {view_attrs(name)}>{"".join(spans)}</div>'
     return (CSS if css else "") + body, len(tokens) - len(spans)
 
 
@@ -516,7 +521,7 @@ def chunks_html(
     max_chunks: int = MAX_SPANS,
     max_chars: int = MAX_CHARS,
     large: bool = False,
-    label: str = "Chunks",
+    name: str = "Chunks",
 ) -> tuple[str, int]:
     """HTML for the split pattern's chunks, each a coloured span (merges stay inside one).
 
@@ -539,9 +544,9 @@ def chunks_html(
         else:
             label = _text_html(chunk, whitespace)
         budget -= len(chunk)
-        spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
     size_class = " large" if large else ""
-    body = f'<div class="bpe-tokens{size_class}" {view_attrs(label)}>{"".join(spans)}</div>'
+    body = f'<div class="bpe-tokens{size_class}" {view_attrs(name)}>{"".join(spans)}</div>'
     return CSS + body, len(chunks) - len(spans)
 
 

@@ -90,7 +90,7 @@ _HTML = """
     <label>Speed <select class="speed" aria-label="Speed"></select></label>
   </div>
   <div class="status" aria-live="polite"></div>
-  <div class="tokens" role="region" tabindex="0" aria-label="Tokens after k merges"></div>
+  <div class="tokens" role="list" tabindex="0" aria-label="Tokens after k merges"></div>
 </div>
 """
 
@@ -215,6 +215,7 @@ export default function (component) {
       if (i < lines.length - 1) span.append(document.createElement("br"));
     });
     span.dataset.id = String(id);
+    span.setAttribute("role", "listitem");  // read as its text, the title (id, bytes) described
     const hex = Array.from(piece, (x) => x.toString(16).padStart(2, "0")).join(" ");
     span.title = `id ${id} · ${span.textContent} · ${piece.length} bytes: ${hex}`
       + (special ? " · special token" : last ? ` · made by merge ${last}` : " · a single byte");
