@@ -72,6 +72,7 @@ _CSS = """
   font-size: calc(1rem * var(--scale));
   max-height: 60vh; overflow-y: auto; color: #111; }
 .bpe-steps .tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
+.bpe-steps .tokens span.sp::before { content: "\\200b"; }
 .bpe-steps .tokens span { border-radius: 3px; padding: 1px 0; margin-right: 1px; }
 .bpe-steps .tokens span.new { outline: 2px solid #d62728; }
 .bpe-steps .tokens span.special { background: #222 !important; color: #fff; font-weight: 700; }
@@ -214,6 +215,9 @@ export default function (component) {
       if (line) span.append(line);
       if (i < lines.length - 1) span.append(document.createElement("br"));
     });
+    // spaces are drawn as "·", which offers no place to break a line: a token that starts with
+    // one gets a zero-width break before it (.sp), so lines break between words, not inside them
+    if (span.textContent.startsWith(data.glyphs[" "] || "·")) span.classList.add("sp");
     span.dataset.id = String(id);
     span.setAttribute("role", "listitem");  // read as its text, the title (id, bytes) described
     const hex = Array.from(piece, (x) => x.toString(16).padStart(2, "0")).join(" ");
