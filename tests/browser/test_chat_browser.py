@@ -40,7 +40,7 @@ def test_chat_view_shows_tiktokens_harmony_ids_and_marks_special_tokens(app):
     text = wrap(DEFAULT_CONVERSATION, "gpt-oss").text
     assert shown_ids(app) == reference.encode(text, allowed_special="all")
 
-    box = app.main.get_by_label("Message 2")
+    box = app.main.get_by_label("Message 2", exact=True)
     box.fill("Wie viele Tokens hat 日本語? 🙂")
     box.press("Control+Enter")
     app.wait_idle()
