@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from bpe_core.base import Tokenizer, cut_at_specials, training_specials
 from bpe_core.basic import BasicTokenizer
+from bpe_core.oniguruma import unguarded
 from bpe_core.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe_core.regex_tokenizer import RegexTokenizer
 from bpe_core.text import clean_text, shorten
@@ -102,6 +103,7 @@ def known_pattern(pattern: str) -> str:
     >>> known_pattern(MINBPE_GPT4_SPLIT_PATTERN) == GPT4_SPLIT_PATTERN
     True
     """
+    pattern = unguarded(pattern)  # a tokenizer.json's, guarded for Oniguruma's older Unicode
     return OTHER_SPELLINGS.get(pattern, pattern)
 
 
@@ -113,6 +115,7 @@ def pattern_name(pattern: str) -> str:
     >>> pattern_name(MINBPE_GPT4_SPLIT_PATTERN)
     'the GPT-4 pattern (as minbpe writes it)'
     """
+    pattern = unguarded(pattern)
     if not pattern:
         return "no split pattern"
     if pattern in PATTERN_NAMES:

@@ -24,6 +24,7 @@ from bpe_core.training import TIE_RULES
 from . import commands
 from .inputs import PATTERNS, UsageError
 from .outputs import FORMATS
+from .variants import VARIANTS
 
 PATTERN_HELP = ("split pattern: gpt2, gpt4, gpt4o, none (no split: merges may cross words) or a"
                 " regular expression (default: gpt4)")
@@ -43,6 +44,10 @@ what it writes (--out PATH):
   Files that cannot hold the pattern, the special tokens or --history get bpe_core's sidecar
   (NAME.bpe-lab.json) beside them; bpe_core.load and the app read it back.
 
+variants (each file is one language with --variant parity):
+  bpe-lab train corpus.txt --vocab-size 8000 --variant superbpe --transition 6000 --out s.json --format hf
+  bpe-lab train en.txt de.txt hi.txt --vocab-size 8000 --variant parity --out p.model
+
 example (CS336's TinyStories run):
   bpe-lab train TinyStoriesV2-GPT4-train.txt --vocab-size 10000 --pattern gpt2 \\
       --special-token '<|endoftext|>' --tie-rule bytes --format cs336 --out tinystories/
@@ -60,6 +65,10 @@ def _int(text: str) -> int:
         return int(text.replace("_", "").replace(",", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+FORCE_HELP = ("replace --out even if bpe-lab did not write the file there (without it, only"
+              " bpe-lab's own earlier output is replaced)")
 
 
 def _add_training_settings(p: argparse.ArgumentParser, specials_default: str = "") -> None:
@@ -120,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--format", choices=FORMATS, default="minbpe", help="file format (default:"
                    " minbpe)")
     t.add_argument("--out", required=True, metavar="PATH", help="where to write (see below)")
+    t.add_argument("--force", action="store_true", help=FORCE_HELP)
     t.add_argument("--history", action="store_true",
                    help="keep each merge's corpus count and its 5 runner-up pairs (the app's"
                         " 'why this merge'), in bpe_core's sidecar")
@@ -127,6 +137,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop when the most frequent pair occurs fewer than N times")
     t.add_argument("--max-token-bytes", type=_int, metavar="N",
                    help="never make a token longer than N bytes")
+    t.add_argument("--variant", choices=VARIANTS, default="classic",
+                   help="classic (default); superbpe: tokens that span words after --transition"
+                        " merges (Liu et al. 2025); parity: each CORPUS file is one language,"
+                        " named by its file name, and each merge serves the language that costs"
+                        " most (Foroutan et al. 2026)")
+    t.add_argument("--transition", type=_int, metavar="T",
+                   help="--variant superbpe: merges made inside words before merging across them")
+    t.add_argument("--parallel", action="store_true",
+                   help="--variant parity: the files say the same thing, so a language's cost"
+                        " is its number of tokens (default: tokens per byte)")
+    t.add_argument("--global-merges", type=_int, metavar="J",
+                   help="--variant parity: make the first J merges as classical BPE (the"
+                        " paper's hybrid)")
     t.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
                         " the files must be readable there at the same paths")
@@ -144,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
     e.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
     e.add_argument("--out", required=True, metavar="IDS", help="the .npy file to write")
+    e.add_argument("--force", action="store_true", help=FORCE_HELP)
     _add_reading(e, "encoding")
     _add_file_settings(e)
     e.set_defaults(run=commands.encode)

@@ -16,6 +16,7 @@ from bpe_core import (
     Tokenizer,
 )
 from bpe_core.base import MAX_VOCAB_SIZE, training_specials
+from bpe_core.oniguruma import unguarded
 
 PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN,
             "none": ""}
@@ -51,13 +52,16 @@ def pattern_from(value: str) -> str:
 
 
 def pattern_words(pattern: str) -> str:
-    return PATTERN_WORDS.get(pattern, f"custom {pattern!r}")
+    plain = unguarded(pattern)  # a tokenizer.json's: guarded for Oniguruma's older Unicode
+    words = PATTERN_WORDS.get(plain, f"custom {plain!r}")
+    return words if plain == pattern else words + " (read with Hugging Face's Unicode tables)"
 
 
 def block_timeout(pattern: str, block_bytes: int) -> float | None:
-    """The seconds a custom split pattern may take on one block while training: the app's rate
-    (2 s for 200,000 characters), scaled to the block, so that a pattern that backtracks only
-    somewhere deep in the corpus is stopped there too. None for the presets (no bound)."""
+    """The seconds a custom split pattern may take on one block (of at most ``block_bytes``)
+    while training: the app's rate (2 s for 200,000 characters), scaled to the block, so that a
+    pattern that backtracks only somewhere deep in the corpus is stopped there too. None for the
+    presets (no bound)."""
     if not pattern or pattern in PATTERN_WORDS:
         return None
     return PATTERN_SECONDS * max(1.0, block_bytes / PROBE_CHARS)
