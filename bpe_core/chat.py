@@ -43,9 +43,22 @@ from .text import shorten
 
 ROLES = ("system", "developer", "user", "assistant")
 FORMATS = {
-    "harmony": "gpt-oss (harmony, o200k_harmony)",
+    "gpt-oss": "gpt-oss, as it reads the prompt (harmony)",
+    "harmony": "harmony, messages only (minimal)",
     "chatml": "GPT-4 / GPT-3.5 (ChatML, cl100k_base)",
 }
+# What gpt-oss really reads (openai-harmony's render_conversation_for_completion with its default
+# SystemContent, the model's own chat template without a date): a system message of its own
+# first; the conversation's system and developer texts go in developer messages under
+# "# Instructions". openai-harmony (tests only) is the reference, id for id.
+GPT_OSS_SYSTEM = (
+    "You are ChatGPT, a large language model trained by OpenAI.\n"
+    "Knowledge cutoff: 2024-06\n\n"
+    "Reasoning: medium\n\n"
+    "# Valid channels: analysis, commentary, final. Channel must be included for every message."
+)
+GPT_OSS_INSTRUCTIONS = "# Instructions\n\n"
+PREAMBLE = -2  # ChatPart.message of the system message gpt-oss's rendering adds
 CHATML_SPECIAL_TOKENS = {"<|im_start|>": 100264, "<|im_end|>": 100265}  # tiktoken's README
 # OpenAI's rule for the ChatML-era models (openai-cookbook, "How to count tokens with tiktoken")
 TOKENS_PER_MESSAGE = 3
@@ -80,12 +93,13 @@ class MessageCount(NamedTuple):
 
 
 class ChatTokens(NamedTuple):
-    format: str  # "harmony" or "chatml"
+    format: str  # "gpt-oss", "harmony" or "chatml"
     tokenizer: str  # which tokenizer encoded it
     parts: list[ChatPart]
     messages: list[MessageCount]
     reply: int  # tokens that prime the reply
     notes: list[str]  # what the wrapping left out or changed, in words
+    preamble: int = 0  # tokens of the system message the format adds of its own (gpt-oss)
 
     @property
     def ids(self) -> list[int]:
@@ -125,7 +139,7 @@ def check_messages(messages: object) -> list[Message]:
 
 def chat_encoding(fmt: str) -> Tokenizer:
     """The tokenizer a format is counted with (shared, read-only)."""
-    if fmt == "harmony":
+    if fmt in ("harmony", "gpt-oss"):
         return get_encoding("o200k_harmony")
     if fmt == "chatml":
         return _chatml()
@@ -159,14 +173,15 @@ def what_it_needs(tok: Tokenizer) -> str:
 
 
 def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> ChatTokens:
-    """The conversation wrapped as ``fmt`` ("harmony" or "chatml") and encoded by ``tok`` (the
-    format's own encoding when None). ValueError when ``tok`` lacks the format's special tokens,
+    """The conversation wrapped as ``fmt`` ("gpt-oss", "harmony" or "chatml") and encoded by
+    ``tok`` (the format's own encoding when None). ValueError when ``tok`` lacks the format's special tokens,
     saying which."""
     messages = check_messages(messages)
     if fmt not in FORMATS:
         raise ValueError(f"unknown chat format {shorten(fmt)}; choose one of {', '.join(FORMATS)}")
     tok = chat_encoding(fmt) if tok is None else tok
-    needs = HARMONY_NEEDS if fmt == "harmony" else CHATML_NEEDS
+    harmony = fmt in ("harmony", "gpt-oss")
+    needs = HARMONY_NEEDS if harmony else CHATML_NEEDS
     missing = [s for s in needs if s not in tok.special_tokens]
     if missing:
         raise ValueError(f"{tok.name or 'this tokenizer'} has no special token"
@@ -180,14 +195,21 @@ def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> 
             ids = [tok.special_tokens[text]] if special else tok.encode_ordinary(text)
             parts.append(ChatPart(text, ids, special, message, content))
 
+    if fmt == "gpt-oss":
+        for text, special in (("<|start|>", True), ("system", False), ("<|message|>", True),
+                              (GPT_OSS_SYSTEM, False), ("<|end|>", True)):
+            add(text, PREAMBLE, special=special)
     for i, m in enumerate(messages):
-        if fmt == "harmony":
+        if harmony:
+            instructions = fmt == "gpt-oss" and m.role in ("system", "developer")
             add("<|start|>", i, special=True)
-            add(m.role, i)
+            add("developer" if instructions else m.role, i)
             if m.role == "assistant" and "<|channel|>" in tok.special_tokens:
                 add("<|channel|>", i, special=True)
                 add("final", i)
             add("<|message|>", i, special=True)
+            if instructions:
+                add(GPT_OSS_INSTRUCTIONS, i)
             add(m.content, i, content=True)
             add("<|end|>", i, special=True)
             if m.name:
@@ -202,7 +224,7 @@ def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> 
             add("\n", i)
             add(m.content, i, content=True)
             add("<|im_end|>", i, special=True)
-    if fmt == "harmony":
+    if harmony:
         add("<|start|>", -1, special=True)
         add("assistant", -1)
     else:
@@ -215,7 +237,8 @@ def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> 
         content = sum(len(p.ids) for p in mine if p.content)
         counts.append(MessageCount(m.role, content, sum(len(p.ids) for p in mine) - content))
     reply = sum(len(p.ids) for p in parts if p.message == -1)
-    return ChatTokens(fmt, tok.name or "", parts, counts, reply, notes)
+    preamble = sum(len(p.ids) for p in parts if p.message == PREAMBLE)
+    return ChatTokens(fmt, tok.name or "", parts, counts, reply, notes, preamble)
 
 
 def openai_rule(messages: list, tok: Tokenizer | None = None) -> int:

@@ -59,10 +59,18 @@ if fmt == "chatml" and choice != CHAT_YOURS:
         f"tokens with tiktoken\": 3 per message, the tokens of its role, text and name, 1 more "
         f"per name, 3 to prime the reply) gives {openai_rule(messages):,} tokens."
     )
+elif fmt == "gpt-oss":
+    st.caption(md_escape("What gpt-oss reads, as openai-harmony and the model's chat template"
+                         " render it: its own system message first (identity, knowledge cutoff,"
+                         " reasoning effort, channels); your system and developer text go in a"
+                         " developer message under \"# Instructions\"; then <|start|>role"
+                         "<|message|>text<|end|> per message, an answer in the final channel,"
+                         " and <|start|>assistant where the reply begins."))
 elif fmt == "harmony" and choice != CHAT_YOURS:
-    st.caption(md_escape("gpt-oss's harmony format (tiktoken's o200k_harmony): <|start|>role"
+    st.caption(md_escape("harmony's layout alone (tiktoken's o200k_harmony): <|start|>role"
                          "<|message|>text<|end|> per message; an answer goes to the final"
-                         " channel; the prompt ends with <|start|>assistant."))
+                         " channel; the prompt ends with <|start|>assistant. gpt-oss reads more:"
+                         " choose the first option for its real prompt."))
 for note in chat.notes:
     st.caption(md_escape(note))
 

@@ -18,6 +18,7 @@ from ui.front.component import (
     views_data,
 )
 from ui.front.route import TOKENS_PATH
+from ui.kit.choices import MAX_TEXT_CHARS
 from ui.kit.state import (
     current_text,
     preset,
@@ -103,8 +104,9 @@ def as_you_type(tok) -> None:
     # GPT-4o's ids of the same text, shared with Compare's (the box starts from the sidebar's text)
     views = views_data(tok, gpt, text, mine, step_through(gpt, text).final)
     heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
-             REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, {gpt.vocab_size:,} tokens"}
+             REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, vocabulary {gpt.vocab_size:,}"}
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
+                     "sidebarMax": MAX_TEXT_CHARS,
                      "settle": SETTLE_MS, "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS,
                      "views": views, "heads": heads, "large": projector_mode(),
                      "url": TOKENS_PATH, "key": key, "seq": ss.get("_front_seq", -1),

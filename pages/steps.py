@@ -53,7 +53,7 @@ def _jump_to_row() -> None:
         _set_step(steps[rows[0]])
 
 
-st.title("Step through the merges")
+st.title("Step through merges")
 st.write(
     "Training made its merges one at a time. Move the slider to see the text tokenized with only "
     "the first **k** merges (k = 0: every byte is a token), which pair merge k joined, and why "

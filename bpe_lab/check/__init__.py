@@ -66,6 +66,7 @@ from .task import (
     MINBPE_GPT2_SPLIT_PATTERN,
     MINBPE_GPT4_SPLIT_PATTERN,
     PATTERN_NAMES,
+    TIE_RULE_NAMES,
     TIE_RULE_WORDS,
     WINDOW,
     ZOO_TIE_RULES,
@@ -75,6 +76,7 @@ from .task import (
     counted,
     known_pattern,
     pattern_name,
+    rule_name,
     show_pair,
     train_reference,
     training_chunks,
@@ -91,6 +93,7 @@ __all__ = [
     "WINDOW",
     "Pair",
     "PATTERN_NAMES",
+    "TIE_RULE_NAMES",
     "TIE_RULE_WORDS",
     "pattern_name",
     "LearnerOutput",
@@ -140,6 +143,7 @@ __all__ = [
     "MINBPE_GPT2_SPLIT_PATTERN",
     "MINBPE_GPT4_SPLIT_PATTERN",
     "ZOO_TIE_RULES",
+    "rule_name",
     "show_pair",
 ]
 
@@ -334,8 +338,7 @@ class CheckVerdict(NamedTuple):
     diagnosis: Diagnosis | None  # the mistake named, when one is
 
 
-RULES_IN_WORDS = ("the pair seen first, the greatest bytes, the smallest ids, the pair seen last"
-                  " and the greatest ids")
+RULES_IN_WORDS = ", ".join(rule_name(r) for r in TIE_RULE_NAMES)
 
 
 def check_verdict(report: CheckReport, spell: Callable[[bytes], str] = repr) -> CheckVerdict:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from bpe_core.base import Tokenizer
 from bpe_core.merges import apply_merges
 
-from .task import TIE_RULE_WORDS, Pair, Setup, counted, show_pair, training_chunks
+from .task import TIE_RULE_WORDS, Pair, Setup, counted, rule_name, show_pair, training_chunks
 
 
 class CountedPair(NamedTuple):
@@ -95,10 +95,11 @@ def step_words(explanation: StepExplanation, spell: Callable[[bytes], str] = rep
         tie = "a tie" if others <= 0 else f"a tie with {counted(others, 'other pair')}"
         said = (f"{where} your pair {show_pair(mine.pair, spell)} and the reference's"
                 f" {show_pair(ref.pair, spell)} both occur {counted(mine.count, 'time')}: {tie}."
-                f" The reference breaks ties by the {rule!r} rule ({TIE_RULE_WORDS[rule]}).")
+                f" The reference breaks ties by the {rule_name(rule)} rule"
+                f" ({TIE_RULE_WORDS[rule]}).")
         picked_by = e.rule_of_mine
         if picked_by is not None:
-            return said + f" Your pick is the one the {picked_by!r} rule makes."
+            return said + f" Your pick is the one the {rule_name(picked_by)} rule makes."
         return said + (" None of the tie rules this page knows picks your pair: you broke ties"
                        " by another tie rule. The tied pairs: " + tied_words(e, spell) + ".")
     if mine.count == 0:

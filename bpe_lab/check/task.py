@@ -47,6 +47,26 @@ TIE_RULE_WORDS = {
     "last_seen": "the pair seen last in the text, as a loop that keeps the last of equals (>=)",
     "greatest_ids": "the greatest pair of token ids, as max over (count, pair)",
 }
+# One name per tie rule, in a student's words: every sentence of the page and the command names
+# a rule this way (the code names above are the API's and --tie-rule's values).
+TIE_RULE_NAMES = {
+    "seen": "seen first",
+    "bytes": "greatest bytes",
+    "ids": "smallest ids",
+    "last_seen": "seen last",
+    "greatest_ids": "greatest ids",
+}
+
+
+def rule_name(rule: str) -> str:
+    """A tie rule as a sentence names it.
+
+    >>> rule_name("last_seen")
+    '“seen last”'
+    """
+    return f"“{TIE_RULE_NAMES[rule]}”"
+
+
 # The tie rules the reference trains with are training.TIE_RULES; these two are only mistakes,
 # which the zoo replays with its own trainer (replaying.replay_training).
 ZOO_TIE_RULES = ("last_seen", "greatest_ids")

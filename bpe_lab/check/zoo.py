@@ -22,6 +22,7 @@ from .task import (
     check_settings,
     known_pattern,
     pattern_name,
+    rule_name,
 )
 
 
@@ -166,8 +167,9 @@ def mistake_variants(key: str, reference: Setup) -> list[tuple[str, Setup]]:
     specials = ref.special_tokens
     if key == "tie_rule":
         return [
-            (f"you broke ties by the {rule!r} rule ({TIE_RULE_WORDS[rule]}); the reference uses"
-             f" {ref.tie_rule!r} ({TIE_RULE_WORDS[ref.tie_rule]})", replace(ref, tie_rule=rule))
+            (f"you broke ties by the {rule_name(rule)} rule ({TIE_RULE_WORDS[rule]}); the"
+             f" reference uses {rule_name(ref.tie_rule)} ({TIE_RULE_WORDS[ref.tie_rule]})",
+             replace(ref, tie_rule=rule))
             for rule in TIE_RULES + ZOO_TIE_RULES if rule != ref.tie_rule
         ]
     if key == "overlap":

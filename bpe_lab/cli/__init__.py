@@ -28,8 +28,9 @@ from .variants import VARIANTS
 
 PATTERN_HELP = ("split pattern: gpt2, gpt4, gpt4o, none (no split: merges may cross words) or a"
                 " regular expression (default: gpt4)")
-TIE_HELP = ("which of equally frequent pairs is merged: seen (first seen in the corpus, minbpe's"
-            " rule), bytes (greatest token bytes, CS336's), ids (smallest ids) (default: seen)")
+TIE_HELP = ("which of equally frequent pairs is merged: seen (the rule \"seen first\": the pair"
+            " first seen in the corpus, minbpe's), bytes (\"greatest bytes\": the greatest token"
+            " bytes, CS336's), ids (\"smallest ids\") (default: seen)")
 SPECIAL_HELP = ("a special token, e.g. '<|endoftext|>' (repeatable): the corpus is cut at it, no"
                 " merge crosses it, and it counts in --vocab-size")
 

@@ -155,6 +155,41 @@ def test_hostile_text_is_drawn_as_text(front):
     assert page.evaluate("() => window.__pwned") is None
 
 
+PASTE_JS = """([text]) => {
+  const box = document.querySelector('[data-testid=bpe-type] textarea');
+  box.focus();
+  box.setSelectionRange(box.value.length, box.value.length);
+  const data = new DataTransfer();
+  data.setData('text/plain', text);
+  box.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true,
+                                                 cancelable: true}));
+  return box.value.length;
+}"""
+
+
+def test_a_paste_too_long_for_the_box_says_how_much_was_cut(front):
+    """The box keeps MAX_FRONT_CHARS characters; the browser cuts a longer paste without a word,
+    so the box says by how much and where a longer text goes."""
+    from ui.front.component import MAX_FRONT_CHARS
+    from ui.kit.choices import MAX_TEXT_CHARS
+
+    page, _ = front
+    box = page.get_by_label("Type here")
+    box.fill("abc ")
+    note = page.locator("[data-testid=bpe-type] .cut")
+    expect(note).to_be_hidden()
+    page.evaluate(PASTE_JS, ["x" * 100])  # fits: no note
+    expect(note).to_be_hidden()
+    page.evaluate(PASTE_JS, ["y" * 50_000])
+    expect(note).to_be_visible()
+    cut = 50_000 - (MAX_FRONT_CHARS - 4)
+    expect(note).to_have_text(
+        f"Your paste was 50,000 characters; this box keeps {MAX_FRONT_CHARS:,}, so the last "
+        f"{cut:,} were cut. For a longer text, paste it in the sidebar's Text or upload it there "
+        f"as a file (up to {MAX_TEXT_CHARS:,} characters).")
+    assert note.get_attribute("role") == "status"  # a screen reader hears it
+
+
 def test_without_the_route_the_pages_script_draws_the_views(front):
     """A server that restarted, or a route that fails: the box asks once, then lets the
     fragment draw, a moment after the last key (ui/front/component.py's DEBOUNCE_MS)."""

@@ -10,7 +10,8 @@ rendered height of its box. The other sizes are computed font sizes.
 from __future__ import annotations
 
 import pytest
-from test_app_browser import no_exception
+from conftest import DEFAULT_TIMEOUT_MS, open_app
+from test_app_browser import PAGE_TITLES, no_cut_labels, no_exception, visit_every_page
 from test_lesson_browser import font_px
 
 try:
@@ -125,3 +126,67 @@ def test_projector_mode_enlarges_tables_code_and_the_forest(app):
     button.click()
     expect(page.locator(".st-key-forest_tree_chart")).to_contain_text(f"(id {row_id})")
     no_exception(app)
+
+
+def test_projector_mode_enlarges_every_token_view_and_the_lessons_tables(app):
+    """Each text-bearing view at 1.5 times its normal size or more: the front page's two token
+    views (in a component's shadow root), Compare's four, the Chat page's, the stepping view's and
+    the Lesson's tables (a grid normally, an HTML table in projector mode)."""
+    page = app.page
+    views = {  # page -> the views whose text size is measured (each drawn once it has a token)
+        "Start here": "[data-view=yours] .bpe-tokens",
+        "Compare with GPT": ".bpe-compare .bpe-tokens",
+        "Chat tokens": ".bpe-tokens",
+        "Step through merges": "[data-testid=bpe-steps] .tokens",
+    }
+
+    def sizes() -> dict[str, list[float]]:
+        out = {}
+        for title, selector in views.items():
+            app.go(title, page.locator(f"{selector} span").first)
+            no_exception(app)
+            texts = page.locator(selector)
+            out[title] = [font_px(texts.nth(i)) for i in range(texts.count())]
+        return out
+
+    normal = sizes()
+    assert len(normal["Compare with GPT"]) == 4, normal  # yours and the three GPT presets
+    app.go("Lesson: BPE step by step", app.main.get_by_test_id("stDataFrame").first)
+    normal_lesson = table(page)["font"]  # its first step's first table: the text's characters
+
+    app.sidebar.locator(".st-key-projector label").first.click()
+    page.locator(".st-key-projector input[type=checkbox]:checked").wait_for(state="attached")
+    page.locator(IDLE).wait_for(state="attached")
+
+    lesson_cell = app.main.locator(".lesson-table.large td").first
+    app.go("Lesson: BPE step by step", lesson_cell)
+    assert font_px(lesson_cell) >= 1.5 * normal_lesson, (normal_lesson, font_px(lesson_cell))
+    large = sizes()
+    for title, before in normal.items():
+        after = large[title]
+        assert len(after) == len(before), (title, before, after)
+        assert all(a >= 1.5 * b for a, b in zip(after, before)), (title, before, after)
+
+
+@pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
+def test_a_1024x768_projector_walk_cuts_no_label(browser, app_url, projector):
+    """Every page on a classroom projector's 1024x768 screen, projector mode off and on: no text
+    cut off with an ellipsis or clipped, no page that scrolls sideways."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    try:
+        app = open_app(context, app_url)
+        if projector:
+            app.sidebar.locator(".st-key-projector label").first.click()
+            app.wait_idle(app.sidebar.locator(".st-key-projector input[type=checkbox]:checked"))
+        cuts, sideways = {}, {}
+
+        def check() -> None:
+            no_exception(app)
+            no_cut_labels(app, cuts, sideways)
+
+        assert sorted(visit_every_page(app, check)) == sorted(PAGE_TITLES)
+        assert cuts == {}, f"text cut at 1024x768 (projector {projector}): {cuts}"
+        assert sideways == {}, f"pages that scroll sideways at 1024x768: {sideways}"
+    finally:
+        context.close()

@@ -131,3 +131,28 @@ def test_hostile_text_is_drawn_as_text(app):
     assert root.locator("img, script").count() == 0
     assert "<script>" in root.locator(".tokens").text_content()
     assert app.page.title() != "pwned"
+
+
+def test_on_a_phone_the_stepping_view_breaks_lines_between_words(browser, app_url):
+    """Spaces are drawn as "·" (no place to break a line): at 390 px the view still breaks its
+    lines between words, never inside a token."""
+    from conftest import DEFAULT_TIMEOUT_MS, open_app
+
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    try:
+        app = open_app(context, app_url)
+        app.go("Step through merges", app.main.get_by_test_id("bpe-steps"))
+        root, slider = view(app)
+        go_to(app, root, slider, trained(ENGLISH).num_merges)  # whole words, the longest tokens
+        spans = root.locator(".tokens span")
+        lines = spans.evaluate_all("ss => new Set(ss.map(s => Math.round(s.getBoundingClientRect()"
+                                   ".top))).size")
+        assert lines > 20  # the text runs over many lines on a phone
+        split = spans.evaluate_all(
+            "ss => ss.filter(s => !s.querySelector('br')"
+            " && [...s.getClientRects()].filter(r => r.width > 0.5).length > 1)"
+            ".map(s => s.textContent)")  # (a line may end in the empty break before a token)
+        assert split == [], f"tokens broken across two lines: {split[:10]}"
+    finally:
+        context.close()

@@ -113,7 +113,7 @@ def test_check_of_the_right_merges_says_they_match(tmp_path, corpus):
     # the same merges under another tie rule part where a tie is broken the other way
     other = run_cli("check", "mine", "--corpus", *paths, "--pattern", "gpt2", cwd=tmp_path)
     assert other.returncode == 1
-    assert "The cause: Ties broken by another rule: you broke ties by the 'bytes' rule" in (
+    assert "The cause: Ties broken by another rule: you broke ties by the “greatest bytes” rule" in (
         other.stdout)
 
 

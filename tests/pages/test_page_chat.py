@@ -6,7 +6,8 @@ from support import open_page
 from bpe_core.chat import Message, openai_rule, wrap
 from ui.chat.panel import DEFAULT_CONVERSATION
 
-HARMONY = "gpt-oss (harmony, o200k_harmony)"
+GPT_OSS = "gpt-oss, as it reads the prompt (harmony)"
+HARMONY = "harmony, messages only (minimal)"
 CHATML = "GPT-4 / GPT-3.5 (ChatML, cl100k_base)"
 
 
@@ -23,17 +24,26 @@ def chat_view(app) -> str:
     return next(h.value for h in app.html if 'class="bpe-chat"' in h.value)
 
 
-def test_harmony_is_shown_first_with_its_counts(at):
-    chat = wrap(DEFAULT_CONVERSATION, "harmony")
+def test_what_gpt_oss_reads_is_shown_first_with_its_counts(at):
+    chat = wrap(DEFAULT_CONVERSATION, "gpt-oss")
     total, text, wrapper = metrics(at)
-    assert total == chat.total == text + wrapper
-    assert wrapper == sum(m.overhead for m in chat.messages) + chat.reply
+    assert total == chat.total == text + wrapper == 104  # openai-harmony's count (tests/core)
+    assert wrapper == chat.preamble + sum(m.overhead for m in chat.messages) + chat.reply
     table = at.dataframe[0].value
-    assert list(table["message"]) == ["1. system", "2. user", "3. assistant", "reply priming",
-                                      "whole conversation"]
+    assert list(table["message"]) == ["the model's system message", "1. system", "2. user",
+                                      "3. assistant", "reply priming", "whole conversation"]
     view = chat_view(at)
-    assert view.count('data-message="') == 4  # three messages and the reply priming
+    assert view.count('data-message="') == 5  # its system message, three messages, the priming
     assert "special" in view and "&lt;|start|&gt;" in view  # the special tokens, escaped
+    assert "Instructions</span>" in view  # the system text, as the developer's instructions
+
+
+def test_the_minimal_harmony_rendering_stays_under_its_own_name(at):
+    at.radio(key="chat_format").set_value(HARMONY).run()
+    assert not at.exception
+    chat = wrap(DEFAULT_CONVERSATION, "harmony")
+    assert metrics(at)[0] == chat.total == 51
+    assert chat_view(at).count('data-message="') == 4  # three messages and the reply priming
 
 
 def test_chatml_shows_openais_rule_and_the_same_total(at):

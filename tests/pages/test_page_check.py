@@ -271,7 +271,7 @@ def test_a_learner_with_last_seen_ties_gets_the_cause_with_all_its_merges(at):
     paste(at, "merges = " + repr(mine))
     assert not at.exception
     assert "The cause" in subheaders(at)
-    assert md_escape("you broke ties by the 'last_seen' rule") in said(at)
+    assert md_escape("you broke ties by the “seen last” rule") in said(at)
     assert md_escape(f"it explains all your {len(mine)} merges") in said(at)
     assert not any("Most likely" in s for s in subheaders(at))
 

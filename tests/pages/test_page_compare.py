@@ -62,10 +62,10 @@ def rows(app) -> dict[str, dict]:
 
 def test_default_sample_compares_yours_and_the_three_gpt_tokenizers(at):
     table = rows(at)
-    assert list(table) == ["Yours: GPT-4 split, 512 tokens", *PRESET_TITLES]
+    assert list(table) == ["Yours: GPT-4 split, vocabulary 512", *PRESET_TITLES]
     assert table["GPT-4 (cl100k_base)"]["vocabulary size"] == 100261
     # a 512-token vocabulary needs more tokens than any GPT vocabulary
-    assert table["Yours: GPT-4 split, 512 tokens"]["tokens"] > table["GPT-2"]["tokens"]
+    assert table["Yours: GPT-4 split, vocabulary 512"]["tokens"] > table["GPT-2"]["tokens"]
     views = [h.value for h in at.html if 'class="bpe-compare"' in h.value]
     assert len(views) == 4
     # the counts are drawn as bars in the table, the largest count a full bar
@@ -171,7 +171,7 @@ def test_first_visit_loads_each_preset_once(monkeypatch):
     st.cache_resource.clear()
     st.cache_data.clear()
     app = open_page("pages/compare.py")
-    assert list(rows(app)) == ["Yours: GPT-4 split, 512 tokens", *PRESET_TITLES]
+    assert list(rows(app)) == ["Yours: GPT-4 split, vocabulary 512", *PRESET_TITLES]
     assert sorted(reads) == ["cl100k_base", "gpt2", "o200k_base"]
     assert sorted(copies) == ["cl100k_base", "gpt2", "o200k_base"]
 

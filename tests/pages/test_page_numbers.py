@@ -38,7 +38,7 @@ def test_the_page_shows_a_sentence_and_a_heatmap_per_tokenizer(at):
     assert len(sentences) == 4  # yours, GPT-2, GPT-4, GPT-4o
     assert "- **GPT-4 (cl100k_base)** writes every one of the numbers 0–999 as one token." in sentences
     ((labels, data),) = heatmaps(at)
-    assert labels == ["Yours: GPT-4 split, 512 tokens", "GPT-2", "GPT-4 (cl100k_base)",
+    assert labels == ["Yours: GPT-4 split, vocabulary 512", "GPT-2", "GPT-4 (cl100k_base)",
                       "GPT-4o (o200k_base)"]
     assert len(data) == 4 * 1000 and set(data["tokens"][data["tokenizer"] == labels[2]]) == {1}
     at.radio(key="numbers_range").set_value("Years 1900–2099")

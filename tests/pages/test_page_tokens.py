@@ -152,7 +152,7 @@ def test_special_token_stands_out(at):
     at.button(key="train").click().run()
     assert not at.exception and not at.error
     markup = view(at)
-    special = re.findall(r'<span class="t [^"]*special[^"]*" title="([^"]*)">([^<]*)<', markup)
+    special = re.findall(r'<span class="t [^"]*special[^"]*" role="listitem" title="([^"]*)">([^<]*)<', markup)
     assert len(special) == 20
     assert special[0][1] == "&lt;|endoftext|&gt;"
     assert "special token" in special[0][0]

@@ -267,7 +267,7 @@ def test_duplicate_bytes_refuse_byte_keyed_formats_but_not_model():
 
 
 def test_zip_holds_every_format_that_fits_and_says_what_it_left_out(tok):
-    stem = file_stem("GPT-4 split, 400 tokens")
+    stem = file_stem("GPT-4 split, vocabulary 400")
     with zipfile.ZipFile(io.BytesIO(zip_bytes(tok, stem))) as z:
         names = set(z.namelist())
         assert tok.history  # trained here: the .model and tokenizer.json get a sidecar too

@@ -18,6 +18,7 @@ from ui.kit.tokens_html import (
     chunks_html,
     chunks_of,
     legend_html,
+    pieces,
     show_whitespace,
     summarise,
     text_and_bytes,
@@ -130,6 +131,10 @@ def test_colour_by_length_and_age_known_answers():
         tokens_html(tokens, colour="rainbow")
 
 
+# the only attributes a view has: its classes and titles, and its screen reader's roles and name
+VIEW_ATTRS = {"class", "title", "role", "tabindex", "aria-label"}
+
+
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_hostile_text_only_appears_escaped(tok, hostile):
     spans = spans_of(tok, hostile)
@@ -137,7 +142,7 @@ def test_hostile_text_only_appears_escaped(tok, hostile):
         markup, _ = tokens_html(spans, step_of=tok.step_of, **options)
         parsed = Parsed(markup)
         assert parsed.tags <= {"style", "div", "span"}
-        assert parsed.attrs <= {"class", "title"}
+        assert parsed.attrs <= VIEW_ATTRS
         assert len(parsed.spans) == len(spans)
         lowered = markup.lower()
         for raw in ("<script", "<img", "<style>body", "<iframe", "onmouseover="):
@@ -147,7 +152,7 @@ def test_hostile_text_only_appears_escaped(tok, hostile):
     chunks, special = chunks_of(tok, hostile)
     markup, _ = chunks_html(chunks, special=special)
     parsed = Parsed(markup)
-    assert parsed.tags <= {"style", "div", "span"} and parsed.attrs <= {"class", "title"}
+    assert parsed.tags <= {"style", "div", "span"} and parsed.attrs <= VIEW_ATTRS
     assert "<script" not in markup.lower() and "<img" not in markup.lower()
 
 
@@ -284,3 +289,12 @@ def test_summarise_keeps_the_first_tokens_and_the_counts(tok):
     assert [t.token for t in summarise(steps, max_bytes=0).shown] == [spans[0].token]
     empty = summarise(tok.step_through(""))
     assert empty == (([], 0, 0, 0, []))
+
+
+def test_a_view_is_a_named_list_of_its_tokens():
+    tok = bpe_core.RegexTokenizer()
+    markup, _ = tokens_html(pieces([104, 105], tok.vocab), name="Yours <1>")
+    assert '<div class="bpe-tokens" role="list" tabindex="0" aria-label="Yours &lt;1&gt;">' in markup
+    assert markup.count('role="listitem" title="id 10') == 2  # ids 104 and 105, 'h' and 'i'
+    markup, _ = chunks_html(["ab", " c"])
+    assert 'role="list" tabindex="0" aria-label="Chunks"' in markup

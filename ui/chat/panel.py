@@ -13,7 +13,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from bpe_core.chat import FORMATS, ROLES, ChatTokens, Message
+from bpe_core.chat import FORMATS, PREAMBLE, ROLES, ChatTokens, Message
 from ui.kit.tokens_html import Piece, tokens_html
 
 DEFAULT_CONVERSATION = [
@@ -57,18 +57,25 @@ def chat_html(chat: ChatTokens, vocab: dict[int, bytes], *, ids: bool = False) -
     """One block per message (and one for the reply priming): role, counts, tokens with the
     format's special tokens marked; ``ids`` shows each token's id instead of its text."""
     blocks = []
-    for i in [*range(len(chat.messages)), -1]:
+    first = [PREAMBLE] if chat.preamble else []
+    for i in [*first, *range(len(chat.messages)), -1]:
         tokens = [Piece(t, vocab[t], special=part.special)
                   for part in chat.parts if part.message == i for t in part.ids]
-        body, _ = tokens_html(tokens, ids=ids, mark_new=False, whitespace=True)
-        if i == -1:
+        name = ("the reply priming" if i == -1 else "the model's system message"
+                if i == PREAMBLE else f"message {i + 1}")
+        body, _ = tokens_html(tokens, ids=ids, mark_new=False, whitespace=True,
+                              name=f"Tokens of {name}")
+        if i == PREAMBLE:
+            head = (f'system <span class="n">· {chat.preamble} tokens, the model\'s own system'
+                    " message (identity, knowledge cutoff, reasoning, channels)</span>")
+        elif i == -1:
             head = (f'reply priming <span class="n">· {chat.reply} tokens, where the model\'s'
                     " answer starts</span>")
         else:
             count = chat.messages[i]
             head = (f'{html.escape(count.role)} <span class="n">· {count.total} tokens:'
                     f" {count.content} of text, {count.overhead} of wrapper</span>")
-        kind = "msg reply" if i == -1 else "msg"
+        kind = "msg reply" if i == -1 else "msg preamble" if i == PREAMBLE else "msg"
         blocks.append(f'<div class="{kind}" data-message="{i}"><div class="head">{head}</div>'
                       f"{body}</div>")
     return CHAT_CSS + f'<div class="bpe-chat">{"".join(blocks)}</div>'
@@ -76,9 +83,11 @@ def chat_html(chat: ChatTokens, vocab: dict[int, bytes], *, ids: bool = False) -
 
 def chat_counts_frame(chat: ChatTokens) -> pd.DataFrame:
     """Per message: text tokens, the wrapper's tokens, the total; then the priming and the sum."""
-    rows = [{"message": f"{i + 1}. {m.role}", "text tokens": m.content,
-             "wrapper tokens": m.overhead, "total": m.total}
-            for i, m in enumerate(chat.messages)]
+    rows = [{"message": "the model's system message", "text tokens": 0,
+             "wrapper tokens": chat.preamble, "total": chat.preamble}] if chat.preamble else []
+    rows += [{"message": f"{i + 1}. {m.role}", "text tokens": m.content,
+              "wrapper tokens": m.overhead, "total": m.total}
+             for i, m in enumerate(chat.messages)]
     rows.append({"message": "reply priming", "text tokens": 0, "wrapper tokens": chat.reply,
                  "total": chat.reply})
     text = sum(m.content for m in chat.messages)

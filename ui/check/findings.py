@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_lab.check import known_pattern, show_pair
+from bpe_lab.check import TIE_RULE_NAMES, known_pattern, show_pair
 from ui.kit.choices import KINDS
 from ui.kit.tokens_html import token_text
 
@@ -24,10 +24,10 @@ PATTERNS = {  # label -> split pattern ("" for none)
     "none (minbpe's BasicTokenizer)": "",
 }
 CUSTOM_LABEL = "custom: the sidebar's pattern"
-RULE_LABELS = {  # label -> tie_rule
-    "seen first (the seeds, minbpe)": "seen",
-    "greatest bytes (CS336)": "bytes",
-    "smallest ids": "ids",
+RULE_LABELS = {  # label -> tie_rule: each starts with the rule's one name (TIE_RULE_NAMES)
+    f"{TIE_RULE_NAMES['seen']} (the seeds, minbpe)": "seen",
+    f"{TIE_RULE_NAMES['bytes']} (CS336)": "bytes",
+    TIE_RULE_NAMES["ids"]: "ids",
 }
 AROUND = 3  # merges shown before and after the first difference
 SENTENCE_TOKEN_CHARS = 40  # a token in a sentence is cut to this many characters

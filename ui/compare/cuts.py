@@ -153,7 +153,7 @@ COMPARE_CSS = """
 <style>
 .bpe-compare .bpe-tokens .t.new { outline: none;
   box-shadow: inset 3px 0 0 0 #d55e00, inset 0 0 0 1px rgba(0,0,0,0.15); }
-.bpe-compare .bpe-head { margin: 0.2rem 0 0.3rem 0; }
+.bpe-compare .bpe-head { margin: 0.2rem 0 0.3rem 0; font-size: calc(1rem * var(--bpe-scale, 1)); }
 </style>
 """
 

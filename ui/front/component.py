@@ -92,6 +92,8 @@ _BOX_CSS = CSS_RULES + """
 .bpe-type label { display: block; font-size: calc(0.9rem * var(--bpe-scale, 1));
   margin-bottom: 4px; color: #31333f; }
 .bpe-type .left { font-size: 0.8rem; color: #555; text-align: right; }
+.bpe-type .cut { font-size: calc(0.9rem * var(--bpe-scale, 1)); color: #5c3c00; background: #fff4d6;
+  border-radius: 6px; padding: 6px 10px; margin-top: 4px; }
 .bpe-type .views { display: flex; flex-wrap: wrap; gap: 1rem 2rem; margin-top: 0.5rem; }
 .bpe-type .side { flex: 1 1 18rem; min-width: 0; }
 .bpe-type .head { font-weight: 600; font-size: calc(1rem * var(--bpe-scale, 1)); margin: 0.3rem 0;
@@ -109,6 +111,7 @@ _BOX_HTML = """
   <label for="bpe-type-box">Type or paste here: the tokens below follow as you type</label>
   <textarea id="bpe-type-box" aria-label="Type here" spellcheck="false"></textarea>
   <div class="left" aria-live="off"></div>
+  <div class="cut" role="status" hidden></div>
   <div class="views">
     <div class="side" data-side="yours">
       <div class="head"></div>
@@ -161,12 +164,17 @@ function drawView(side, view, large) {
       span.append(part);
     }
     span.title = title;
+    span.setAttribute("role", "listitem");
     span.bpeSpecial = special;
     models.set(id, span);
     return span;
   };
   const tokens = document.createElement("div");
   tokens.className = large ? "bpe-tokens large" : "bpe-tokens";
+  // it scrolls on its own: focusable by keyboard, a region named for a screen reader
+  tokens.setAttribute("role", "list");  // its tokens are items: text, and the title (id) as description
+  tokens.tabIndex = 0;
+  tokens.setAttribute("aria-label", side.dataset.side === "yours" ? "Your tokens" : "GPT-4o tokens");
   view.ids.forEach((id, i) => {
     const m = model(id), span = m.cloneNode(true);
     span.className = `t c${i % PALETTE_SIZE}` + (m.bpeSpecial ? " special" : "");
@@ -218,6 +226,27 @@ export default function (component) {
   }
   if (s.sent === data.text) s.sent = null;  // the page's script has run on what was sent
   counter();
+  // A paste longer than the room left is cut by the browser without a word: say so, and by how
+  // much, and where a longer text goes (the sidebar takes a file of up to data.sidebarMax).
+  if (!root.bpePasteHooked) {
+    root.bpePasteHooked = true;
+    box.addEventListener("paste", (event) => {
+      const pasted = (event.clipboardData || { getData: () => "" }).getData("text");
+      const max = s.data.max;
+      const room = max - box.value.length + (box.selectionEnd - box.selectionStart);
+      const note = root.querySelector(".cut");
+      const n = (v) => v.toLocaleString("en-US");
+      if (pasted.length > room) {
+        note.textContent = `Your paste was ${n(pasted.length)} characters; this box keeps ` +
+          `${n(max)}, so the last ${n(pasted.length - Math.max(room, 0))} were cut. For a longer ` +
+          `text, paste it in the sidebar's Text or upload it there as a file (up to ` +
+          `${n(s.data.sidebarMax)} characters).`;
+        note.hidden = false;
+      } else {
+        note.hidden = true;
+      }
+    });
+  }
 
   // The page's script hears the text once the user pauses (data.settle ms): it keeps the text,
   // and redraws what follows it (the merge slider, the hint). One run at a time: a text typed

@@ -91,11 +91,39 @@ PROJECTOR_CSS = f"""<style>
 </style>"""
 # Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
 # 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
-# phone. An uploader's list of file types wraps instead of ending in "…" in a narrow column.
+# phone: the box that holds the chart and its toolbar, whose buttons ("Show data": the chart's
+# table, its text alternative) take the keyboard's focus, so the keyboard scrolls it too.
+# An uploader's list of file types wraps instead of ending in "…" in a narrow column, and so do
+# the main column's labels, metrics, buttons and page links (Streamlit ends them in "…"): on a
+# 1024x768 projector, projector mode's sizes no longer cut "Characters (code points)".
+# Contrast (WCAG 2.1 AA, 4.5:1 for text; tests/browser/test_a11y_browser.py): Streamlit's captions
+# are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
+# on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
+# more on white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
 PAGE_CSS = """<style>
-.stMainBlockContainer [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; }
+[data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
+[data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
+[data-testid="stCode"] .token.doctype, [data-testid="stCode"] .token.cdata,
+[data-testid="stCode"] .token.punctuation { color: #5e616f; }
+[data-testid="stCode"] .token.attr-name, [data-testid="stCode"] .token.property,
+[data-testid="stCode"] .token.variable, [data-testid="stCode"] .token.keyword,
+[data-testid="stCode"] .token.tag, [data-testid="stCode"] .token.function,
+[data-testid="stCode"] .token.class-name, [data-testid="stCode"] .token.selector { color: #1a5fb4; }
+[data-testid="stCode"] .token.boolean, [data-testid="stCode"] .token.constant,
+[data-testid="stCode"] .token.symbol, [data-testid="stCode"] .token.string,
+[data-testid="stCode"] .token.char, [data-testid="stCode"] .token.attr-value { color: #19743a; }
+[data-testid="stCode"] .token.number, [data-testid="stCode"] .token.regex { color: #0f6f63; }
+[data-testid="stCode"] .token.operator, [data-testid="stCode"] .token.entity,
+[data-testid="stCode"] .token.decorator, [data-testid="stCode"] .token.atrule { color: #9a4a00; }
+[data-testid="stCode"] .token.url, [data-testid="stCode"] .token.important { color: #a1266b; }
+.stMainBlockContainer [data-testid="stFullScreenFrame"] > div:has(> [data-testid="stVegaLiteChart"]) {
+  max-width: 100%; overflow-x: auto; }
 [data-testid="stFileUploaderDropzoneInstructions"] span {
   white-space: normal; overflow: visible; text-overflow: clip; }
+.stMainBlockContainer .stMarkdownEllipsis, .stMainBlockContainer .stMarkdownEllipsis p,
+.stMainBlockContainer [data-testid="stPageLink-NavLink"] span {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: break-word; }
+.stMainBlockContainer [data-testid="stMetricValue"] .stMarkdownEllipsis { overflow-wrap: anywhere; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
@@ -374,7 +402,7 @@ def tokenizer_label(plain: bool = False) -> str:
     settings = ss.get("tok_settings")
     if settings is None:
         return "untrained"
-    return f"{settings.kind.removeprefix('Train: ')}, {ss['tok'].vocab_size:,} tokens"
+    return f"{settings.kind.removeprefix('Train: ')}, vocabulary {ss['tok'].vocab_size:,}"
 
 
 def trained_text() -> str | None:

@@ -82,17 +82,19 @@ TABLE_CSS = """<style>
 /* projector mode's scale (--bpe-scale, ui/kit/state.py) reaches every table; "large" is the Lesson's own size */
 .lesson-table { border-collapse: collapse; margin: 4px 0;
   font-size: var(--lesson-size, calc(0.95rem * var(--bpe-scale, 1))); }
-.lesson-table.large { --lesson-size: 1.35rem; }
+.lesson-table.large { --lesson-size: calc(0.95rem * 1.6); }
 .lesson-table th, .lesson-table td { border: 1px solid rgba(128,128,128,0.45); padding: 2px 10px;
   text-align: left; white-space: pre-wrap; }
 .lesson-table th { font-weight: 600; }
 .lesson-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .lesson-table-wrap { max-width: 100%; overflow-x: auto; }
+.lesson-table-wrap:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
 </style>"""
 
 
 def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
-               formats: dict[str, str] | None = None, bar: str | None = None) -> str:
+               formats: dict[str, str] | None = None, bar: str | None = None,
+               label: str | None = None) -> str:
     """A small table as HTML, every cell escaped (st.table would read cells as markdown).
     ``formats``: column -> format spec of its numbers (``","``, ``".2f"``); ``bar``: a column
     of numbers drawn with a bar behind each, its length against the column's largest.
@@ -120,6 +122,10 @@ def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
     size = " large" if large else ""
-    # a table wider than its column (a phone) scrolls inside its own box, not the page
-    return (f'{TABLE_CSS}<div class="lesson-table-wrap"><table class="lesson-table{size}">'
+    # a table wider than its column (a phone) scrolls inside its own box, not the page: a box the
+    # keyboard can focus to scroll it (WCAG 2.1.1), named for a screen reader by ``label`` (by
+    # default its columns)
+    name = html.escape(label or "Table: " + ", ".join(map(str, frame.columns)))
+    return (f'{TABLE_CSS}<div class="lesson-table-wrap" role="region" tabindex="0" '
+            f'aria-label="{name}"><table class="lesson-table{size}">'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")

@@ -56,16 +56,18 @@ _COLOURS = "\n".join(
     for k, colours in (("c", PALETTE), ("s", SEQUENTIAL))
     for i, c in enumerate(colours)
 )
-# the token view's rules; CSS wraps them for st.html, the front page's component takes them as they are
+# the token view's rules; CSS wraps them for st.html, the front page's component takes them as they are.
+# Every view grows with projector mode's scale (--bpe-scale, ui/kit/state.py), "large" or not.
 CSS_RULES = """
 .bpe-tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: var(--bpe-size, 1rem); line-height: 2.0; white-space: pre-wrap;
+  font-size: var(--bpe-size, calc(1rem * var(--bpe-scale, 1))); line-height: 2.0; white-space: pre-wrap;
   overflow-wrap: anywhere; color: #111; max-height: 75vh; overflow-y: auto; padding: 2px; }
 .bpe-tokens.large { --bpe-size: 1.6rem; line-height: 1.9; }
 .bpe-tokens .t { border-radius: 3px; padding: 1px 0; margin-right: 0.12em;
   box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15); }
 .bpe-tokens .alt { box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15), inset 0 -3px 0 rgba(0,0,0,0.45); }
 .bpe-tokens .t:hover { outline: 2px solid #d55e00; }
+.bpe-tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
 .bpe-tokens .s6, .bpe-tokens .s7, .bpe-legend .s6, .bpe-legend .s7 { color: #fff; }
 .bpe-tokens .ws, .bpe-tokens .ctl { opacity: 0.55; }
 .bpe-tokens .ctl { font-size: 0.8em; }
@@ -312,6 +314,21 @@ class Piece(NamedTuple):
     special: bool = False
 
 
+def view_attrs(label: str) -> str:
+    """The attributes of a token view's box: it scrolls on its own (max-height), so it takes the
+    keyboard's focus (tabindex, WCAG 2.1.1); for a screen reader it is a list named ``label``
+    whose items are the tokens (``TOKEN_ROLE``): each read as its text, its title (id, text,
+    bytes) as its description.
+
+    >>> view_attrs('Yours <b>')
+    'role="list" tabindex="0" aria-label="Yours &lt;b&gt;"'
+    """
+    return f'role="list" tabindex="0" aria-label="{_attr(label)}"'
+
+
+TOKEN_ROLE = 'role="listitem"'  # a token's span in a view (view_attrs)
+
+
 def pieces(
     ids: Sequence[int], vocab: dict[int, bytes], new_id: int | None = None,
     specials: Collection[int] = (),
@@ -333,6 +350,7 @@ def tokens_html(
     large: bool = False,
     mark_new: bool = True,
     css: bool = True,
+    name: str = "Tokens",
 ) -> tuple[str, int]:
     """HTML for a sequence of tokens; returns ``(html, how many tokens were left out)``.
 
@@ -342,7 +360,7 @@ def tokens_html(
     Neighbours never look alike: in ``colour="cycle"`` they differ in colour; by length or age
     every other token is underlined as well. ``mark_new`` outlines tokens made by the last merge.
     ``css=False`` leaves out the stylesheet, for a page that already holds it (every ``<style>``
-    restyles the whole page).
+    restyles the whole page). ``name`` names the view for a screen reader (see ``view_attrs``).
     """
     if colour not in COLOUR_MODES:
         raise ValueError(f"colour must be one of {', '.join(COLOUR_MODES)}, not {colour!r}")
@@ -380,10 +398,10 @@ def tokens_html(
         if title is None:
             title = token_title(t.id, token, step, special=t.special)
             title = titles[t.id] = _attr(title)
-        spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
     # ids are drawn as blocks so that a line never breaks inside a number
     classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
-    body = f'<div class="{classes}">{"".join(spans)}</div>'
+    body = f'<div class="{classes}" {view_attrs(name)}>{"".join(spans)}</div>'
     return (CSS if css else "") + body, len(tokens) - len(spans)
 
 
@@ -503,6 +521,7 @@ def chunks_html(
     max_chunks: int = MAX_SPANS,
     max_chars: int = MAX_CHARS,
     large: bool = False,
+    name: str = "Chunks",
 ) -> tuple[str, int]:
     """HTML for the split pattern's chunks, each a coloured span (merges stay inside one).
 
@@ -525,9 +544,9 @@ def chunks_html(
         else:
             label = _text_html(chunk, whitespace)
         budget -= len(chunk)
-        spans.append(f'<span class="{classes}" title="{title}">{label}</span>')
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
     size_class = " large" if large else ""
-    body = f'<div class="bpe-tokens{size_class}">{"".join(spans)}</div>'
+    body = f'<div class="bpe-tokens{size_class}" {view_attrs(name)}>{"".join(spans)}</div>'
     return CSS + body, len(chunks) - len(spans)
 
 

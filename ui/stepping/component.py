@@ -71,6 +71,8 @@ _CSS = """
 .bpe-steps .tokens { white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.9;
   font-size: calc(1rem * var(--scale));
   max-height: 60vh; overflow-y: auto; color: #111; }
+.bpe-steps .tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
+.bpe-steps .tokens span.sp::before { content: "\\200b"; }
 .bpe-steps .tokens span { border-radius: 3px; padding: 1px 0; margin-right: 1px; }
 .bpe-steps .tokens span.new { outline: 2px solid #d62728; }
 .bpe-steps .tokens span.special { background: #222 !important; color: #fff; font-weight: 700; }
@@ -89,7 +91,7 @@ _HTML = """
     <label>Speed <select class="speed" aria-label="Speed"></select></label>
   </div>
   <div class="status" aria-live="polite"></div>
-  <div class="tokens"></div>
+  <div class="tokens" role="list" tabindex="0" aria-label="Tokens after k merges"></div>
 </div>
 """
 
@@ -213,7 +215,11 @@ export default function (component) {
       if (line) span.append(line);
       if (i < lines.length - 1) span.append(document.createElement("br"));
     });
+    // spaces are drawn as "·", which offers no place to break a line: a token that starts with
+    // one gets a zero-width break before it (.sp), so lines break between words, not inside them
+    if (span.textContent.startsWith(data.glyphs[" "] || "·")) span.classList.add("sp");
     span.dataset.id = String(id);
+    span.setAttribute("role", "listitem");  // read as its text, the title (id, bytes) described
     const hex = Array.from(piece, (x) => x.toString(16).padStart(2, "0")).join(" ");
     span.title = `id ${id} · ${span.textContent} · ${piece.length} bytes: ${hex}`
       + (special ? " · special token" : last ? ` · made by merge ${last}` : " · a single byte");
@@ -315,13 +321,18 @@ export default function (component) {
     draw(current);
     if (!timer) { sendSoon(); publish(); }
   }
-  const speeds = [[1, "1 step/s"], [5, "5 steps/s"], [20, "20 steps/s"], [60, "60 steps/s"]];
+  // A learner who asks the system for reduced motion (prefers-reduced-motion) gets Play at one
+  // step a second, and no speed above 5 steps a second: the text never flickers.
+  const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+  let speeds = [[1, "1 step/s"], [5, "5 steps/s"], [20, "20 steps/s"], [60, "60 steps/s"]];
   if (n / 10 > 60) speeds.push([Math.ceil(n / 10), "whole training in 10 s"]);
+  if (reduced) speeds = speeds.filter(([v]) => v <= 5);
   const chosen = speed.value;  // kept when the server sends new data (a rerun)
   speed.replaceChildren(...speeds.map(([v, label]) => {
     const o = document.createElement("option"); o.value = String(v); o.textContent = label; return o;
   }));
-  speed.value = speeds.some(([v]) => String(v) === chosen) ? chosen : String(speeds[2][0]);
+  speed.value = speeds.some(([v]) => String(v) === chosen) ? chosen
+    : String(speeds[reduced ? 0 : 2][0]);
   function stop() {
     if (timer) { cancelAnimationFrame(timer); timer = null; }
     play.textContent = "▶ Play";
