@@ -36,7 +36,7 @@ WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005
               "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 # a word: any first character, then characters that are not a space, or spaces right after
 # whitespace (a space after a non-whitespace character begins the next word)
-_WORD = re.compile(r"[\s\S](?:[^ ]|(?<=[{}]) )*".format(re.escape(WHITESPACE)))
+_WORD = re.compile(rf"[\s\S](?:[^ ]|(?<=[{re.escape(WHITESPACE)}]) )*")
 
 _SPACES = frozenset(WHITESPACE)
 # a tokenizer's flag (set by load_pretrained on the shipped vocabularies, whose every token's
