@@ -1037,8 +1037,6 @@ ABSURD = {  # an id far beyond any vocabulary, in every place a file gives one
                                                      + b"\n", {}),
     "tokenizer.json vocab id": lambda v: (
         v["tokenizer.json"].replace(b'"a": 97', b'"a": ' + b"9" * 40), {}),
-    "tokenizer.json added token id": lambda v: (
-        v["tokenizer.json"].replace(b'"id": 500', b'"id": ' + str(2**31).encode()), {}),
     "vocab.json id": lambda v: (v["vocab.json"].replace(b'"<|end|>": 500',
                                                         b'"<|end|>": ' + str(2**31).encode()),
                                 {"merges": v["merges.txt"]}),
@@ -1053,6 +1051,20 @@ def test_absurd_ids_are_refused_by_the_core(label, valid_files):
     with pytest.raises(ValueError, match="larger than this tool reads") as info:
         read_tokenizer(data, name, **kwargs)
     assert len(str(info.value)) < 600
+
+
+def test_an_absurd_added_token_id_in_a_tokenizer_json_is_read_as_hugging_face_reads_it(valid_files):
+    """tokenizers ignores the ids written in ``added_tokens`` and numbers the added tokens after
+    the vocabulary (issue 35): an id of 2**31 there is no longer refused, it is not read at all,
+    and ``tok.ignored`` says which id the file gave and which the token took."""
+    import tokenizers
+
+    data = valid_files["tokenizer.json"].replace(b'"id": 500', b'"id": ' + str(2**31).encode())
+    assert data != valid_files["tokenizer.json"]
+    tok = read_tokenizer(data, "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_str(data.decode("utf-8"))
+    assert tok.special_tokens["<|end|>"] == hf.token_to_id("<|end|>") < 2**31
+    assert any(str(2**31) in line and "Hugging Face" in line for line in tok.ignored)
 
 
 def test_an_absurd_special_id_is_refused_and_changes_nothing():
