@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import regex
 
 from .decoders import Decoder, read_decoder
+from .limits import check_pattern
 from .oniguruma import from_oniguruma
 from .text import GPT2_CHAR_TO_BYTE, shorten
 
@@ -455,6 +456,7 @@ def _regex_of(obj: object, name: str, key: str) -> str:
 
 
 def _compile(pattern: str, name: str, key: str) -> regex.Pattern:
+    check_pattern(pattern, f"{name}: the pattern of key '{key}'")
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as e:

@@ -29,6 +29,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
+from .limits import MAX_SIDECAR_BYTES, check_json_depth
 from .text import id_problem, shorten
 from .training import Candidate, MergeRecord
 
@@ -36,7 +37,6 @@ SIDECAR_SUFFIX = ".bpe-lab.json"
 SIDECAR_HEADER = "sidecar v1"
 SIDECAR_FORMATS = ("minbpe", "hf", "tiktoken", "gpt2")
 SIDECAR_KINDS = ("basic", "regex", "pipeline")
-MAX_SIDECAR_BYTES = 256 * 1024 * 1024  # history with candidates: about 1 KB per merge
 
 
 def sidecar_path(path: str | os.PathLike) -> str:
@@ -164,7 +164,9 @@ def read_sidecar(data: bytes, name: str) -> Sidecar:
     if len(data) > MAX_SIDECAR_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a bpe-lab sidecar")
     try:
-        document = json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        check_json_depth(text, name)
+        document = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"{name}: not a readable bpe-lab sidecar (not UTF-8 JSON: {e})") from None
     if not isinstance(document, dict) or document.get("bpe_lab") != SIDECAR_HEADER:

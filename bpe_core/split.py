@@ -16,23 +16,17 @@ from collections.abc import Callable, Iterable
 
 import regex
 
+from .limits import MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read from here too
 from .text import shorten
 
-MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 
-
-def compile_pattern(pattern: str) -> regex.Pattern | None:
-    """The compiled split pattern (None for ``""``: no split), or ValueError saying what is wrong."""
+def compile_pattern(pattern: str, what: str = "the split pattern") -> regex.Pattern | None:
+    """The compiled split pattern (None for ``""``: no split), or ValueError saying what is wrong:
+    its cost is checked first (``limits.check_pattern``), since compiling a costly one takes
+    gigabytes."""
     if not pattern:
         return None
-    repeats = regex.findall(r"(?<!\\)\{\s*(\d{1,12})\s*(?:,\s*(\d{0,12})\s*)?\}", pattern)
-    counts = [int(n) for low_high in repeats for n in low_high if n]
-    if counts and max(counts) > MAX_REPEAT:
-        raise ValueError(
-            f"the split pattern repeats something {max(counts):,} times; use at most"
-            f" {MAX_REPEAT:,} in {{n}} or {{m,n}} (or + and *), since the regex engine"
-            " builds every repeat in memory"
-        )
+    check_pattern(pattern, what)
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as e:
@@ -59,12 +53,15 @@ def split_by_pattern(
 ) -> list[str]:
     """``text`` cut by a compiled pattern; text the pattern does not match is a chunk of its own
     (minbpe would drop it), so ``"".join(chunks) == text``. ``remaining()`` gives the seconds the
-    split may still take (None: no bound); the regex engine raises TimeoutError past them."""
-    chunks = compiled.findall(text, timeout=remaining())
-    if sum(map(len, chunks)) == len(text):
-        if "" in chunks:  # a pattern may match "" too (the test is 5x cheaper than the filter)
-            return [chunk for chunk in chunks if chunk]
-        return chunks
+    split may still take (None: no bound); the regex engine raises TimeoutError past them.
+    A chunk is always a whole match, even when the pattern has capture groups (``findall``
+    would give the groups)."""
+    if not compiled.groups:
+        chunks = compiled.findall(text, timeout=remaining())
+        if sum(map(len, chunks)) == len(text):
+            if "" in chunks:  # a pattern may match "" too (the test is 5x cheaper than the filter)
+                return [chunk for chunk in chunks if chunk]
+            return chunks
     out, end = [], 0
     for m in compiled.finditer(text, timeout=remaining()):
         if m.start() > end:
