@@ -25,6 +25,7 @@ from itertools import accumulate
 
 # -- split patterns -------------------------------------------------------------------------------
 MAX_PATTERN_CHARS = 1_000  # GPT-4o's pattern is about 350; compiling costs more than linear time
+MAX_LINK_PATTERN_CHARS = 500  # a pattern in a shared link (?pattern=) is cut to this
 MAX_REPEAT = 1_000  # the largest repeat count, nested counts multiplied: {n}, {m,n}, {n,}, {,n}
 MAX_PATTERN_COST = 20_000  # atoms once every counted repeat is unrolled (about 300 bytes each)
 MAX_PATTERN_DEPTH = 30  # groups inside groups (the engine recurses per level)
@@ -58,6 +59,7 @@ def check_size(size: int, limit: int, what: str, fix: str = "") -> None:
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]', re.DOTALL)
 
 
 def json_depth(text: str) -> int:
@@ -73,9 +75,15 @@ def json_depth(text: str) -> int:
 def check_json_depth(text: str, name: str) -> None:
     """ValueError when a JSON document nests brackets deeper than ``MAX_JSON_DEPTH``: asked
     before ``json.loads``, and before code that walks the document level by level."""
-    if json_depth(text) > MAX_JSON_DEPTH:
-        raise ValueError(f"{name}: JSON nested more than {MAX_JSON_DEPTH} brackets deep; this tool"
-                         " reads no deeper (is this a tokenizer file?)")
+    if json_depth(text) <= MAX_JSON_DEPTH:
+        return
+    depth = 0
+    for m in _JSON_TOKEN.finditer(text):  # where it goes too deep, for the message
+        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(m.group(), 0)
+        if depth > MAX_JSON_DEPTH:
+            line = text.count("\n", 0, m.start()) + 1
+            raise ValueError(f"{name}, line {line}: not valid JSON for this tool (brackets nested"
+                             f" more than {MAX_JSON_DEPTH} deep; it reads no deeper)")
 
 
 # -- the cost of a split pattern -------------------------------------------------------------------
@@ -235,9 +243,13 @@ def pattern_cost(pattern: str) -> PatternCost:
                 j = i + 2
                 while j < n and pattern[j] in _FLAG_LETTERS:
                     j += 1
-                if j > i + 2 and j < n and pattern[j] in "):" and "x" in pattern[i + 2 : j]:
+                flags = pattern[i + 2 : j] if j < n and pattern[j] in "):" else ""
+                if "x" in flags:
                     raise ValueError("the split pattern turns on verbose mode (?x); write it"
                                      " without (?x): spaces and # comments as they are matched")
+                if "r" in flags:  # matches would come from the end backwards: chunks out of order
+                    raise ValueError("the split pattern turns on reverse matching (?r); a split"
+                                     " reads the text forwards: write it without (?r)")
             stack.append(_Group())
             depth = max(depth, len(stack) - 1)
             if depth > MAX_PATTERN_DEPTH:

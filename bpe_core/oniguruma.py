@@ -91,7 +91,10 @@ def from_oniguruma(pattern: str) -> str:
     >>> from_oniguruma(r"\\h+|[\\w&&[^\\d]]")
     '[0-9a-fA-F]+|(?:(?=[\\\\p{Alphabetic}\\\\p{M}\\\\p{Nd}\\\\p{Pc}])[^\\\\d])'
     """
-    return _Translator(pattern).translate()
+    try:
+        return _Translator(pattern).translate()
+    except regex.error as e:  # a part the translation compiles to decide (İ and ı under (?i))
+        raise ValueError(f"the Oniguruma pattern cannot be translated here ({e})") from None
 
 
 class _Translator:
@@ -578,7 +581,8 @@ def _class_regex(negated: bool, operands: list[list[tuple[str, str]]]) -> str:
         if not body:
             return r"[\s\S]" if negated else "(?!)"
         return f"[^{body}]" if negated else f"[{body}]"
-    texts = [f"[{text}]" if kind == "simple" else text for kind, text in parts]
+    # an empty side of && (Oniguruma's [a&&]) holds nothing, so the intersection matches nothing
+    texts = [(f"[{text}]" if text else "(?!)") if kind == "simple" else text for kind, text in parts]
     one = texts[0] if len(texts) == 1 else "(?:" + "".join(f"(?={t})" for t in texts[:-1]) \
         + texts[-1] + ")"
     return f"(?:(?!{one})[\\s\\S])" if negated else one

@@ -28,9 +28,13 @@ def compile_pattern(pattern: str, what: str = "the split pattern") -> regex.Patt
         return None
     check_pattern(pattern, what)
     try:
-        return regex.compile(pattern)
+        compiled = regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"invalid split pattern: {e}") from e
+    if compiled.flags & regex.REVERSE:  # limits reads (?r) too; this is the engine's own word
+        raise ValueError(f"{what} matches in reverse (?r); a split reads the text forwards:"
+                         " write it without (?r)")
+    return compiled
 
 
 def time_left(deadline: float | None) -> Callable[[], float | None]:
