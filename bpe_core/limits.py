@@ -31,6 +31,7 @@ MAX_PATTERN_COST = 20_000  # atoms once every counted repeat is unrolled (about 
 MAX_PATTERN_DEPTH = 30  # groups inside groups (the engine recurses per level)
 
 # -- files ----------------------------------------------------------------------------------------
+MAX_UPLOAD_MB = 10  # the app's uploads, text or tokenizer files (.streamlit/config.toml says so too)
 MAX_MODEL_BYTES = 64 * 1024 * 1024  # a tokenizer file; a GPT-4-sized one is about 1.5 MB
 MAX_SIDECAR_BYTES = 256 * 1024 * 1024  # a sidecar: history with candidates, about 1 KB per merge
 MAX_JSON_DEPTH = 64  # brackets inside brackets in a JSON file (tokenizer.json needs about 8)

@@ -10,7 +10,10 @@ import resource
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 import regex
 import tiktoken
@@ -215,3 +218,36 @@ def test_a_three_group_pattern_trains_and_encodes_by_whole_matches():
     plain.train(TEXT * 20, 300)
     assert tok.merges == plain.merges and tok.encode(TEXT) == plain.encode(TEXT)
     assert _tiktoken(tok).encode_ordinary(TEXT) == tok.encode(TEXT)
+
+
+def test_the_servers_upload_cap_is_the_one_the_app_states():
+    import tomllib
+    from pathlib import Path
+
+    from bpe_core.limits import MAX_UPLOAD_MB
+    from ui.exchange.files import MAX_IMPORT_BYTES
+    config = tomllib.loads((Path(__file__).parents[2] / ".streamlit/config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB
+    assert MAX_IMPORT_BYTES == MAX_UPLOAD_MB * 1024 * 1024
+
+
+# -- limits.py reads repeats as the engine does: never fewer ------------------------------------
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "fuzz"))
+from targets import engine_repeat  # noqa: E402
+
+FRAGMENTS = ["a", "b", "\\", "\\{", "\\}", "\\p{L}", "\\x{41}", "\\N{SPACE}", "[", "]", "^", "[{]",
+             "[]", "[^", "[:alpha:]", "(", ")", "(?:", "(?i)", "(?V1)", "(?#", "(?P<n>", "|",
+             "{", "}", ",", "0", "1", "7", "00", "99", "{2}", "{0,3}", "{,4}", "{5,}", "{1,2}",
+             "*", "+", "?", "-", ":", " ", "#", "\n", "x{", "{e<=1}", "&&", "--"]
+
+
+@hypothesis.settings(max_examples=3_000, deadline=None, derandomize=True)
+@hypothesis.given(st.lists(st.sampled_from(FRAGMENTS), max_size=14).map("".join))
+def test_limits_never_reads_fewer_repeats_than_the_engine(pattern):
+    engine = engine_repeat(pattern)  # the engine's own parse tree (nothing unrolled)
+    try:
+        ours = pattern_cost(pattern).repeat
+    except ValueError:
+        return  # refused: the safe side
+    assert engine is None or ours >= engine

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from functools import cache
 
 import bpe_core
+import bpe_core.limits
 from bpe_core import BasicTokenizer, RegexTokenizer, read_tokenizer
 from bpe_core.formats import to_gpt2_files, to_hf_json, to_minbpe, to_tiktoken
 from bpe_core.oniguruma import from_oniguruma
@@ -148,9 +149,53 @@ def oniguruma(data: bytes) -> None:
         bpe_core.split.split_by_pattern(compiled, TEXT, lambda: 2.0)
 
 
+def engine_repeat(pattern: str) -> int | None:
+    """The largest product of nested repeat counts in ``pattern`` as the regex engine's own
+    parser reads it (its internal ``_parse_pattern``, which builds a tree without unrolling
+    anything), or None when the engine refuses the pattern. Test-only: the reference that
+    ``bpe_core.limits.pattern_cost`` must never undercount."""
+    from regex import _regex_core as core
+    flags = 0
+    for _ in range(3):  # a global flag met late restarts the parse, as regex.compile does
+        try:
+            source = core.Source(pattern)
+            info = core.Info(flags, source.char_type, {})
+            source.ignore_space = bool(info.flags & core.VERBOSE)
+            tree = core._parse_pattern(source, info)
+            break
+        except core._UnscopedFlagSet:
+            flags = info.global_flags
+        except Exception:  # noqa: BLE001 - the engine refuses it (regex.error and the like)
+            return None
+    else:
+        return None
+
+    def product(node) -> int:
+        inner = 1
+        for value in vars(node).values():
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, core.RegexBase):
+                    inner = max(inner, product(child))
+        if hasattr(node, "min_count"):
+            high = node.max_count if node.max_count is not None else 0
+            inner *= max(node.min_count, high, 1)
+        return inner
+
+    return product(tree)
+
+
 def regex_tokenizer(data: bytes) -> None:
-    """The sidebar's custom pattern: RegexTokenizer(pattern), train, encode, decode."""
+    """The sidebar's custom pattern: RegexTokenizer(pattern), train, encode, decode; and the
+    pattern's cost as limits.py reads it is never below the engine's own reading."""
     pattern = data.decode("utf-8", "replace")
+    try:
+        cost = bpe_core.limits.pattern_cost(pattern)
+    except ValueError:
+        cost = None
+    engine = engine_repeat(pattern) if len(pattern) <= 1_000 else None
+    if cost is not None and engine is not None and engine > cost.repeat:
+        raise AssertionError(f"{pattern!r}: limits reads repeats of {cost.repeat:,}, the engine"
+                             f" {engine:,}")
     try:
         tok = RegexTokenizer(pattern, timeout=2.0)
         tok.train(TRAIN_TEXT, 270)
