@@ -123,24 +123,27 @@ _FLAG_LETTERS = set("abefiLmprsuwxV01-")
 _FUZZY_LETTERS = set("eisd")
 
 
-def _brace(pattern: str, i: int) -> tuple[str, int | None]:
-    """What a ``{`` at ``i`` starts: ("repeat", factor), ("fuzzy", None) or ("literal", None);
-    conservative: a brace of digits, commas and spaces counts as a repeat (verbose mode would
-    drop the spaces), the largest number in it as its factor."""
+def _brace(pattern: str, i: int) -> tuple[str, int, int]:
+    """What a ``{`` at ``i`` starts: ("repeat", count, copies), ("fuzzy", 0, 0) or ("literal",
+    0, 0). ``count`` is the largest number in it; ``copies`` how many times compiling writes
+    out what it repeats: ``{n}`` n times, ``{m,n}`` and ``{m,}`` once more (the optional
+    rest). Conservative: a brace of digits, commas and spaces counts as a repeat (verbose mode
+    would drop the spaces)."""
     end = pattern.find("}", i + 1)
     if end < 0:
-        return "literal", None
+        return "literal", 0, 0
     inside = pattern[i + 1 : end]
     if all(c.isdigit() or c in ", \t\r\n\f\v" for c in inside):
         numbers = [int(n) for n in inside.replace(",", " ").split() if n.isdigit()]
         if not any(c.isdigit() for c in inside) and "," not in inside:
-            return "literal", None  # "{}" or "{ }": no count at all
-        return "repeat", max([1, *numbers])
+            return "literal", 0, 0  # "{}" or "{ }": no count at all
+        count = max([1, *numbers])
+        return "repeat", count, count + ("," in inside)
     if any(c in _FUZZY_LETTERS for c in inside) and all(
         c.isalnum() or c in "<=>+-*:,[]^\\ " for c in inside
     ):
-        return "fuzzy", None
-    return "literal", None
+        return "fuzzy", 0, 0
+    return "literal", 0, 0
 
 
 def _skip_to(pattern: str, i: int, closer: str, what: str) -> int:
@@ -226,9 +229,12 @@ def pattern_cost(pattern: str) -> PatternCost:
     stack = [_Group()]
     depth = 0
     i, n = 0, len(pattern)
+    quantified = False  # the last thing read was a repeat (a + or ? after it modifies it)
     while i < n:
         ch = pattern[i]
         top = stack[-1]
+        if not (ch in "*+?{" and quantified):
+            quantified = False
         if ch == "\\":
             end = _escape_end(pattern, i)
             top.add(1, 1)
@@ -267,20 +273,24 @@ def pattern_cost(pattern: str) -> PatternCost:
         elif ch == "|":
             top.last = None
             i += 1
+        elif quantified and ch in "+?":  # x*+, x{2}? : possessive or lazy, not a new repeat
+            quantified = False  # (the engine refuses a third: x+++ counts it as a repeat)
+            i += 1
+            continue
         elif ch in "*+?" or (ch == "{" and _brace(pattern, i)[0] != "literal"):
-            kind, factor = _brace(pattern, i) if ch == "{" else ("repeat", 1)
+            # x+ is compiled as x x* (written out twice: nested +'s double the size per level)
+            kind, count, copies = _brace(pattern, i) if ch == "{" else ("repeat", 1, 1 + (ch == "+"))
             if kind == "fuzzy":
                 raise ValueError("the split pattern uses fuzzy matching {e<=n}; this tool does"
                                  " not take it in a split pattern: write the pattern without it")
-            if ch == "{":
-                i = pattern.index("}", i) + 1
-            else:
-                i += 1
-            if top.last is not None and factor and factor > 1:
+            i = pattern.index("}", i) + 1 if ch == "{" else i + 1
+            if top.last is not None:
                 cost, repeat = top.last
-                top.cost += cost * (factor - 1)
-                top.repeat = max(top.repeat, repeat * factor)
-                top.last = (cost * factor, repeat * factor)  # a{2}{3}: the engine refuses it
+                top.cost += cost * (copies - 1)
+                top.repeat = max(top.repeat, repeat * count)
+                top.last = (cost * copies, repeat * count)  # a{2}{3}: the engine refuses it
+            quantified = True
+            continue
         else:
             top.add(1, 1)
             i += 1

@@ -128,7 +128,7 @@ class Sidecar(NamedTuple):
         for k, entry in enumerate(self.history or []):
             where = f"{self.name}: key 'history[{k}]'"
             pair, idx = _pair(entry.get("pair"), where + ".pair"), entry.get("id")
-            if tok.merges.get(pair) != idx:
+            if pair not in tok.merges or tok.merges[pair] != idx:  # (a missing id is no merge)
                 raise ValueError(f"{where}: the merge {list(pair)} -> {shorten(idx)} is not one"
                                  " of the file's merges (is the sidecar from another tokenizer?)")
             candidates = []

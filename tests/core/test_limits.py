@@ -46,6 +46,10 @@ COSTLY = [
     "(?i:(?P<x>a{50}){50})",
     "(?:" * 29 + "a{2000}" + ")" * 29,
 ]
+# Found by the fuzzer (tests/fuzz/crashes/oniguruma--nested-plus-*): x+ compiles as x x*, so each
+# level of nested +'s doubles what is built; 20 levels took over 1 GB
+NESTED_PLUS = ["(?:" * 20 + "a" + ")+" * 20, "(?:" * 20 + "a" + "){1,}" * 20,
+               "(?:" * 16 + "[sdmt]" + ")++" * 16]
 # The issue's fuzz input (its pattern line; the issue's file had 87 bytes): a minbpe .model whose
 # pattern takes about 4 GB to compile.
 COSTLY_MODEL = b"minbpe v1\nG{00000000000000000000001485831595}\n0\n97 97\n"
@@ -66,11 +70,21 @@ def test_a_costly_pattern_is_refused_naming_the_bound(pattern):
         RegexTokenizer(pattern)
 
 
+@pytest.mark.parametrize("pattern", NESTED_PLUS)
+def test_nested_repeats_that_double_per_level_are_refused(pattern):
+    with pytest.raises(ValueError, match=r"unrolls to [\d,]+ parts.*use at most 20,000"):
+        RegexTokenizer(pattern)
+    assert pattern_cost("(?:" * 12 + "a" + ")*" * 12).cost == 13  # x* is built once
+
+
 def test_the_counts_are_read_as_numbers_and_nested_counts_multiply():
     assert pattern_cost("G{00001485831595}").repeat == 1_485_831_595
     assert pattern_cost("(?:(?:a{1000}){1000}){1000}").repeat == 10**9
     assert pattern_cost("a{,7}b{8,}c{2,9}").repeat == 9
     assert pattern_cost("(?:ab{3}|c){4}").cost == (2 + 3 + 1) * 4
+    assert pattern_cost("(?:ab{3}|c){2,4}").cost == (2 + 3 + 1) * 5  # once more: the optional rest
+    assert pattern_cost("(?:a+)+").cost == 6  # (":" + a a) twice: "(?:" syntax counts, to be safe
+    assert pattern_cost("a{2}+a*?").cost == 3  # + and ? after a repeat modify it
 
 
 @pytest.mark.parametrize(("pattern", "cost"), [
@@ -167,11 +181,11 @@ def test_every_costly_input_is_refused_within_100_mb():
     code = f"""
         import bpe_core
         refused = 0
-        for pattern in {COSTLY!r}:
+        for pattern in {COSTLY + NESTED_PLUS!r}:
             try:
                 bpe_core.RegexTokenizer(pattern)
             except ValueError as e:
-                refused += "repeats something" in str(e)
+                refused += "repeats something" in str(e) or "unrolls to" in str(e)
         try:
             bpe_core.read_tokenizer({COSTLY_MODEL!r}, "fuzz.model")
         except ValueError as e:
@@ -181,11 +195,12 @@ def test_every_costly_input_is_refused_within_100_mb():
     """
     done = _in_100_mb(code)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split(None, 1) == [str(len(COSTLY) + 1), "hello wörld 123 \n"]
+    assert done.stdout.split(None, 1) == [str(len(COSTLY + NESTED_PLUS) + 1), "hello wörld 123 \n"]
 
 
-def test_the_memory_bound_is_one_the_engine_breaks_without_the_check():
-    done = _in_100_mb("import regex; regex.compile('G{00001485831595}')")
+@pytest.mark.parametrize("pattern", ["G{00001485831595}", NESTED_PLUS[0]])
+def test_the_memory_bound_is_one_the_engine_breaks_without_the_check(pattern):
+    done = _in_100_mb(f"import regex; regex.compile({pattern!r})")
     assert done.returncode != 0 and "MemoryError" in done.stderr
 
 
@@ -251,3 +266,31 @@ def test_limits_never_reads_fewer_repeats_than_the_engine(pattern):
     except ValueError:
         return  # refused: the safe side
     assert engine is None or ours >= engine
+
+
+# -- the fuzzer's other finds, as a user meets them ----------------------------------------------
+
+
+def test_an_out_name_the_system_refuses_is_a_message_not_a_traceback(tmp_path, monkeypatch,
+                                                                      capsys):
+    from bpe_lab.cli import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.txt").write_text(TEXT * 5)
+    out = "t" * 300 + ".tiktoken"  # longer than a file name may be (255 bytes)
+    code = main(["train", "c.txt", "--vocab-size", "270", "--format", "tiktoken", "--out", out,
+                 "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bpe-lab train: error:" in err and "File name too long" in err
+    assert "Traceback" not in err and list(tmp_path.iterdir()) == [tmp_path / "c.txt"]
+
+
+def test_a_sidecar_history_record_without_an_id_is_refused_by_name():
+    from bpe_core.formats import to_minbpe
+    from bpe_core.sidecar import make_sidecar
+    tok = RegexTokenizer(bpe_core.GPT4_SPLIT_PATTERN)
+    tok.train(TEXT * 5, 260)
+    model = to_minbpe(tok)[0].encode()
+    side = json.loads(make_sidecar(tok, "minbpe", {"file": model}))
+    side["history"][0] = {"pair": [1, 2], "count": 3}  # no "id", and no such merge
+    with pytest.raises(ValueError, match=r"s.json: key 'history\[0\]': the merge \[1, 2\] -> None"):
+        read_tokenizer(model, "t.model", sidecar=json.dumps(side).encode(), sidecar_name="s.json")

@@ -912,6 +912,7 @@ class SlowPattern:
 
     def __init__(self, compiled):
         self.compiled = compiled
+        self.groups = compiled.groups  # the split asks (whole matches, not groups, are chunks)
 
     def _wait(self, timeout: float | None) -> None:
         if timeout is not None and timeout < 0.2:
