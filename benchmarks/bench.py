@@ -19,7 +19,7 @@ skips its rows with a note. Needs only the standard library, ``regex`` and bpe_c
 outside this checkout.
 
     python benchmarks/bench.py --quick          # smoke run, well under a minute
-    python benchmarks/bench.py --markdown       # the tables for the README
+    python benchmarks/bench.py --markdown       # the tables for docs/BENCHMARKS.md
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ from __future__ import annotations
 import argparse
 import base64
 import datetime
-import gc
 import hashlib
-import importlib
 import os
 import platform
 import random
@@ -38,7 +36,6 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,15 +48,25 @@ if str(REPO_ROOT) not in sys.path:  # `python benchmarks/bench.py`: bpe_core fro
 import regex  # noqa: E402
 
 import bpe_core  # noqa: E402
+from benchmarks.bench_kit import (  # noqa: E402
+    Report,
+    fmt_ratio,
+    fmt_s,
+    fresh_loader,
+    import_optional,
+    load_tiktoken,
+    mb_per_s,
+    medians,
+    timed,
+    with_cpu_time,
+)
+from benchmarks.bench_lab import check_section, who_pays_section  # noqa: E402
 from bpe_core import (  # noqa: E402
     GPT4_SPLIT_PATTERN,
-    PRESETS,
     BasicTokenizer,
     RegexTokenizer,
-    Tokenizer,
     encode_with,
     get_stats,
-    load,
     merge,
 )
 
@@ -72,106 +79,6 @@ QUICK = {"corpus_bytes": 300_000, "vocabs": (512, 1024), "repeat": 1, "naive_cha
 NAIVE_VOCAB = 512
 PATHOLOGICAL_VOCAB = 1024
 PATHOLOGICAL_SIZES = (50_000, 200_000)
-MB = 1_000_000  # throughput is in MB/s of UTF-8 input, 1 MB = 10**6 bytes
-
-
-# ----------------------------------------------------------------------------------------------
-# Output: one table per section, plain text or markdown.
-
-
-class Report:
-    """Prints tables and notes as they are ready (plain text, or markdown for the README)."""
-
-    def __init__(self, markdown: bool = False) -> None:
-        self.markdown = markdown
-
-    def line(self, text: str = "") -> None:
-        print(text, flush=True)
-
-    def title(self, text: str) -> None:
-        self.line(f"### {text}" if self.markdown else f"== {text} ==")
-        self.line()
-
-    def note(self, text: str) -> None:
-        self.line(f"- {text}")
-
-    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-        self.line(render_table(headers, rows, markdown=self.markdown))
-        self.line()
-
-
-def render_table(
-    headers: Sequence[str], rows: Sequence[Sequence[object]], markdown: bool = False
-) -> str:
-    """A table as text: markdown pipes, or plain columns padded to their widest cell.
-
-    >>> print(render_table(["a", "bb"], [[1, 2.5]], markdown=True))
-    | a | bb |
-    |---|---|
-    | 1 | 2.5 |
-    """
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    if markdown:
-        lines = ["| " + " | ".join(cells[0]) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
-        return "\n".join(lines)
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def fmt_s(seconds: float | None) -> str:
-    """Seconds with three significant figures ("-" when not measured)."""
-    return "-" if seconds is None else f"{seconds:.3g}"
-
-
-def fmt_ratio(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3g}x"
-
-
-def mb_per_s(nbytes: int, seconds: float) -> float:
-    return nbytes / MB / seconds
-
-
-# ----------------------------------------------------------------------------------------------
-# Timing
-
-
-def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
-    """``(seconds, result)`` of one call, timed with ``perf_counter`` after a garbage collection."""
-    gc.collect()
-    start = time.perf_counter()
-    result = fn(*args)
-    return time.perf_counter() - start, result
-
-
-def with_cpu_time(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
-    """``(result, CPU seconds of this whole process, all threads)`` of one call."""
-    start = time.process_time()
-    result = fn(*args)
-    return result, time.process_time() - start
-
-
-def medians(samples: dict[str, list[float]]) -> dict[str, float]:
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
-def fresh_loader(tok: Tokenizer, directory: str) -> Callable[[], Tokenizer]:
-    """A function returning a new copy of ``tok`` (empty chunk cache) per call, via save/load."""
-    prefix = os.path.join(directory, f"{type(tok).__name__}-{tok.vocab_size}")
-    tok.save(prefix)
-    return lambda: load(prefix + ".model")
-
-
-def import_optional(name: str) -> Any:
-    """The module, or None when it is not installed (peers are optional)."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -474,40 +381,6 @@ def naive_section(report: Report, corpus: str, naive_chars: int, repeat: int) ->
 # 4. Encoding and decoding throughput
 
 
-def shipped_tiktoken(name: str = "cl100k_base") -> bytes:
-    """OpenAI's ``name``.tiktoken rebuilt from what ships in bpe_core/data, checked against its
-    published hash."""
-    from bpe_core.pretrained import published_files
-
-    return published_files(name)[f"{name}.tiktoken"]
-
-
-def load_tiktoken(
-    ranks_path: Path | None = None, name: str = "cl100k_base"
-) -> tuple[Any, str | None]:
-    """tiktoken's ``name`` (cl100k_base or o200k_base) from the shipped vocabulary (or
-    ``ranks_path``): ``(encoding or None, why not)``. No network: the ranks are handed to
-    tiktoken, never fetched."""
-    tiktoken = import_optional("tiktoken")
-    if tiktoken is None:
-        return None, "tiktoken is not installed: its rows are skipped"
-    if ranks_path is None:
-        data = shipped_tiktoken(name)
-    elif ranks_path.is_file():
-        data = ranks_path.read_bytes()
-    else:
-        return None, f"{ranks_path} not found: tiktoken rows are skipped"
-    ranks = {base64.b64decode(token): int(rank)  # tiktoken's own format: "base64 rank" a line
-             for token, rank in (line.split() for line in data.splitlines() if line)}
-    enc = tiktoken.Encoding(
-        name=name,
-        pat_str=PRESETS[name]["pattern"],
-        mergeable_ranks=ranks,
-        special_tokens=PRESETS[name]["special_tokens"],
-    )
-    return enc, None
-
-
 def encoding_section(
     report: Report,
     corpus: str,
@@ -736,128 +609,6 @@ def pathological_section(
                   f"t({large // 1000}k)/t({small // 1000}k)"], rows)
     report.note(f"linear: about {large / small:.0f}; quadratic: about {(large / small) ** 2:.0f}."
                 f" Both tokenizers trained on the corpus (BasicTokenizer took {basic_s:.3g} s)")
-    report.line()
-
-
-# ----------------------------------------------------------------------------------------------
-# 6. Checking a learner's merges
-
-def check_section(report: Report, corpus: str, chars: int, merges: int, repeat: int) -> None:
-    """Section 6: ``check_merges`` with its diagnosis, on the learner's outputs of two mistakes."""
-    from dataclasses import replace
-
-    from bpe_core import GPT2_SPLIT_PATTERN
-    from bpe_lab import check
-
-    text = corpus[:chars]  # full run: the app's largest text, and the page's most merges
-    settings = {"pattern": GPT2_SPLIT_PATTERN, "vocab_size": 256 + 1 + merges,
-                "special_tokens": ["<|endoftext|>"]}
-    setup = check.Setup(GPT2_SPLIT_PATTERN, settings["vocab_size"], ("<|endoftext|>",))
-    learners = {
-        "ties broken by the bytes rule": check.replay(text, replace(setup, tie_rule="bytes")),
-        "merges applied right to left": check.replay(text, replace(setup, merge="right_to_left")),
-    }
-    samples: dict[str, list[float]] = defaultdict(list)
-    found = {}
-    for _ in range(repeat):
-        for name, mine in learners.items():
-            seconds, found[name] = timed(lambda m=mine: check.check_merges(m, text, **settings))
-            samples[name].append(seconds)
-    med = medians(samples)
-    rows = []
-    for name, mine in learners.items():
-        r = found[name]
-        best = r.diagnoses[0] if r.diagnoses else None
-        rows.append([name, f"{len(mine):,}", r.comparison.first_difference, fmt_s(med[name]),
-                     best.mistake.key if best else "none",
-                     "yes" if best and best.explains_all else "no"])
-    report.title(f"6. Checking a learner's merges: {len(text):,} characters, GPT-2 split"
-                 f" (median of {repeat})")
-    report.table(["the learner's mistake", "merges", "parts at", "check + diagnosis s",
-                  "diagnosed as", "explains all"], rows)
-    report.line()
-
-
-# ----------------------------------------------------------------------------------------------
-# 7. Who pays for tokens: the language tax, numbers, vocabulary health, the report card
-
-
-def who_pays_section(report: Report, repeat: int) -> None:
-    """Section 7: what the "Who pays for tokens" pages compute for a GPT vocabulary, against the
-    same answers from tiktoken, side by side. Every bpe_core round starts from a copy of the
-    preset with an empty chunk cache (``bpe_lab.who_pays.report.cold_copy``), as a server's first session
-    meets it; tiktoken keeps no cache between calls."""
-    from collections import Counter
-
-    from bpe_core import load_pretrained
-    from bpe_lab.who_pays.costs import language_costs, train_comparison
-    from bpe_lab.who_pays.health import classify_tokens, vocabulary_defects
-    from bpe_lab.who_pays.languages import load_parallel
-    from bpe_lab.who_pays.numbers import NUMBERS, YEARS, number_facts
-    from bpe_lab.who_pays.report import cold_copy
-
-    languages = load_parallel()
-    texts = [lang.text for lang in languages]
-    rows = []
-    for name in ("cl100k_base", "o200k_base"):
-        enc, why = load_tiktoken(name=name)
-        tok = load_pretrained(name)
-        specials = set(tok.special_tokens.values())
-
-        def tiktoken_health(enc=enc, specials=specials):
-            failing = 0
-            for t in range(enc.n_vocab):
-                if t in specials:
-                    continue
-                try:
-                    data = enc.decode_single_token_bytes(t)
-                except KeyError:  # a hole in the ids (o200k's before its specials)
-                    continue
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    failing += 1
-                    continue
-                failing += enc.encode(text, disallowed_special=()) != [t]
-            return failing
-
-        def tiktoken_numbers(enc=enc):
-            return [len(enc.encode(f"{space}{n}")) for n in (*NUMBERS, *YEARS)
-                    for space in ("", " ")]
-
-        def tiktoken_tax(enc=enc):
-            return [len(enc.encode_ordinary(text)) for text in texts]
-
-        jobs = {
-            "vocabulary health, kinds 1-3 (every token)": (
-                lambda tok=tok: vocabulary_defects(cold_copy(tok)), tiktoken_health),
-            "numbers: 0-999 and 1900-2099, with and without a space": (
-                lambda tok=tok: number_facts(cold_copy(tok)), tiktoken_numbers),
-            f"language tax: {len(languages)} languages": (
-                lambda tok=tok, name=name: language_costs({name: cold_copy(tok)}, languages),
-                tiktoken_tax),
-        }
-        samples: dict[str, list[float]] = defaultdict(list)
-        for _ in range(repeat):
-            for what, (ours, theirs) in jobs.items():
-                samples[what, "ours"].append(timed(ours)[0])
-                if enc is not None:
-                    samples[what, "tiktoken"].append(timed(theirs)[0])
-        med = medians(samples)
-        for what in jobs:
-            peer = med.get((what, "tiktoken"))
-            rows.append([name, what, fmt_s(med[what, "ours"]), fmt_s(peer) if peer else why,
-                         fmt_ratio(med[what, "ours"] / peer) if peer else ""])
-        counts = Counter(tok.encode_ordinary("\n".join(texts)))
-        defects = vocabulary_defects(tok)
-        seconds, _ = timed(lambda tok=tok, c=counts, d=defects: classify_tokens(tok, c, d))
-        rows.append([name, "vocabulary health, kinds 4-6 on the parallel text (1-3 known)",
-                     fmt_s(seconds), "", ""])
-    seconds, comparison = timed(lambda: train_comparison(languages, 1024))
-    rows.append(["trained", "English-only vs all languages, vocab 1024 (both trainings)",
-                 fmt_s(seconds), "", ""])
-    report.title(f"7. Who pays for tokens (median of {repeat}; ratios below 1x: bpe_core faster)")
-    report.table(["vocabulary", "what", "bpe_core", "tiktoken", "ratio"], rows)
     report.line()
 
 

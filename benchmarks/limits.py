@@ -1,7 +1,7 @@
 """Every page's first visit at the largest input the app accepts: server time and session memory.
 
     python benchmarks/limits.py                 # the default kinds, at the app's own limits
-    python benchmarks/limits.py --markdown      # the table for the README
+    python benchmarks/limits.py --markdown      # the table for docs/BENCHMARKS.md
 
 The worst allowed input is random text where nothing repeats (seeded, so every run is the same),
 as long as the sidebar accepts, trained at the largest vocabulary the sidebar allows. For each

@@ -1,7 +1,7 @@
 """Stepping through merges in Chromium: the in-browser view against the server round trip.
 
     python benchmarks/stepping.py               # the table
-    python benchmarks/stepping.py --markdown    # the table for the README
+    python benchmarks/stepping.py --markdown    # the table for docs/BENCHMARKS.md
 
 One `streamlit run app.py` on a free local port, Debian's Chromium driven by Playwright, and for
 each text (2 KB of the English sample, 100 KB and the largest text the sidebar accepts, all

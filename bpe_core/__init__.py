@@ -7,7 +7,8 @@
     'hello world'
 
 Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), ``base.py``
-(the tokenizer: split, encode, decode), ``encoders.py`` (the same vocabulary used other ways:
+(the tokenizer: split, encode, decode; it inherits tiktoken's names and special-token rule from
+``tiktoken_api.py`` and its ``save`` methods from ``saving.py``), ``encoders.py`` (the same vocabulary used other ways:
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
 seeds' exact merges), ``split.py`` (where text is cut before counting), ``corpus.py``
 (training on files of any size, counted on every core), ``steps.py`` (tokens after k merges),
@@ -28,6 +29,7 @@ import sys
 
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)
 
+from . import core, load, model, registry  # tiktoken's submodules (load: also callable)
 from .base import (
     EncodeTrace,
     Tokenizer,
@@ -39,6 +41,7 @@ from .base import (
     trace_merges,
 )
 from .basic import BasicTokenizer
+from .core import Encoding
 from .corpus import CorpusError, PieceCounts, count_pieces
 from .encoders import (
     EncoderVariants,
@@ -48,7 +51,7 @@ from .encoders import (
     fewest_tokens,
     greedy_longest,
 )
-from .files import detect_format, load, read_tokenizer
+from .files import detect_format, read_tokenizer
 from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .pretrained import (
     PRESETS,
@@ -65,6 +68,10 @@ from .training import MergeRecord, train_bpe
 __all__ = [
     "__version__",
     "BasicTokenizer",
+    "Encoding",
+    "core",
+    "model",
+    "registry",
     "GPT2_SPLIT_PATTERN",
     "GPT4O_SPLIT_PATTERN",
     "GPT4_SPLIT_PATTERN",

@@ -17,7 +17,7 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from .corpus import (
@@ -39,6 +39,7 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     trace_merges,
 )
 from .pipeline import AddedToken, find_added
+from .saving import FileMethods
 from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_specials: read from here too
     MAX_REPEAT,
     compile_pattern,
@@ -49,6 +50,7 @@ from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_speci
 )
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
+    WrongTypeError,
     clean_text,
     gpt2_string,
     id_problem,
@@ -56,6 +58,7 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
     replace_control_characters,
     shorten,
 )
+from .tiktoken_api import TiktokenMethods
 from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
 
 if TYPE_CHECKING:
@@ -64,7 +67,8 @@ if TYPE_CHECKING:
 
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
-DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of")  # built on first use (see token_ids)
+# built on first use (see token_ids)
+DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of", "_sorted_tokens")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -118,7 +122,7 @@ def _check_text(text: object, what: str = "text") -> str:
         hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(
             text, bytes | bytearray
         ) else ""
-        raise ValueError(f"{what} must be a str, not {type(text).__name__}{hint}")
+        raise WrongTypeError(f"{what} must be a str, not {type(text).__name__}{hint}")
     return text
 
 
@@ -132,8 +136,11 @@ class UnknownTokenError(ValueError, KeyError):
 # ----------------------------------------------------------------------------------------------
 
 
-class Tokenizer:
-    """Byte-level BPE: train, encode, decode, save. Subclasses decide how text is split."""
+class Tokenizer(TiktokenMethods, FileMethods):
+    """Byte-level BPE: train, encode, decode, save. Subclasses decide how text is split.
+
+    tiktoken's names and its special-token rule come from ``TiktokenMethods`` (tiktoken_api.py),
+    saving from ``FileMethods`` (saving.py)."""
 
     splits = True  # whether it uses a split pattern (BasicTokenizer: no)
 
@@ -149,6 +156,7 @@ class Tokenizer:
         title: str | None = None,
         pipeline: Pipeline | None = None,
         ignored: list[str] | None = None,
+        special_aliases: dict[str, int] | None = None,
     ) -> None:
         """A tokenizer from plain data: every loader builds one this way.
 
@@ -157,6 +165,8 @@ class Tokenizer:
         ``title`` say which published tokenizer it is (``"cl100k_base"``, ``"GPT-4 (cl100k_base)"``).
         ``pipeline``: what a Hugging Face tokenizer.json does before BPE (pipeline.py);
         ``ignored``: what its file said that ``encode`` leaves out, and why (shown to users).
+        ``special_aliases``: second spellings of special tokens, matched in text as those tokens
+        and decoded as their first spelling (tiktoken's o200k_harmony names 200018 twice).
         """
         self.merges: dict[tuple[int, int], int] = dict(merges or {})
         self.special_tokens: dict[str, int] = {}
@@ -172,6 +182,12 @@ class Tokenizer:
         self._rebuild()
         if special_tokens:
             self.register_special_tokens(special_tokens)
+        self.special_aliases: dict[str, int] = dict(special_aliases or {})
+        stray = [s for s, idx in self.special_aliases.items()
+                 if idx not in self.special_tokens.values() or s in self.special_tokens]
+        if stray:
+            raise ValueError(f"special alias {shorten(stray[0])} must name the id of another"
+                             " special token")
 
     # -- the split ---------------------------------------------------------------------------
 
@@ -385,6 +401,7 @@ class Tokenizer:
         if specials is not None:
             first = 256 + len(self.merges)
             self.special_tokens = {s: first + i for i, s in enumerate(specials)}
+            self.special_aliases = {}
         self._rebuild()
 
     # -- vocabulary --------------------------------------------------------------------------
@@ -555,42 +572,6 @@ class Tokenizer:
                 cache[chunk] = chunk_ids
         return chunk_ids
 
-    def _allowed_specials(
-        self, text: str, allowed_special: object, disallowed_special: object = "all"
-    ) -> dict[str, int]:
-        """The special tokens to match in ``text``, after tiktoken's check: a disallowed special
-        token's text in ``text`` is a ValueError that says how to allow it or encode it as text."""
-        specials = self.special_tokens
-        if allowed_special == "all":
-            allowed = set(specials)
-        elif allowed_special in ("none", "none_raise"):
-            allowed = set()
-        elif isinstance(allowed_special, Collection) and not isinstance(allowed_special, str):
-            allowed = {s for s in allowed_special if s in specials}  # others: ignored, as both do
-        else:
-            raise ValueError(
-                "allowed_special must be 'all', a set of special tokens, or minbpe's 'none' or"
-                f" 'none_raise', not {shorten(allowed_special)}"
-            )
-        if allowed_special == "none":  # minbpe: special-token text is ordinary text
-            disallowed: Collection[str] = ()
-        elif disallowed_special == "all":
-            disallowed = [s for s in specials if s not in allowed]
-        elif isinstance(disallowed_special, Collection) and not isinstance(disallowed_special, str):
-            disallowed = disallowed_special
-        else:
-            raise ValueError(f"disallowed_special must be 'all' or a set of special tokens (() for"
-                             f" none), not {shorten(disallowed_special)}")
-        found = [(text.find(s), s) for s in disallowed if isinstance(s, str) and s and s in text]
-        if found:
-            special = shorten(min(found)[1])
-            raise ValueError(
-                f"the text contains {special}, the text of a special token. To encode it as that"
-                f" special token pass allowed_special={{{special}}} (or 'all'); to encode it as"
-                " ordinary text pass disallowed_special=() (minbpe: allowed_special='none')"
-            )
-        return {s: specials[s] for s in allowed}
-
     def encode(
         self,
         text: str,
@@ -653,90 +634,6 @@ class Tokenizer:
         special = self._allowed_specials(text, allowed_special, disallowed_special)
         # leftmost-longest ("<|a|>b" wins over "<|a|>"), as a tokenizer.json's added tokens match
         return find_added(text, {s: AddedToken(s, idx) for s, idx in special.items()})
-
-    # -- tiktoken's names ------------------------------------------------------------------------
-
-    @property
-    def max_token_value(self) -> int:
-        """The largest id, special tokens included (tiktoken's name)."""
-        return max(self.vocab)
-
-    @property
-    def n_vocab(self) -> int:
-        """``max_token_value + 1``, as tiktoken counts (``vocab_size`` counts the tokens: GPT-4's
-        ids have gaps, so its n_vocab is 100,277 and its vocab_size 100,261)."""
-        return self.max_token_value + 1
-
-    @property
-    def eot_token(self) -> int | None:
-        """The id of ``<|endoftext|>``, or None when the tokenizer has no such token."""
-        return self.special_tokens.get("<|endoftext|>")
-
-    @property
-    def special_tokens_set(self) -> set[str]:
-        return set(self.special_tokens)
-
-    def is_special_token(self, token: int) -> bool:
-        """Whether the id is a special token's (tiktoken's name)."""
-        return token in self.special_tokens.values()
-
-    def encode_batch(self, text: list[str], *, num_threads: int = 8,
-                     allowed_special: object = "none_raise",
-                     disallowed_special: object = "all") -> list[list[int]]:
-        """``encode`` of each text (``num_threads`` is accepted for tiktoken's signature)."""
-        return [self.encode(t, allowed_special, disallowed_special) for t in text]
-
-    def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
-        return [self.encode_ordinary(t) for t in text]
-
-    def decode_batch(self, batch: list[list[int]], *, errors: str = "replace",
-                     num_threads: int = 8) -> list[str]:
-        return [self.decode(ids, errors=errors) for ids in batch]
-
-    def decode_bytes_batch(self, batch: list[list[int]], *, num_threads: int = 8) -> list[bytes]:
-        return [self.decode_bytes(ids) for ids in batch]
-
-    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
-        """The id of the one token spelled exactly so, as tiktoken finds it: an ordinary token's
-        bytes first, then a special token's text, given as str or as its UTF-8 bytes
-        (``encode_single_token(b"<|endoftext|>") == 100257`` in cl100k_base); KeyError when no
-        single token is."""
-        token = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
-        if not isinstance(token, bytes | bytearray | memoryview):
-            raise KeyError(text_or_bytes)
-        token = bytes(token)
-        idx = self.token_ids.get(token)
-        if idx is None:
-            try:
-                idx = self.special_tokens.get(token.decode("utf-8"))
-            except UnicodeDecodeError:
-                idx = None
-        if idx is None:
-            raise KeyError(token)
-        return idx
-
-    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
-        """Each token's bytes: ``[b"hello", b" world"]``."""
-        return [self.decode_single_token_bytes(t) for t in tokens]
-
-    def decode_with_offsets(self, tokens: list[int]) -> tuple[str, list[int]]:
-        """The text and, for each token, the index of the character its first byte belongs to.
-
-        A token that starts inside a character (a UTF-8 continuation byte) points at that
-        character. The bytes must be valid UTF-8 (else UnicodeDecodeError), as in tiktoken.
-        """
-        parts = self.decode_tokens_bytes(tokens)
-        offsets, chars = [], 0  # chars: characters started before the token
-        for part in parts:
-            inside = bool(part) and 0x80 <= part[0] < 0xC0 and chars > 0
-            offsets.append(chars - inside)
-            chars += sum(1 for b in part if not 0x80 <= b < 0xC0)
-        return b"".join(parts).decode("utf-8", errors="strict"), offsets
-
-    def token_byte_values(self) -> list[bytes]:
-        """The bytes of every ordinary token (special tokens left out), sorted."""
-        specials = set(self.special_tokens.values())
-        return sorted(token for idx, token in self.vocab.items() if idx not in specials)
 
     # -- decoding ----------------------------------------------------------------------------
 
@@ -821,22 +718,7 @@ class Tokenizer:
         """``text`` tokenized with only the first ``k`` merges, with byte and character spans."""
         return self.step_through(text, allowed_special).tokens_at(k)
 
-    # -- files ---------------------------------------------------------------------------------
-
-    def save(self, file_prefix: str) -> None:
-        """Write ``file_prefix.model`` (minbpe's format) and ``file_prefix.vocab`` (readable).
-
-        A tokenizer with a training ``history`` also gets ``file_prefix.model.bpe-lab.json``
-        (sidecar.py), so that ``bpe_core.load`` gives the history back.
-        """
-        from .formats import to_minbpe
-        from .sidecar import write_atomic, write_with_sidecar
-
-        model_text, vocab_text = to_minbpe(self)
-        prefix = os.fspath(file_prefix)
-        write_atomic(prefix + ".vocab", vocab_text.encode("utf-8"))
-        write_with_sidecar("minbpe", self, {"file": (prefix + ".model", model_text.encode("utf-8"))},
-                           needed=False)
+    # -- minbpe's load (saving: saving.py) ----------------------------------------------------
 
     def load(self, model_file: str) -> None:
         """Read a minbpe ``.model`` file into this tokenizer, as minbpe does::
@@ -880,52 +762,6 @@ class Tokenizer:
         for lookup in DERIVED_LOOKUPS:  # this tokenizer's, built from its old merges
             self.__dict__.pop(lookup, None)
         self.__dict__.update(fresh.__dict__)
-
-    def save_hf(self, path: str) -> None:
-        """Write a Hugging Face ``tokenizer.json`` (``tokenizers.Tokenizer.from_file`` reads it).
-
-        When the file is named ``tokenizer.json``, ``tokenizer_config.json`` and
-        ``special_tokens_map.json`` are written beside it (replacing those files there), so that
-        ``transformers.AutoTokenizer.from_pretrained(folder)`` gives the same ids and knows the
-        end-of-text token. A tokenizer with a training ``history`` also gets
-        ``path + ".bpe-lab.json"`` (sidecar.py).
-        """
-        from .formats import to_hf_json, to_transformers_files
-        from .sidecar import write_atomic, write_with_sidecar
-
-        path = os.fspath(path)
-        document = to_hf_json(self).encode("utf-8")
-        if os.path.basename(path) == "tokenizer.json":
-            config, special_map = to_transformers_files(self)
-            folder = os.path.dirname(path)
-            write_atomic(os.path.join(folder, "tokenizer_config.json"), config.encode("utf-8"))
-            write_atomic(os.path.join(folder, "special_tokens_map.json"),
-                         special_map.encode("utf-8"))
-        write_with_sidecar("hf", self, {"file": (path, document)}, needed=False)
-
-    def save_tiktoken(self, path: str) -> None:
-        """Write tiktoken ranks (``tiktoken.load.load_tiktoken_bpe`` reads them) and, beside them,
-        ``path + ".bpe-lab.json"`` with the split pattern, the special tokens and the history,
-        which the ranks cannot hold (``bpe_core.load`` reads it). ``formats.tiktoken_encoding(self)``
-        gives all of ``tiktoken.Encoding``'s arguments, the pattern spelled for tiktoken's engine."""
-        from .formats import to_tiktoken
-        from .sidecar import write_with_sidecar
-
-        write_with_sidecar("tiktoken", self, {"file": (os.fspath(path), to_tiktoken(self))},
-                           needed=True)
-
-    def save_gpt2(self, vocab_path: str, merges_path: str) -> None:
-        """Write GPT-2 style ``vocab.json`` and ``merges.txt`` and, beside the vocab.json,
-        ``vocab_path + ".bpe-lab.json"`` with the split pattern, the special tokens and the
-        history, which the pair cannot hold (``bpe_core.load`` reads it)."""
-        from .formats import to_gpt2_files
-        from .sidecar import write_with_sidecar
-
-        vocab_text, merges_text = to_gpt2_files(self)
-        write_with_sidecar("gpt2", self, {"vocab": (os.fspath(vocab_path), vocab_text.encode("utf-8")),
-                                          "merges": (os.fspath(merges_path),
-                                                     merges_text.encode("utf-8"))},
-                           needed=True)
 
     def __repr__(self) -> str:
         kind = type(self).__name__

@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .base import Tokenizer
+from .chat_format import CHATML_NEEDS, HARMONY_NEEDS, layout_of
 from .pretrained import get_encoding, load_pretrained
 from .text import shorten
 
@@ -46,8 +47,6 @@ FORMATS = {
     "chatml": "GPT-4 / GPT-3.5 (ChatML, cl100k_base)",
 }
 CHATML_SPECIAL_TOKENS = {"<|im_start|>": 100264, "<|im_end|>": 100265}  # tiktoken's README
-HARMONY_NEEDS = ("<|start|>", "<|message|>", "<|end|>")
-CHATML_NEEDS = ("<|im_start|>", "<|im_end|>")
 # OpenAI's rule for the ChatML-era models (openai-cookbook, "How to count tokens with tiktoken")
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
@@ -147,11 +146,7 @@ def _chatml() -> Tokenizer:
 
 def own_format(tok: Tokenizer) -> str | None:
     """Which layout a tokenizer's special tokens allow: "harmony", "chatml" or None."""
-    if all(s in tok.special_tokens for s in HARMONY_NEEDS):
-        return "harmony"
-    if all(s in tok.special_tokens for s in CHATML_NEEDS):
-        return "chatml"
-    return None
+    return layout_of(tok.special_tokens)
 
 
 def what_it_needs(tok: Tokenizer) -> str:

@@ -10,13 +10,15 @@ Hugging Face decodes it (``Tokenizer.decode``; ``decode_bytes`` stays the bytes)
 
 Steps read (each on the list of strings, as ``decode_chain`` does in ``tokenizers`` 0.23):
 
-    ByteLevel     join, map each character through GPT-2's table to its byte (a character
-                  outside the table is its own UTF-8), decode UTF-8 (invalid: U+FFFD)
-    ByteFallback  runs of ``<0xHH>`` tokens become the text of their bytes (invalid: one
-                  U+FFFD per token); other tokens stay
+    ByteLevel     map each token's characters through GPT-2's table to bytes (a token with
+                  a character outside the table is its own UTF-8, whole), join, decode UTF-8
+                  (invalid: U+FFFD)
+    ByteFallback  runs of ``<0xHH>`` tokens (either case; ``<0x+H>`` too, as Rust parses it)
+                  become the text of their bytes (invalid: one U+FFFD per token); others stay
     Strip         drop up to ``start`` copies of ``content`` from each string's start, ``stop``
                   from its end
-    Replace       replace a string or an Oniguruma regex in each string
+    Replace       replace a string or an Oniguruma regex in each string (no empty match
+                  right after a match; an empty string stays empty)
     Fuse          join everything into one string
     Metaspace     ``replacement`` becomes a space, except in the first string, where it goes
                   (unless ``prepend_scheme`` is ``never``)
@@ -38,14 +40,16 @@ from .text import GPT2_CHAR_TO_BYTE, shorten
 
 DecodeStep = Callable[[list[str]], list[str]]
 
-_FALLBACK = regex.compile(r"<0x([0-9A-F]{2})>")
+# a byte as tokenizers reads one: two hex digits of either case, or "+" and one (Rust's
+# u8::from_str_radix takes a sign)
+_FALLBACK = regex.compile(r"<0x(\+[0-9A-Fa-f]|[0-9A-Fa-f]{2})>")
 
 
 def _byte_level(tokens: list[str]) -> list[str]:
     data = bytearray()
-    for ch in "".join(tokens):
-        byte = GPT2_CHAR_TO_BYTE.get(ch)
-        data += ch.encode("utf-8") if byte is None else bytes([byte])
+    for token in tokens:  # a token with a character outside the table stays its own UTF-8
+        spelled = [GPT2_CHAR_TO_BYTE.get(ch) for ch in token]
+        data += token.encode("utf-8") if None in spelled else bytes(spelled)
     return [data.decode("utf-8", errors="replace")]
 
 
@@ -100,6 +104,21 @@ def _metaspace(replacement: str, prepend: bool) -> DecodeStep:
                 for k, token in enumerate(tokens)]
 
     return step
+
+
+def _replace(pattern: regex.Pattern, content: str, token: str) -> str:
+    """Every match replaced as tokenizers replaces: an empty match right where the previous
+    match ended is skipped (``regex.sub`` would replace it too), and an empty token stays
+    empty."""
+    if not token:
+        return token
+    out, last, end = [], 0, -1
+    for m in pattern.finditer(token):
+        if m.start() == m.end() == end:
+            continue
+        out += [token[last:m.start()], content]
+        last = end = m.end()
+    return "".join(out) + token[last:]
 
 
 class Decoder:
@@ -167,7 +186,7 @@ def read_decoder(obj: object, name: str) -> tuple[Decoder | None, list[str]]:
             elif isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
                 try:
                     translated = from_oniguruma(pattern["Regex"])
-                    check_pattern(translated, "the pattern")
+                    check_pattern(translated, "the pattern", max_chars=None)
                     compiled = regex.compile(translated)
                 except (ValueError, regex.error) as e:
                     raise ValueError(f"{name}: key '{key}.pattern': {e}") from None
@@ -175,7 +194,7 @@ def read_decoder(obj: object, name: str) -> tuple[Decoder | None, list[str]]:
                 raise ValueError(f"{name}: key '{key}.pattern' should be {{\"String\": ...}} or"
                                  f" {{\"Regex\": ...}}, found {shorten(pattern)}")
             content = _field(step, "content", str, name, key)
-            steps.append(lambda tokens, p=compiled, c=content: [p.sub(lambda _: c, t)
+            steps.append(lambda tokens, p=compiled, c=content: [_replace(p, c, t)
                                                                  for t in tokens])
             described.append(f"Replace {shorten(pattern, 30)} by {shorten(content, 10)}")
         elif kind == "Metaspace":

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import regex
 
+from .chat_format import chat_template, special_roles
 from .limits import MAX_RECOVER_BYTES, MAX_TOKEN_BYTES, MAX_TOKENS, check_json_depth
 from .merges import apply_merges
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
@@ -75,15 +76,19 @@ def gpt2_bytes(s: str, where: str) -> bytes:
         ) from None
 
 
-def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
+def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False,
+                   by_text: dict[str, int] | None = None) -> None:
     """These formats key tokens by their bytes, so two ids with the same bytes cannot be saved.
 
     With ``specials_by_text`` the special tokens share that key space (vocab.json keys them by
-    their text), so a special token spelled like a learned token cannot be saved either.
+    their text), so a special token spelled like a learned token cannot be saved either; so do
+    the tokens of ``by_text`` (text -> id: a tokenizer.json's added tokens, keyed by their
+    content, which may repeat a learned token's bytes: " the" beside "Ġthe").
     """
+    by_text = by_text or {}
     seen: dict[bytes, int] = {}
     for idx, token in tok.vocab.items():
-        if idx in tok.special_tokens.values():
+        if idx in tok.special_tokens.values() or idx in by_text.values():
             continue
         if token in seen:
             raise ValueError(
@@ -93,7 +98,7 @@ def _unique_tokens(tok: Any, fmt: str, specials_by_text: bool = False) -> None:
         seen[token] = idx
     if specials_by_text:
         spelled = {gpt2_string(token): idx for token, idx in seen.items()}
-        for special in tok.special_tokens:
+        for special in [*tok.special_tokens, *by_text]:
             if special in spelled:
                 raise ValueError(
                     f"the special token {shorten(special)} is spelled like token {spelled[special]};"
@@ -171,15 +176,16 @@ def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes
     return ranks
 
 
-def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+def recover_merges(ranks: dict[bytes, int], from_rank: int = 0) -> dict[tuple[int, int], int]:
     """Which two tokens make each token: BPE on its bytes using only lower-ranked tokens.
 
     The last two parts left are its parents. Slow in Python for 200 000 tokens (about 1.5 s),
-    which is why ``build_assets`` stores the result.
+    which is why ``build_assets`` stores the result. ``from_rank``: only the tokens ranked
+    there or later (those of a vocabulary that extends one whose merges are known).
     """
     merges: dict[tuple[int, int], int] = {}
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(token) == 1:
+        if len(token) == 1 or rank < from_rank:
             continue
         parts = _split_by_rank(token, rank, ranks)
         if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
@@ -345,12 +351,13 @@ def to_hf_json(tok: Any) -> str:
     """The tokenizer as a Hugging Face ``tokenizer.json``: byte-level BPE, the split pattern spelled
     for Hugging Face's regex engine, the special tokens, and what a tokenizer read from a
     tokenizer.json does before BPE (normalizer, pre-tokenizer, added tokens, ignore_merges)."""
-    _unique_tokens(tok, "tokenizer.json", specials_by_text=True)
     pipeline = tok.pipeline
     added = dict(pipeline.added) if pipeline is not None else {}
     for s, idx in tok.special_tokens.items():
         added.setdefault(s, AddedToken(s, idx))
     made_here = {t.id for t in added.values()} - set(tok.merges.values()) - set(tok.byte_token_ids)
+    _unique_tokens(tok, "tokenizer.json", specials_by_text=True, by_text={
+        t.content: t.id for t in added.values() if t.id in made_here and not t.special})
     vocab = {gpt2_string(token): idx for idx, token in sorted(tok.vocab.items())
              if idx not in made_here}
     vocab.update({t.content: t.id for t in added.values() if t.id in made_here})
@@ -392,19 +399,18 @@ def to_hf_json(tok: Any) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
-END_OF_TEXT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<|im_end|>", "<|eot_id|>")
-
-
 def to_transformers_files(tok: Any) -> tuple[str, str]:
     """``(tokenizer_config.json, special_tokens_map.json)`` for ``transformers``: placed beside
     a ``tokenizer.json``, ``AutoTokenizer.from_pretrained(folder)`` reads the three as a
-    ``PreTrainedTokenizerFast`` that knows the end-of-text token (the first special token of
-    ``END_OF_TEXT`` the tokenizer has) and does not change the text when decoding."""
+    ``PreTrainedTokenizerFast`` that knows the special tokens' roles (eos, pad, bos, unk, mask,
+    by their usual spellings: ``chat_format.special_roles``), renders conversations as
+    ``chat.wrap`` does when the tokenizer has ChatML's or harmony's tokens (``chat_template``)
+    and does not change the text when decoding."""
     added = dict(tok.pipeline.added) if tok.pipeline is not None else {}
     for s, idx in tok.special_tokens.items():
         added.setdefault(s, AddedToken(s, idx))
-    eos = next((s for s in END_OF_TEXT if s in tok.special_tokens), None)
-    specials = {"eos_token": eos} if eos else {}
+    specials = special_roles(tok.special_tokens)
+    template = chat_template(tok.special_tokens)
     config = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "clean_up_tokenization_spaces": False,  # decode gives the text back as it was
@@ -413,6 +419,7 @@ def to_transformers_files(tok: Any) -> tuple[str, str]:
                         "rstrip": t.rstrip, "single_word": t.single_word, "special": t.special}
             for t in sorted(added.values(), key=lambda t: t.id)},
         **specials,
+        **({"chat_template": template} if template else {}),
         "model_max_length": 1_000_000_000_000_000_019_884_624_838_656,  # transformers' "no limit"
     }
     return (json.dumps(config, ensure_ascii=False, indent=1) + "\n",
@@ -563,7 +570,14 @@ def parse_tiktoken(
 ) -> TokenizerData:
     """Read tiktoken ranks with the split ``pattern`` and ``special_tokens`` they go with (the
     file holds neither); the merges are recovered from the ranks (slow for 100 000+ tokens)."""
-    ranks = parse_tiktoken_ranks(data, name)
+    return ranks_data(parse_tiktoken_ranks(data, name), pattern, special_tokens, name)
+
+
+def ranks_data(
+    ranks: dict[bytes, int], pattern: str, special_tokens: dict[str, int], name: str
+) -> TokenizerData:
+    """A tokenizer from tiktoken's ranks (``{token bytes: rank}``), its merges recovered; bounded
+    and checked as a file's are."""
     total = sum(map(len, ranks))
     if total > MAX_RECOVER_BYTES:  # every token's merges are recovered from its bytes
         raise ValueError(f"{name}: its tokens hold {total:,} bytes in all; this tool reads"

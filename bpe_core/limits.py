@@ -300,14 +300,17 @@ def pattern_cost(pattern: str) -> PatternCost:
     return PatternCost(stack[0].cost, stack[0].repeat, depth)
 
 
-def check_pattern(pattern: str, what: str = "the split pattern") -> None:
+def check_pattern(pattern: str, what: str = "the split pattern",
+                  max_chars: int | None = MAX_PATTERN_CHARS) -> None:
     """ValueError, naming the bound and the fix, when compiling ``pattern`` would cost more
     than this tool allows: ``MAX_PATTERN_CHARS`` characters, ``MAX_REPEAT`` repeats (nested
     counts multiplied), ``MAX_PATTERN_COST`` atoms once unrolled, ``MAX_PATTERN_DEPTH`` groups
-    deep. A pattern this module cannot read with certainty is refused, not guessed at."""
-    if len(pattern) > MAX_PATTERN_CHARS:
+    deep. A pattern this module cannot read with certainty is refused, not guessed at.
+    ``max_chars=None`` for a pattern bpe_core wrote (an Oniguruma translation, whose guards make
+    it several times longer than the file's: ``from_oniguruma`` bounds the file's)."""
+    if max_chars is not None and len(pattern) > max_chars:
         raise ValueError(f"{what} is {len(pattern):,} characters long; write one of at most"
-                         f" {MAX_PATTERN_CHARS:,} (GPT-4o's is about 350)")
+                         f" {max_chars:,} (GPT-4o's is about 350)")
     try:
         cost = pattern_cost(pattern)
     except PatternSyntaxError as e:

@@ -33,7 +33,7 @@ import regex
 
 from .decoders import Decoder, read_decoder
 from .limits import check_pattern
-from .oniguruma import from_oniguruma
+from .oniguruma import compile_translated, from_oniguruma, unguarded
 from .text import GPT2_CHAR_TO_BYTE, shorten
 
 # Hugging Face's ByteLevel pre-tokenizer regex (GPT-2's), as tokenizers writes it
@@ -198,6 +198,7 @@ def to_oniguruma(pattern: str) -> str:
     >>> to_oniguruma(r"\\p{N}{1,3}+| ?\\p{L}++|\\s+$")
     '(?>\\\\p{N}{1,3})| ?\\\\p{L}++|\\\\s+\\\\Z'
     """
+    pattern = unguarded(pattern)  # Oniguruma reads its own Unicode: the guards are not for it
     _refuse_multiline(pattern, "Hugging Face")
     prefix, suffix = "", ""
     if pattern.startswith("(?fi)"):  # full case folding: Oniguruma's own (?i)
@@ -456,9 +457,9 @@ def _regex_of(obj: object, name: str, key: str) -> str:
 
 
 def _compile(pattern: str, name: str, key: str) -> regex.Pattern:
-    check_pattern(pattern, f"{name}: the pattern of key '{key}'")
+    check_pattern(pattern, f"{name}: the pattern of key '{key}'", max_chars=None)
     try:
-        return regex.compile(pattern)
+        return compile_translated(pattern)
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"{name}: key '{key}' is not a regex this tool reads ({e})") from None
 
@@ -623,6 +624,19 @@ def _decodes_as_itself(text: str) -> bool:
     return all(ch.isascii() or ch not in GPT2_CHAR_TO_BYTE for ch in text)
 
 
+def _added_id(content: str, vocab: dict, given: dict[str, int]) -> int:
+    """The id tokenizers (0.23) gives an added token as it reads the file, whatever id the file
+    writes: the id it already has (an added token or a vocabulary entry of that content), else
+    the next one after the vocabulary and the added tokens so far."""
+    if content in given:
+        return given[content]
+    known = vocab.get(content)
+    if isinstance(known, int) and not isinstance(known, bool):
+        return known
+    last = max(given.values(), default=None)
+    return last + 1 if last is not None and last >= len(vocab) else len(vocab)
+
+
 def read_hf_pipeline(
     document: dict, name: str
 ) -> tuple[Pipeline | None, str, dict[str, int], list[str]]:
@@ -639,15 +653,25 @@ def read_hf_pipeline(
     raw = document.get("added_tokens") or []
     if not isinstance(raw, list):
         raise ValueError(f"{name}: key 'added_tokens' should be a list")
+    vocab = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
+    ids_given: dict[str, int] = {}  # content -> the id tokenizers gives it (see _added_id)
+    renumbered: list[str] = []
     for k, entry in enumerate(raw):
         if not (isinstance(entry, dict) and isinstance(entry.get("content"), str)
                 and isinstance(entry.get("id"), int) and entry["content"]):
             raise ValueError(f"{name}: key 'added_tokens[{k}]' needs 'content' (a non-empty"
                              " string) and 'id'")
+        content = entry["content"]
+        idx = _added_id(content, vocab, ids_given)
+        if idx != entry["id"]:
+            renumbered.append(f"{shorten(content, 30)}: {entry['id']} -> {idx}")
+        if content in ids_given:
+            continue  # listed twice: the first entry stands, as in tokenizers
+        ids_given[content] = idx
         special = entry.get("special", False) is True
         flags = {f: entry.get(f, f == "normalized" and not special) is True
                  for f in ("single_word", "lstrip", "rstrip", "normalized")}
-        added.append(AddedToken(entry["content"], entry["id"], special, **flags))
+        added.append(AddedToken(content, idx, special, **flags))
     specials = {t.content: t.id for t in added if t.special}
     normalizer, described = ([], [])
     if document.get("normalizer") is not None:
@@ -658,6 +682,12 @@ def read_hf_pipeline(
                          " characters, not bytes; bpe_core reads byte-level BPE only")
     steps, pre_described, plain = _pre_tokenizer(pre, name)
     ignored = []
+    if renumbered:
+        ignored.append(
+            f"added_tokens: {len(renumbered)} take the id Hugging Face's tokenizers gives them,"
+            " not the file's (a token the vocabulary already holds keeps its vocabulary id, and"
+            " the others are numbered on after the vocabulary, whatever the file says): "
+            + ", ".join(renumbered[:5]) + (" ..." if len(renumbered) > 5 else ""))
     post = document.get("post_processor")
     kinds = [s.get("type") for _, s in _steps(post, name, "post_processor", "processors")
              ] if isinstance(post, dict) else []

@@ -41,6 +41,7 @@ from array import array
 from pathlib import Path
 from types import MappingProxyType
 
+from .core import Encoding
 from .formats import bytes_to_unicode, parse_tiktoken_ranks, recover_merges
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
@@ -83,9 +84,9 @@ PRESETS = {
 }
 
 # gpt-oss's chat format "harmony": o200k's ranks and split, with the chat special tokens. Names and
-# ids as tiktoken 0.14 defines them (tiktoken_ext/openai_public.py, o200k_harmony). One difference:
-# tiktoken also lists "<|reserved_200018|>" with id 200018, the id of "<|endofprompt|>"; one id is
-# one token here, so that alias is left out (both libraries encode "<|endofprompt|>" as 200018).
+# ids as tiktoken 0.14 defines them (tiktoken_ext/openai_public.py, o200k_harmony). tiktoken also
+# lists "<|reserved_200018|>" with id 200018, the id of "<|endofprompt|>": it is a special alias
+# here (encoded as 200018, which decodes as "<|endofprompt|>", as in tiktoken).
 HARMONY_SPECIAL_TOKENS = {
     **PRESETS["o200k_base"]["special_tokens"],
     "<|startoftext|>": 199998,
@@ -105,18 +106,44 @@ HARMONY_SPECIAL_TOKENS = {
     **{f"<|reserved_{i}|>": i for i in range(200013, 201088) if i != 200018},
 }
 
+# GPT-3's and Codex's encodings, rebuilt from GPT-2's files (tiktoken_ext/openai_public.py in
+# tiktoken 0.14): r50k_base is GPT-2's ranks; p50k_base adds runs of 2 to 25 spaces as the tokens
+# 50257..50280; p50k_edit adds three fill-in-the-middle tokens. Each is checked against the SHA-256
+# tiktoken expects for OpenAI's .tiktoken file, written in memory from the rebuilt ranks.
+P50K_SPACE_RUNS = {b" " * n: 50255 + n for n in range(2, 26)}
+ENDOFTEXT_50256 = {"<|endoftext|>": 50256}
+
 # what get_encoding knows beyond the presets: encodings that reuse a preset's vocabulary
 EXTRA_ENCODINGS = {
+    "r50k_base": {
+        "title": "GPT-3 (r50k_base)",
+        "base": "gpt2",
+        "special_tokens": ENDOFTEXT_50256,
+        "sha256": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    },
+    "p50k_base": {
+        "title": "Codex (p50k_base)",
+        "base": "gpt2",
+        "extra_tokens": P50K_SPACE_RUNS,
+        "special_tokens": ENDOFTEXT_50256,
+        "sha256": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    },
+    "p50k_edit": {
+        "title": "Codex edits (p50k_edit)",
+        "base": "p50k_base",
+        "special_tokens": {**ENDOFTEXT_50256, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282,
+                           "<|fim_suffix|>": 50283},
+    },
     "o200k_harmony": {
         "title": "gpt-oss (o200k_harmony)",
         "base": "o200k_base",
         "special_tokens": HARMONY_SPECIAL_TOKENS,
+        "special_aliases": {"<|reserved_200018|>": 200018},
     },
 }
 
 # tiktoken's model table, written from tiktoken 0.14's tiktoken/model.py (MODEL_TO_ENCODING and
-# MODEL_PREFIX_TO_ENCODING). Models whose encodings do not ship here (r50k_base, p50k_base,
-# p50k_edit: GPT-3 and Codex) are named so that the error can say which encoding they need.
+# MODEL_PREFIX_TO_ENCODING): every name answers (GPT-3's and Codex's with EXTRA_ENCODINGS).
 MODEL_TO_ENCODING = {
     "o1": "o200k_base", "o3": "o200k_base", "o4-mini": "o200k_base",
     "gpt-5": "o200k_base", "gpt-4.1": "o200k_base", "gpt-4o": "o200k_base",
@@ -239,6 +266,25 @@ def _load_compact(name: str, directory: Path) -> RegexTokenizer:
     return tok
 
 
+def _load_extra(name: str, base: RegexTokenizer) -> RegexTokenizer:
+    """An encoding of EXTRA_ENCODINGS from its base's tokenizer: the extra tokens' merges
+    recovered, the special tokens replaced, the ranks checked against the published hash."""
+    extra = EXTRA_ENCODINGS[name]
+    merges = dict(base.merges)
+    if "extra_tokens" in extra:
+        ranks = {**base.token_ids, **extra["extra_tokens"]}
+        merges.update(recover_merges(ranks, from_rank=min(extra["extra_tokens"].values())))
+    tok = RegexTokenizer(base.pattern, merges=merges, byte_ids=base.byte_ids,
+                         special_tokens=extra["special_tokens"], name=name, title=extra["title"],
+                         special_aliases=extra.get("special_aliases"))
+    if "sha256" in extra:
+        text = b"".join(binascii.b2a_base64(token, newline=False) + b" %d\n" % idx
+                        for idx, token in sorted(tok.vocab.items())
+                        if idx not in tok.special_tokens.values())
+        _check_sha256(text, extra["sha256"], f"{name} rebuilt from {base.name}'s files")
+    return tok
+
+
 _LOADED: dict[tuple[str, str], RegexTokenizer] = {}  # (name, folder) -> the checked tokenizer
 _ENCODINGS: dict[str, ReadOnlyTokenizer] = {}  # name -> what get_encoding hands out
 _LOCK = threading.RLock()  # one load per preset, also when several threads (sessions) ask at once
@@ -252,10 +298,7 @@ def _load_once(name: str, folder: Path) -> RegexTokenizer:
             tok = _LOADED.get(key)
             if tok is None:
                 if name in EXTRA_ENCODINGS:
-                    extra = EXTRA_ENCODINGS[name]
-                    tok = _load_once(extra["base"], folder).copy()
-                    tok.register_special_tokens(extra["special_tokens"])
-                    tok.name, tok.title = name, extra["title"]
+                    tok = _load_extra(name, _load_once(EXTRA_ENCODINGS[name]["base"], folder))
                 elif name == "gpt2":
                     tok = _load_gpt2(folder)
                 else:
@@ -265,9 +308,10 @@ def _load_once(name: str, folder: Path) -> RegexTokenizer:
 
 
 def load_pretrained(name: str, directory: str | os.PathLike | None = None) -> RegexTokenizer:
-    """GPT-2 (``"gpt2"``), GPT-4 (``"cl100k_base"``), GPT-4o (``"o200k_base"``) or gpt-oss's chat
-    encoding (``"o200k_harmony"``), from the files shipped in ``bpe_core/data``; nothing is
-    downloaded.
+    """GPT-2 (``"gpt2"``), GPT-4 (``"cl100k_base"``), GPT-4o (``"o200k_base"``), gpt-oss's chat
+    encoding (``"o200k_harmony"``) or GPT-3's and Codex's (``"r50k_base"``, ``"p50k_base"``,
+    ``"p50k_edit"``, rebuilt from GPT-2's), from the files shipped in ``bpe_core/data``; nothing
+    is downloaded.
 
     The files are read and checked once per process; every call returns a copy of its own
     (train it, add special tokens: no other caller sees the change).
@@ -279,7 +323,7 @@ def load_pretrained(name: str, directory: str | os.PathLike | None = None) -> Re
     return _load_once(name, folder).copy()
 
 
-class ReadOnlyTokenizer(RegexTokenizer):
+class ReadOnlyTokenizer(Encoding):
     """What ``get_encoding`` returns: one tokenizer per encoding and process, shared by every
     caller as tiktoken's ``Encoding`` is. It encodes and decodes; it refuses to change."""
 
@@ -317,17 +361,16 @@ def list_encoding_names() -> list[str]:
 
 
 def get_encoding(encoding_name: str) -> ReadOnlyTokenizer:
-    """tiktoken's ``get_encoding``: ``"gpt2"``, ``"cl100k_base"``, ``"o200k_base"`` or
-    ``"o200k_harmony"``; the same shared, read-only tokenizer on every call (ValueError for an
+    """tiktoken's ``get_encoding``: any of ``list_encoding_names()`` (tiktoken's seven: ``"gpt2"``,
+    ``"r50k_base"``, ``"p50k_base"``, ``"p50k_edit"``, ``"cl100k_base"``, ``"o200k_base"``,
+    ``"o200k_harmony"``); the same shared, read-only tokenizer on every call (ValueError for an
     unknown name, as tiktoken's)."""
     shared = _ENCODINGS.get(encoding_name) if isinstance(encoding_name, str) else None
     if shared is None:
         if not isinstance(encoding_name, str) or (encoding_name not in PRESETS
                                                   and encoding_name not in EXTRA_ENCODINGS):
             known = ", ".join([*PRESETS, *EXTRA_ENCODINGS])
-            gone = " (GPT-3 and Codex encodings do not ship with bpe_core)" if encoding_name in (
-                "r50k_base", "p50k_base", "p50k_edit") else ""
-            raise ValueError(f"unknown encoding {shorten(encoding_name)}{gone};"
+            raise ValueError(f"unknown encoding {shorten(encoding_name)};"
                              f" bpe_core has {known}")
         tok = _load_once(encoding_name, ASSETS).copy()
         tok.token_ids, tok.parents, tok.step_of  # noqa: B018 - built now, shared read-only

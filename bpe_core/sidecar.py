@@ -9,6 +9,8 @@ So the save methods write, beside the file they save, ``<file>.bpe-lab.json``::
      "files": {"file": {"sha256": "…", "bytes": 4711}},   <- gpt2: "vocab" and "merges"
      "kind": "regex",                      <- basic, regex or pipeline (a tokenizer.json's)
      "pattern": "…", "special_tokens": {"<|endoftext|>": 300},
+     "bpe_core_pattern": "…",              <- tiktoken: "pattern" is tiktoken's spelling (pat_str;
+                                              [\\s\\S]+ for a BasicTokenizer), this bpe_core's
      "vocab_size": 301,
      "history": [{"pair": [98, 32], "id": 256, "count": 3,
                   "candidates": [{"pair": [98, 32], "count": 3, "first": 0}, …]}, …]}
@@ -30,6 +32,7 @@ import os
 from typing import Any, NamedTuple
 
 from .limits import MAX_SIDECAR_BYTES, check_json_depth
+from .pipeline import to_tiktoken_pattern
 from .text import id_problem, shorten
 from .training import Candidate, MergeRecord
 
@@ -84,6 +87,13 @@ def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
         "special_tokens": dict(tok.special_tokens),
         "vocab_size": tok.vocab_size,
     }
+    if fmt == "tiktoken":  # the pattern as tiktoken.Encoding takes it (pat_str); bpe_core's own
+        try:               # spelling beside it, when it differs, for bpe_core.load
+            spelled = to_tiktoken_pattern(tok.pattern)
+        except ValueError:
+            spelled = tok.pattern  # tiktoken cannot read this one either way (save_tiktoken says)
+        if spelled != tok.pattern:
+            document["pattern"], document["bpe_core_pattern"] = spelled, tok.pattern
     text = json.dumps(document, ensure_ascii=False, indent=1)
     if tok.history:  # one merge a line: a long history stays readable and small
         records = ",\n  ".join(json.dumps(r, ensure_ascii=False, separators=(",", ":"))
@@ -187,6 +197,8 @@ def read_sidecar(data: bytes, name: str) -> Sidecar:
             raise ValueError(f"{name}: key 'files.{role}' should hold the file's sha256")
     kind = field("kind", str, SIDECAR_KINDS)
     pattern = field("pattern", str)
+    if "bpe_core_pattern" in document:  # "pattern" is then tiktoken's spelling of it
+        pattern = field("bpe_core_pattern", str)
     specials = field("special_tokens", dict)
     for s, idx in specials.items():
         if id_problem(idx):

@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable
 
 import regex
 
-from .limits import MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read from here too
+from .limits import MAX_PATTERN_CHARS, MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read here too
+from .oniguruma import compile_translated, unguarded
 from .text import shorten
 
 
@@ -26,9 +27,10 @@ def compile_pattern(pattern: str, what: str = "the split pattern") -> regex.Patt
     gigabytes."""
     if not pattern:
         return None
-    check_pattern(pattern, what)
+    # a pattern from_oniguruma wrote with guards is several times its file's (bounded there)
+    check_pattern(pattern, what, max_chars=None if unguarded(pattern) != pattern else MAX_PATTERN_CHARS)
     try:
-        compiled = regex.compile(pattern)
+        compiled = compile_translated(pattern)  # regex.compile, fast for an Oniguruma translation
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"invalid split pattern: {e}") from e
     if compiled.flags & regex.REVERSE:  # limits reads (?r) too; this is the engine's own word

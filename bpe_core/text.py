@@ -92,3 +92,8 @@ def gpt2_string(token: bytes) -> str:
     'Ġworld'
     """
     return "".join(_BYTE_TO_CHAR[b] for b in token)
+
+
+class WrongTypeError(TypeError, ValueError):
+    """An argument of the wrong type (bytes for text, a list for a set): a TypeError, as tiktoken
+    raises, and a ValueError, as bpe_core's other bad input is."""

@@ -8,9 +8,8 @@ import streamlit as st
 from ui.classroom import panel as cr
 from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
-from ui.kit.escape import md_escape
+from ui.kit.escape import code_span, md_escape
 from ui.kit.state import active_tokenizer, projector_mode, sidebar, tokenizer_label, trained_text
-from ui.lesson.tutorial import code_span
 from ui.quiz import questions as qz
 from ui.quiz.panel import text_after, text_after_merge
 

@@ -23,7 +23,7 @@ from ui.kit.state import (
     step_through,
     tokenizer_label,
 )
-from ui.lesson.tutorial import table_html
+from ui.kit.tables import table_html
 
 sidebar()
 
@@ -71,7 +71,7 @@ owners = tuple(tokenizers.values())  # what the analyses below depend on, with t
 summary = summary_frame(encodings, text)
 # Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
 # neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
-# page (benchmarks/compare_paint.py; README, "First visits").
+# page (benchmarks/compare_paint.py; docs/BENCHMARKS.md, "First visits").
 st.html(table_html(summary, bar="tokens", formats={
     "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from ui.kit.charts import Series, steps_chart
+from ui.kit.escape import code_span
 from ui.kit.state import (
     active_tokenizer,
     current_text,
@@ -15,7 +16,8 @@ from ui.kit.state import (
     sidebar,
     tokenizer_label,
 )
-from ui.kit.tokens_html import tokens_html
+from ui.kit.tables import table_html
+from ui.kit.tokens_html import pair_label, tokens_html
 from ui.lesson import tutorial as le
 from ui.quiz.panel import quiz
 
@@ -39,7 +41,7 @@ def show_table(frame, key: str, *, large_rows: int = 12, tail: bool = False) -> 
         st.dataframe(frame, hide_index=True, key=key)
         return
     part = frame.tail(large_rows) if tail else frame.head(large_rows)
-    st.html(le.table_html(part, large=True))
+    st.html(table_html(part, large=True))
     if len(part) < len(frame):
         st.caption(f"The {'last' if tail else 'first'} {len(part)} of {len(frame):,} rows "
                    "(projector mode).")
@@ -111,7 +113,7 @@ def step_hand_merge(text: str) -> None:
         st.info("A single byte has no neighbour: there is no pair to merge.")
         return
     vocab = {i: bytes([i]) for i in range(256)}
-    labels = {f"{le.pair_label(vocab, p.pair)}  ({p.pair[0]}, {p.pair[1]}) · {p.count:,} times":
+    labels = {f"{pair_label(vocab, p.pair)}  ({p.pair[0]}, {p.pair[1]}) · {p.count:,} times":
               p.pair for p in pairs}
     if ss.get("lesson_pair") not in labels:
         ss["lesson_pair"] = next(iter(labels))
@@ -209,7 +211,7 @@ def step_encode(text: str) -> None:
         tok = lesson_tokenizer(text)
         st.caption("No tokenizer in the sidebar yet: using the lesson's tokenizer from step 4.")
     else:
-        st.caption(f"Tokenizer: the sidebar's, {le.code_span(tokenizer_label())} "
+        st.caption(f"Tokenizer: the sidebar's, {code_span(tokenizer_label())} "
                    f"({tok.num_merges:,} merges).")
     if "lesson_word" not in ss:
         try:
@@ -229,7 +231,7 @@ def step_encode(text: str) -> None:
         return
     if len(traces) > 1:
         st.markdown("The split pattern cuts it into **" + str(len(traces)) + " chunks** first.")
-    st.html(le.table_html(le.trace_frame(tok, traces), large=large))
+    st.html(table_html(le.trace_frame(tok, traces), large=large))
     final = [i for t in traces for i in t.final]
     draw_tokens(le.pieces(final, tok.vocab))
     same = final == tok.encode_ordinary(word)
@@ -290,7 +292,7 @@ def step_real(text: str) -> None:
         return
     left, right = st.columns([3, 2])
     with left:
-        st.html(le.table_html(le.counts_frame(counts), large=large))
+        st.html(table_html(le.counts_frame(counts), large=large))
     with right:
         st.altair_chart(le.counts_chart(counts, large=large), key="lesson_counts_chart",
                         width="stretch")

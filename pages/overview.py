@@ -94,13 +94,14 @@ def as_you_type(tok) -> None:
     if heard is not None and heard[0] > ss.get("_front_seq", -1):
         ss["_front_seq"], ss["front_text"] = heard
     text = ss["front_text"]
-    try:
-        steps = tok.step_through(text, allowed_special="all")
+    try:  # the session's one step-through of the text (shared with Tokens, Step through...)
+        steps = step_through(tok, text)
         mine = steps.final
     except ValueError as e:  # a custom split pattern can time out: the page and the view say so
         steps, mine = None, e
         st.error(str(e))
-    views = views_data(tok, gpt, text, mine)
+    # GPT-4o's ids of the same text, shared with Compare's (the box starts from the sidebar's text)
+    views = views_data(tok, gpt, text, mine, step_through(gpt, text).final)
     heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
              REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, {gpt.vocab_size:,} tokens"}
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,

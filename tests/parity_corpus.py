@@ -277,6 +277,45 @@ def tiktoken_reference(name: str):
     return _tiktoken_reference(name, openai_files_dir())
 
 
+# Where tiktoken 0.14 fetches each file (tiktoken_ext/openai_public.py); it caches a file under
+# the SHA-1 of its address in TIKTOKEN_CACHE_DIR (tiktoken/load.py, read_file_cached).
+_BLOB = "https://openaipublic.blob.core.windows.net/"
+TIKTOKEN_URLS = {
+    "gpt2/vocab.bpe": _BLOB + "gpt-2/encodings/main/vocab.bpe",
+    "gpt2/encoder.json": _BLOB + "gpt-2/encodings/main/encoder.json",
+    "cl100k_base.tiktoken": _BLOB + "encodings/cl100k_base.tiktoken",
+    "o200k_base.tiktoken": _BLOB + "encodings/o200k_base.tiktoken",
+    "r50k_base.tiktoken": _BLOB + "encodings/r50k_base.tiktoken",
+    "p50k_base.tiktoken": _BLOB + "encodings/p50k_base.tiktoken",
+}
+
+
+@functools.cache
+def tiktoken_cache_dir() -> Path:
+    """A TIKTOKEN_CACHE_DIR holding every file tiktoken's seven encodings read, so that
+    ``tiktoken.get_encoding`` works offline with tiktoken's own definitions and hash checks.
+    GPT-3's and Codex's files are written here from GPT-2's encoder.json (r50k_base: its ranks;
+    p50k_base: plus runs of 2 to 25 spaces as 50257..50280), without bpe_core; tiktoken itself
+    checks them against the SHA-256 it expects, so a wrong guess fails loudly."""
+    source = openai_files_dir()
+    folder = Path(tempfile.mkdtemp(prefix="tiktoken-cache-"))
+    ranks = sorted(gpt2_ranks(source).items(), key=lambda item: item[1])
+    spaces = [(b" " * n, 50255 + n) for n in range(2, 26)]
+    written = {
+        "r50k_base.tiktoken": ranks,
+        "p50k_base.tiktoken": ranks + spaces,
+    }
+    for name, url in TIKTOKEN_URLS.items():
+        target = folder / hashlib.sha1(url.encode()).hexdigest()
+        if name in written:
+            target.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r
+                                        for t, r in written[name]))
+        else:
+            shutil.copy(source / name, target)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 @functools.cache
 def pretrained(name: str):
     """``load_pretrained(name)``, loaded once per session; callers must not modify it."""

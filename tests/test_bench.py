@@ -14,8 +14,8 @@ from benchmarks.bench import (
     main,
     naive_train,
     pathological_inputs,
-    render_table,
 )
+from benchmarks.bench_kit import render_table
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +105,7 @@ def test_quick_run_prints_every_section(capsys, tmp_path):
 
 
 def test_the_tiktoken_peer_reads_the_shipped_vocabulary():
-    from benchmarks.bench import load_tiktoken
+    from benchmarks.bench_kit import load_tiktoken
 
     enc, note = load_tiktoken()
     assert note is None
@@ -114,7 +114,7 @@ def test_the_tiktoken_peer_reads_the_shipped_vocabulary():
 
 
 def test_the_script_runs_from_any_folder_with_its_tiktoken_rows(tmp_path):
-    """``python benchmarks/bench.py`` as the README writes it, started from another folder."""
+    """``python benchmarks/bench.py`` as docs/BENCHMARKS.md writes it, started from another folder."""
     import subprocess
     import sys
     from pathlib import Path

@@ -54,7 +54,7 @@ RUN_S = 780  # the whole classroom, from launching Chromium to closing it
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(RUN_S + 120)]
 
 # 8 at once by default (CI and the README's test command: isolation checked in a few minutes);
-# BPE_LAB_CLASSROOM_SESSIONS=30 is the classroom measured for the README.
+# BPE_LAB_CLASSROOM_SESSIONS=30 is the classroom measured in docs/CLASSROOM.md.
 SESSIONS = int(os.environ.get("BPE_LAB_CLASSROOM_SESSIONS", "8"))
 STEPS = 5  # clicks on "next merge" per session (all 30 click at once: more clicks add samples
 # of the same latency, and about 1 CPU second each in Chromium on this 2-core machine)

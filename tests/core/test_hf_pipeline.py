@@ -281,3 +281,47 @@ def test_thousands_of_added_tokens_are_matched_with_one_compiled_pattern(base):
     for _ in range(5):
         ours.encode("a <t5> b")
     assert bp._matcher.cache_info().misses == 1  # compiled once, then reused
+
+
+@pytest.mark.parametrize(("entries", "told"), [
+    # an added token that repeats a vocabulary entry: HF gives it that entry's id and numbers
+    # the next added token on from the vocabulary (the file's ids are not used)
+    ([("e", 700, False), ("<x>", 701, False)], True),
+    ([("h", 700, False), ("<x>", 701, True)], True),
+    ([("<x>", 299, True)], True),  # an id inside the vocabulary: HF numbers it 700
+    ([("<x>", 700, True), ("<x>", 701, True)], True),  # listed twice: the first stands
+    ([("<x>", 700, True), ("<y>", 701, False)], False),  # the usual case: the ids agree
+])
+def test_added_token_ids_are_the_ones_hugging_face_gives(base, entries, told):
+    plain = base.copy()
+    plain.special_tokens = {}  # the vocabulary alone (ids 0..699), no special tokens
+    document = json.loads(to_hf_json(RegexTokenizer(plain.pattern, merges=plain.merges)))
+    for content, idx, special in entries:
+        document["added_tokens"].append({
+            "id": idx, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": special})
+    text = json.dumps(document)
+    hf = HFTokenizer.from_str(text)
+    ours = read_tokenizer(text.encode(), "tokenizer.json")
+    for sample in ["a hello <x><y> h", *TEXTS[:5]]:
+        assert ours.encode(sample, allowed_special="all") == hf.encode(
+            sample, add_special_tokens=False).ids
+    assert hf.token_to_id("<x>") in ours.encode("<x>", allowed_special="all")
+    assert any("added_tokens" in note and "not the file's" in note for note in ours.ignored) == told
+
+
+def test_a_non_special_added_token_that_repeats_a_token_saves_and_reloads(base, tmp_path):
+    """" the" added beside the learned "Ġthe": it loads, and saves as tokenizer.json (it had no
+    format to go to), which both HF and bpe_core read back with the same ids."""
+    hf = hf_of(base)
+    hf.add_tokens([AddedToken(" the", special=False)])
+    ours = read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+    assert b" the" in ours.token_ids  # a learned token with the same bytes
+    path = tmp_path / "tokenizer.json"
+    ours.save_hf(str(path))
+    again_hf, again = HFTokenizer.from_file(str(path)), bpe_core.load(path)
+    for text in ["in the end, the cat", *TEXTS[:8]]:
+        expected = hf.encode(text, add_special_tokens=False).ids
+        assert ours.encode(text, allowed_special="all") == expected
+        assert again.encode(text, allowed_special="all") == expected
+        assert again_hf.encode(text, add_special_tokens=False).ids == expected

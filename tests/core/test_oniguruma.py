@@ -18,7 +18,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from bpe_core import RegexTokenizer, read_tokenizer
 from bpe_core.formats import bytes_to_unicode, to_hf_json
-from bpe_core.oniguruma import from_oniguruma
+from bpe_core.oniguruma import from_oniguruma, unguarded
 
 COMMON = ["Hello World 2024!", "a\nb\r\nc  ", ""]
 
@@ -84,6 +84,15 @@ REFUSED = {
     r"(?i:[ß])": "case-insensitive group",
     r"(?i)\p{Lu}+|.": r"'\\p\{…\}' under \(\?i\)",  # Oniguruma ignores case for properties
     r"(?i)[[:upper:]]+|.": r"\[:upper:\] under \(\?i\)",
+    r"\X": r"'\\X'",  # the texts below show each of these three reads otherwise
+    r"\p{Extended_Pictographic}+|.": r"Extended_Pictographic",
+    r"(?i)(.)\1|.": r"back-reference under \(\?i\)",
+}
+# texts where Hugging Face and the regex package cut the refused patterns apart differently
+REFUSED_BECAUSE = {
+    r"\X": "x\u0915\u094d\u0937",  # an Indic conjunct: one cluster in Unicode 15.1, two before
+    r"\p{Extended_Pictographic}+|.": "\u2388\u2605x",  # emoji data: ⎈ and ★ were pictographic
+    r"(?i)(.)\1|.": "\u0130i \u017fs",  # İi, ſs: Oniguruma's folding
 }
 
 
@@ -152,6 +161,12 @@ def test_a_construct_without_a_counterpart_is_refused_by_name(base, pattern):
     assert "pre_tokenizer" in str(info.value)  # the key is named too
 
 
+@pytest.mark.parametrize("pattern", REFUSED_BECAUSE)
+def test_the_unicode_constructs_refused_would_cut_otherwise(base, pattern):
+    text = REFUSED_BECAUSE[pattern]
+    assert naive_pieces(pattern, text) != hf_pieces(hf_with_split(base, pattern), text)
+
+
 def test_a_pattern_perl_would_read_but_oniguruma_refuses_is_refused():
     with pytest.raises(ValueError, match=r"\(\?s\)"):
         from_oniguruma(r"(?s).")
@@ -162,7 +177,10 @@ def test_the_presets_patterns_survive_a_trip_through_oniguruma():
     from bpe_core.pipeline import to_oniguruma
 
     for pattern in (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN):
-        assert from_oniguruma(to_oniguruma(pattern)) == pattern
+        back = from_oniguruma(to_oniguruma(pattern))
+        assert unguarded(back) == pattern  # the same, but for Oniguruma's older Unicode:
+        assert RegexTokenizer(pattern).split("a\u0558b") == ["a\u0558b"]  # a letter here,
+        assert RegexTokenizer(back).split("a\u0558b") != ["a\u0558b"]  # unassigned there
 
 
 def test_a_python_pattern_hugging_face_would_fold_otherwise_is_not_written(base):
@@ -198,10 +216,44 @@ def matched_by_hugging_face(pattern: str) -> set[str]:
                                      # case-insensitive: regex folds i, I, İ and ı together
                                      r"(?i)[a-z]", r"(?i)[^a-z]", r"(?i)[A-Z]", r"(?i)[^İa]",
                                      r"(?i)[ıx]", r"(?i)i", r"(?i)[k-m]", r"(?i)\w", r"(?i).",
-                                     r"(?i)ß", r"(?i)σ", r"x|(?i:[si])"])
+                                     r"(?i)ß", r"(?i)σ", r"x|(?i:[si])",
+                                     # characters regex's newer Unicode assigned (U+0558...) and
+                                     # U+0295 (Ll there, Lo here) read as Oniguruma reads them
+                                     r"\p{L}", r"\p{Ll}", r"\p{Lo}", r"\P{L}", r"\p{N}",
+                                     r"[^\r\n\p{L}\p{N}]", r"[\p{L}\u0500-\u05ff]", r"\p{Cn}",
+                                     r"\p{Han}", r"[[:lower:]&&[^a]]"])
 def test_a_class_matches_the_same_characters_on_the_whole_bmp(pattern):
-    """Every character assigned in Oniguruma's Unicode tables (the regex package knows a newer
-    Unicode: characters assigned or re-categorized since are left out of the comparison)."""
-    newer = matched_by_hugging_face(r"\p{Cn}") | {"\u0295"}  # ʕ: Ll there, Lo since Unicode 16
+    """Every character, those that the regex package's newer Unicode assigned or re-categorized
+    included (oniguruma.NEWER_THAN_ONIGURUMA, U+0295)."""
     ours = set(regex.findall(from_oniguruma(pattern), BMP))
-    assert ours - newer == matched_by_hugging_face(pattern) - newer
+    assert ours == matched_by_hugging_face(pattern)
+
+
+EVERY = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+
+
+@pytest.mark.parametrize("pattern", [r"\p{L}", r"[^\s\p{L}\p{N}]", r"\p{Cn}", r"\w", r"\d"])
+def test_the_gap_table_is_hugging_faces_on_every_code_point(pattern):
+    """Astral planes too: the characters assigned since Oniguruma's tables (CJK extensions,
+    new scripts) are in no class of Oniguruma's but the unassigned's."""
+    covered = bytearray(len(EVERY))
+    for _, (start, end) in pre_tokenizers.Split(Regex(pattern), "removed").pre_tokenize_str(EVERY):
+        covered[start:end] = b"\x01" * (end - start)
+    theirs = {EVERY[i] for i in range(len(EVERY)) if not covered[i]}
+    assert set(regex.findall(from_oniguruma(pattern), EVERY)) == theirs
+
+
+def test_a_text_with_a_newer_character_gives_hugging_faces_ids(base):
+    """Llama-3's split pattern on text with U+0558 (Armenian, Unicode 16) and ʕ: Hugging Face
+    cuts them as unassigned / lower-case; bpe_core did not (one piece for "hello\u0558world",
+    so 1 id where HF has 8)."""
+    llama3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+              r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+    hf = hf_with_split(base, llama3)
+    ours = read_tokenizer(hf.to_str().encode(), "tokenizer.json")
+    for text in ["hello\u0558world", "a\u0295b \u0295\u0295", "x\U000323B0y 12\U00011DE0",
+                 "plain text", "日本語 \u0558 and more"]:
+        assert [c for c, _ in ours.chunks(text)] == hf_pieces(hf, text)
+        assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    # U+0558 is no letter there: it prefixes "world" as a non-letter ([^\r\n\p{L}\p{N}]?)
+    assert ours.split("hello\u0558world") == ["hello", "\u0558world"]

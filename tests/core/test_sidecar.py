@@ -276,3 +276,28 @@ def test_a_save_cut_short_leaves_files_that_load_refuses(regex_with_specials, ba
     monkeypatch.undo()
     with pytest.raises(ValueError, match="was written for another file"):
         load(path)  # the old ranks with the new sidecar: refused, not read as the new tokenizer
+
+
+@pytest.mark.parametrize("kind", ["basic", "regex"])
+def test_a_tiktoken_sidecar_can_be_handed_to_tiktoken(kind, tmp_path):
+    """The sidecar's pattern is tiktoken's spelling (a BasicTokenizer's was "", on which tiktoken
+    panics): tiktoken built from the file and the sidecar gives the same ids, and bpe_core reads
+    its own spelling back."""
+    import tiktoken
+    import tiktoken.load
+
+    tok = BasicTokenizer() if kind == "basic" else RegexTokenizer(r"\s+$|\w+| ?[^\s\w]+|\s+")
+    tok.train("hello world!! foo bar\n  end " * 10, 270, special_tokens=["<|endoftext|>"])
+    path = str(tmp_path / "toy.tiktoken")
+    tok.save_tiktoken(path)
+    side = json.loads((tmp_path / "toy.tiktoken.bpe-lab.json").read_text(encoding="utf-8"))
+    assert side["pattern"] == (r"[\s\S]+" if kind == "basic" else
+                               r"\s+(?=\n?\z)|\w+| ?[^\s\w]+|\s+")
+    enc = tiktoken.Encoding("toy", pat_str=side["pattern"],
+                            mergeable_ranks=tiktoken.load.load_tiktoken_bpe(path),
+                            special_tokens=side["special_tokens"])
+    back = load(path)
+    assert type(back) is type(tok) and back.pattern == tok.pattern
+    for text in ["hello world!! x\n  end <|endoftext|>", "end\n", "  trailing  \n"]:
+        assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+        assert back.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")

@@ -5,32 +5,17 @@ Each case below is tiktoken's documented behaviour (tiktoken 0.14: its README, t
 case runs twice: once with ``tiktoken`` itself and once with ``bpe_core`` imported under its name
 (``import bpe_core as tiktoken``), so a case that passes for tiktoken and fails for bpe_core is
 ported code that would break. Nothing is downloaded: tiktoken reads OpenAI's files from a cache
-folder filled here with the published files (hash-checked, see parity_corpus.openai_files_dir).
+folder filled with the published files (hash-checked, see parity_corpus.tiktoken_cache_dir).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import pickle
-import shutil
-import tempfile
 
 import pytest
-from parity_corpus import openai_files_dir
-
-# Where tiktoken 0.14 fetches each file (tiktoken_ext/openai_public.py); it caches a file under
-# the SHA-1 of its address in TIKTOKEN_CACHE_DIR (tiktoken/load.py, read_file_cached).
-TIKTOKEN_URLS = {
-    "gpt2/vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
-    "gpt2/encoder.json":
-        "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
-    "cl100k_base.tiktoken":
-        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-    "o200k_base.tiktoken":
-        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-}
+from parity_corpus import tiktoken_cache_dir
 
 
 @pytest.fixture(scope="module", params=["tiktoken", "bpe_core"])
@@ -39,12 +24,8 @@ def tiktoken(request):
     if request.param == "bpe_core":
         yield importlib.import_module("bpe_core")
         return
-    cache = tempfile.mkdtemp(prefix="tiktoken-cache-")
-    for name, url in TIKTOKEN_URLS.items():
-        shutil.copy(openai_files_dir() / name,
-                    os.path.join(cache, hashlib.sha1(url.encode()).hexdigest()))
     before = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = cache
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache_dir())
     try:
         yield importlib.import_module("tiktoken")
     finally:
@@ -52,7 +33,6 @@ def tiktoken(request):
             del os.environ["TIKTOKEN_CACHE_DIR"]
         else:
             os.environ["TIKTOKEN_CACHE_DIR"] = before
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

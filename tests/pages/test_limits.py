@@ -68,3 +68,30 @@ def test_a_page_tour_at_the_limits_passes_over_the_text_a_bounded_number_of_time
         at.switch_page(page).run()
     assert passes == Counter()
     assert len(at.session_state["train_memo"]) == 2  # the first sample's and this text's
+
+
+def test_a_page_tour_on_the_sample_encodes_the_sidebar_text_at_most_twice_per_tokenizer(monkeypatch):
+    """The front page reads the session's one cache too (issue 31): its box starts from the
+    sidebar's text, so its views are the step-throughs that Tokens, Step through and Compare use.
+    Counted here: every pass of each tokenizer (by identity) over the sidebar's text, from the
+    first visit to the end of a tour that comes back to the front page."""
+    texts: Counter = Counter()
+    original = Tokenizer.chunks
+
+    def counted(self, text, *args, **kwargs):
+        texts[(id(self), getattr(self, "name", None) or "yours", text)] += 1
+        return original(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(Tokenizer, "chunks", counted)
+    at = AppTest.from_file(APP_PATH, default_timeout=240)
+    at.run()
+    assert not at.exception
+    for _, page in PAGES + [("Start here again", "pages/overview.py")]:
+        at.switch_page(page).run()
+        assert not at.exception, page
+    sidebar = at.session_state["text"]
+    assert 1_000 < len(sidebar) < 10_000  # the built-in sample: the box starts from all of it
+    own = id(at.session_state["tok"])
+    passes = {(name, who == own): n for (who, name, text), n in texts.items() if text == sidebar}
+    assert passes[("yours", True)] >= 1 and passes[("o200k_base", False)] >= 1  # the count sees them
+    assert max(passes.values()) <= 2, passes

@@ -18,7 +18,10 @@ from bpe_core import (
     load_pretrained,
 )
 from ui.kit.charts import Series, steps_chart
+from ui.kit.escape import code_span
 from ui.kit.samples import load_samples
+from ui.kit.tables import table_html
+from ui.kit.tokens_html import pair_label
 
 SAMPLES = load_samples()
 TINY = "aaabdaaabac"
@@ -77,7 +80,7 @@ def test_visible_makes_invisible_characters_visible():
     assert le.visible(" \t\n\r") == "·→↵␍"
     assert le.visible("\x00\u202e") == "\\x00\\u202e"
     assert le.token_text(b"a\xe2\x82") == "a⟨e2 82⟩"  # the one spelling of every page
-    assert le.pair_label({1: b"<", 2: b" "}, (1, 2)) == "'<' + '·'"
+    assert pair_label({1: b"<", 2: b" "}, (1, 2)) == "'<' + '·'"
 
 
 # -- step 2 ---------------------------------------------------------------------------------------
@@ -285,13 +288,13 @@ def test_counts_under_the_real_tokenizers(gpt4):
 
 
 def test_code_span_and_table_html_keep_user_text_inert():
-    assert le.code_span("![x](http://example.com/a.png)") == "`![x](http://example.com/a.png)`"
-    assert le.code_span("a``b") == "``` a``b ```"
-    assert le.code_span("line\nbreak") == "`line break`"
+    assert code_span("![x](http://example.com/a.png)") == "`![x](http://example.com/a.png)`"
+    assert code_span("a``b") == "``` a``b ```"
+    assert code_span("line\nbreak") == "`line break`"
     import pandas as pd
 
     frame = pd.DataFrame({"a": ["<img src=x onerror=alert(1)>"], "n": [3]})
-    markup = le.table_html(frame, large=True)
+    markup = table_html(frame, large=True)
     assert "<img" not in markup and "&lt;img" in markup
     assert '<td class="num">3</td>' in markup and 'class="lesson-table large"' in markup
 

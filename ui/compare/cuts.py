@@ -23,7 +23,7 @@ from ui.kit.tokens_html import tokens_html, visible
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
 # The views draw the text's first FIRST_VIEW_BYTES until the user asks for the whole text: every
 # span costs the browser (2,500 spans for the English sample's four views were about 0.5 s of a
-# first visit's 2.2 s; benchmarks/compare_paint.py, README "First visits").
+# first visit's 2.2 s; benchmarks/compare_paint.py, docs/BENCHMARKS.md "First visits").
 FIRST_VIEW_BYTES = 1_200
 MAX_WORDS = 200_000  # words looked at for the disagreement table
 TOP_WORDS = 20
@@ -40,7 +40,7 @@ MARK_MODES = {
 
 
 @dataclass(frozen=True)
-class Encoding:
+class TextCuts:
     """One tokenizer's tokens for a text, with the byte offset where each token starts.
 
     ``starts`` has one more entry than ``ids``: the last is the text's length in bytes.
@@ -62,7 +62,7 @@ class Encoding:
         return set(self.starts[1:-1])
 
 
-def encode_text(label: str, tok, text: str, steps=None) -> Encoding:
+def encode_text(label: str, tok, text: str, steps=None) -> TextCuts:
     """Encode ``text`` (special tokens allowed, as on the other pages) and note every token's start.
     ``steps``: the text's ``StepThrough`` for this tokenizer when the session has it already (it
     holds the same ids and offsets: the text is then not encoded again).
@@ -75,7 +75,7 @@ def encode_text(label: str, tok, text: str, steps=None) -> Encoding:
     if steps is None:
         steps = tok.step_through(text, allowed_special="all")
     vocab = tok.vocab
-    return Encoding(
+    return TextCuts(
         label=label,
         ids=steps.final,
         tokens=[vocab[i] for i in steps.final],
@@ -85,7 +85,7 @@ def encode_text(label: str, tok, text: str, steps=None) -> Encoding:
     )
 
 
-def encode_all(tokenizers: Mapping[str, object], text: str) -> dict[str, Encoding]:
+def encode_all(tokenizers: Mapping[str, object], text: str) -> dict[str, TextCuts]:
     """``encode_text`` for every ``label: tokenizer`` (the page keeps each one in the session's
     cache, ``ui.kit.state.derived``)."""
     return {label: encode_text(label, tok, text) for label, tok in tokenizers.items()}
@@ -96,7 +96,7 @@ def encode_all(tokenizers: Mapping[str, object], text: str) -> dict[str, Encodin
 SUMMARY_COLUMNS = ["tokenizer", "tokens", "bytes/token", "characters/token", "vocabulary size"]
 
 
-def summary_frame(encodings: Mapping[str, Encoding], text: str) -> pd.DataFrame:
+def summary_frame(encodings: Mapping[str, TextCuts], text: str) -> pd.DataFrame:
     """One row per tokenizer: tokens, bytes per token, characters per token, vocabulary size."""
     n_chars = len(clean_text(text))
     rows = []
@@ -159,7 +159,7 @@ COMPARE_CSS = """
 
 
 def compare_html(
-    enc: Encoding,
+    enc: TextCuts,
     marked: set[int],
     *,
     max_tokens: int = MAX_SPANS_PER_VIEW,
@@ -191,11 +191,11 @@ def compare_html(
     return style + f'<div class="bpe-compare">{head}{body}</div>', len(enc.ids) - drawn
 
 
-def tokens_to_draw(enc: Encoding, limit: int | None) -> int:
+def tokens_to_draw(enc: TextCuts, limit: int | None) -> int:
     """How many of ``enc``'s tokens the view draws: those that start before byte ``limit`` (all
     of them for None), so that every view shows the same stretch of the text.
 
-    >>> enc = Encoding("x", [1, 2, 3], [b"ab", b"c", b"d"], [False] * 3, [0, 2, 3, 4], 256)
+    >>> enc = TextCuts("x", [1, 2, 3], [b"ab", b"c", b"d"], [False] * 3, [0, 2, 3, 4], 256)
     >>> tokens_to_draw(enc, 2), tokens_to_draw(enc, 3), tokens_to_draw(enc, None)
     (1, 2, 3)
     """
@@ -238,7 +238,7 @@ def word_spans(text: str, max_words: int = MAX_WORDS) -> list[tuple[str, int, in
 
 
 def disagreements(
-    encodings: Mapping[str, Encoding], text: str, top: int = TOP_WORDS
+    encodings: Mapping[str, TextCuts], text: str, top: int = TOP_WORDS
 ) -> pd.DataFrame:
     """The words whose token counts differ most between the tokenizers.
 

@@ -61,12 +61,15 @@ def view_data(tok: Any, ids: Sequence[int]) -> dict[str, Any]:
 
 
 def views_data(mine: Any, reference: Any, text: str,
-               mine_ids: Sequence[int] | ValueError | None = None) -> dict[str, Any]:
-    """Both views of ``text``: ``{"yours": ..., "gpt-4o": ...}``. ``mine_ids`` is what the page
-    has already: the ids, or the ValueError that encoding them raised. A view whose split
-    pattern times out on the text (a custom pattern can) is ``{"error": message}``."""
+               mine_ids: Sequence[int] | ValueError | None = None,
+               reference_ids: Sequence[int] | None = None) -> dict[str, Any]:
+    """Both views of ``text``: ``{"yours": ..., "gpt-4o": ...}``. ``mine_ids`` and
+    ``reference_ids`` are what the page has already (from the session's cache): the ids, or for
+    ``mine_ids`` the ValueError that encoding them raised; the route passes neither and encodes.
+    A view whose split pattern times out on the text (a custom pattern can) is
+    ``{"error": message}``."""
     out: dict[str, Any] = {}
-    for which, tok, ids in (("yours", mine, mine_ids), (REFERENCE_VIEW, reference, None)):
+    for which, tok, ids in (("yours", mine, mine_ids), (REFERENCE_VIEW, reference, reference_ids)):
         try:
             if isinstance(ids, ValueError):
                 raise ids

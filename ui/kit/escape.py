@@ -13,3 +13,19 @@ def md_escape(text: str) -> str:
     \\_\\_init\\_\\_\\.model \\*b\\* \\<i\\>
     """
     return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
+def code_span(text: str) -> str:
+    """Text as a markdown code span, so that nothing in it is read as markdown (Streamlit reads
+    markdown in st.markdown, captions, alerts and radio labels).
+
+    >>> code_span("**hi**")
+    '`**hi**`'
+    >>> code_span("a`b")
+    '`` a`b ``'
+    """
+    text = text.replace("\n", " ")
+    runs = [len(r) for r in re.findall("`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if runs or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -68,7 +68,7 @@ from ui.kit.session_keys import keep as _keep
 # its column. The grid reads the zoom when it maps clicks to cells, so sorting, search and row
 # selection keep working. A table shown full screen (its toolbar's "Close fullscreen" button is
 # there only then) is left unzoomed: the zoom would push it past the screen. (The Lesson draws
-# its few rows as large HTML tables instead: ui.lesson.tutorial.table_html.)
+# its few rows as large HTML tables instead: ui.kit.tables.table_html.)
 PROJECTOR_SCALE = 1.6
 CODE_FONT_REM = 0.875  # Streamlit 1.67's code font size (its theme's codeFontSize)
 PROJECTOR_CSS = f"""<style>

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pandas as pd
@@ -75,3 +76,50 @@ def merges_frame(tok: Any, max_bytes: int | None = MAX_CELL_BYTES) -> pd.DataFra
     frame = merge_table(tok, max_bytes=max_bytes)
     return frame.rename(columns={"left id": "left", "right id": "right", "left": "left text",
                                  "right": "right text"})[MERGE_COLUMNS]
+
+
+TABLE_CSS = """<style>
+/* projector mode's scale (--bpe-scale, ui/kit/state.py) reaches every table; "large" is the Lesson's own size */
+.lesson-table { border-collapse: collapse; margin: 4px 0;
+  font-size: var(--lesson-size, calc(0.95rem * var(--bpe-scale, 1))); }
+.lesson-table.large { --lesson-size: 1.35rem; }
+.lesson-table th, .lesson-table td { border: 1px solid rgba(128,128,128,0.45); padding: 2px 10px;
+  text-align: left; white-space: pre-wrap; }
+.lesson-table th { font-weight: 600; }
+.lesson-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.lesson-table-wrap { max-width: 100%; overflow-x: auto; }
+</style>"""
+
+
+def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
+               formats: dict[str, str] | None = None, bar: str | None = None) -> str:
+    """A small table as HTML, every cell escaped (st.table would read cells as markdown).
+    ``formats``: column -> format spec of its numbers (``","``, ``".2f"``); ``bar``: a column
+    of numbers drawn with a bar behind each, its length against the column's largest.
+
+    >>> "&lt;b&gt;" in table_html(pd.DataFrame({"x": ["<b>"]}))
+    True
+    >>> ">1,234<" in table_html(pd.DataFrame({"n": [1234]}), formats={"n": ","})
+    True
+    """
+    formats = formats or {}
+    top = max((v for v in frame[bar] if v == v), default=0) if bar else 0
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for values in frame.head(max_rows).itertuples(index=False):
+        cells = []
+        for column, v in zip(frame.columns, values):
+            num = isinstance(v, int | float) and not isinstance(v, bool)
+            text = ("" if v is None or (isinstance(v, float) and v != v)
+                    else format(v, formats[column]) if num and column in formats else str(v))
+            cls = ' class="num"' if num else ""
+            if column == bar and num and text and top > 0:
+                share = f"{100 * v / top:.1f}%"
+                cls += (' style="min-width: 9em; background: linear-gradient(90deg, '
+                        f'rgba(74,136,194,0.35) {share}, transparent {share})"')
+            cells.append(f"<td{cls}>{html.escape(text)}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    size = " large" if large else ""
+    # a table wider than its column (a phone) scrolls inside its own box, not the page
+    return (f'{TABLE_CSS}<div class="lesson-table-wrap"><table class="lesson-table{size}">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")

@@ -570,3 +570,9 @@ def bytes_hint(tokens: Sequence[bytes], text: str, num_merges: int) -> str | Non
                 f"merges have joined its bytes: {advice}.")
     return (f"{single:,} of {n:,} tokens here are single bytes: {why}, and few of them join "
             f"the pairs this text uses. {advice[0].upper()}{advice[1:]}.")
+
+
+def pair_label(vocab: dict[int, bytes], pair: tuple[int, int]) -> str:
+    """``'e' + '·'`` for the pair (101, 32)."""
+    a, b = pair
+    return f"'{token_text(vocab[a])}' + '{token_text(vocab[b])}'"

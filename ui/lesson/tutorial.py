@@ -13,7 +13,6 @@ step answers at once even for a 1 MB text; every list that reaches the page is b
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -23,9 +22,10 @@ import pandas as pd
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.base import get_stats, merge
+from ui.kit.escape import code_span
 from ui.kit.palette import CVD_SAFE_PALETTE, neighbour_report
 from ui.kit.tables import merge_table
-from ui.kit.tokens_html import CSS, PALETTE, pieces, token_label, token_text, visible  # noqa: F401 (pages draw with le.pieces)
+from ui.kit.tokens_html import CSS, PALETTE, pair_label, pieces, token_label, token_text, visible  # noqa: F401 (pages draw with le.pieces)
 
 LESSON_CHARS = 4_000  # the lesson works on this many characters of the sidebar's text
 LESSON_MERGES = 200  # step 4 trains this many merges once; its slider shows the first k
@@ -72,78 +72,6 @@ def lesson_text(text: str, limit: int = LESSON_CHARS) -> tuple[str, str | None]:
         note = f"The lesson works on the first {limit:,} of the {len(text):,} characters of the text."
         text = text[:limit]
     return bpe_core.clean_text(text), note
-
-
-# -- shared: how a token or a character looks in a table --------------------------------------
-
-
-def code_span(text: str) -> str:
-    """Text as a markdown code span, so that nothing in it is read as markdown (Streamlit reads
-    markdown in st.markdown, captions, alerts and radio labels).
-
-    >>> code_span("**hi**")
-    '`**hi**`'
-    >>> code_span("a`b")
-    '`` a`b ``'
-    """
-    text = text.replace("\n", " ")
-    runs = [len(r) for r in re.findall("`+", text)]
-    fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if runs or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-TABLE_CSS = """<style>
-/* projector mode's scale (--bpe-scale, ui/kit/state.py) reaches every table; "large" is the Lesson's own size */
-.lesson-table { border-collapse: collapse; margin: 4px 0;
-  font-size: var(--lesson-size, calc(0.95rem * var(--bpe-scale, 1))); }
-.lesson-table.large { --lesson-size: 1.35rem; }
-.lesson-table th, .lesson-table td { border: 1px solid rgba(128,128,128,0.45); padding: 2px 10px;
-  text-align: left; white-space: pre-wrap; }
-.lesson-table th { font-weight: 600; }
-.lesson-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.lesson-table-wrap { max-width: 100%; overflow-x: auto; }
-</style>"""
-
-
-def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
-               formats: dict[str, str] | None = None, bar: str | None = None) -> str:
-    """A small table as HTML, every cell escaped (st.table would read cells as markdown).
-    ``formats``: column -> format spec of its numbers (``","``, ``".2f"``); ``bar``: a column
-    of numbers drawn with a bar behind each, its length against the column's largest.
-
-    >>> "&lt;b&gt;" in table_html(pd.DataFrame({"x": ["<b>"]}))
-    True
-    >>> ">1,234<" in table_html(pd.DataFrame({"n": [1234]}), formats={"n": ","})
-    True
-    """
-    formats = formats or {}
-    top = max((v for v in frame[bar] if v == v), default=0) if bar else 0
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    rows = []
-    for values in frame.head(max_rows).itertuples(index=False):
-        cells = []
-        for column, v in zip(frame.columns, values):
-            num = isinstance(v, int | float) and not isinstance(v, bool)
-            text = ("" if v is None or (isinstance(v, float) and v != v)
-                    else format(v, formats[column]) if num and column in formats else str(v))
-            cls = ' class="num"' if num else ""
-            if column == bar and num and text and top > 0:
-                share = f"{100 * v / top:.1f}%"
-                cls += (' style="min-width: 9em; background: linear-gradient(90deg, '
-                        f'rgba(74,136,194,0.35) {share}, transparent {share})"')
-            cells.append(f"<td{cls}>{html.escape(text)}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    size = " large" if large else ""
-    # a table wider than its column (a phone) scrolls inside its own box, not the page
-    return (f'{TABLE_CSS}<div class="lesson-table-wrap"><table class="lesson-table{size}">'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
-
-
-def pair_label(vocab: dict[int, bytes], pair: tuple[int, int]) -> str:
-    """``'e' + '·'`` for the pair (101, 32)."""
-    a, b = pair
-    return f"'{token_text(vocab[a])}' + '{token_text(vocab[b])}'"
 
 
 def first_tokens(ids: Sequence[int], vocab: dict[int, bytes], max_bytes: int) -> int:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.kit.escape import code_span
 from ui.kit.state import active_tokenizer, step_through, trained_text
+from ui.kit.tables import table_html
 from ui.kit.tokens_html import tokens_html
 from ui.lesson import tutorial as le
 from ui.quiz import questions as qz
@@ -108,12 +110,12 @@ def quiz(*, large: bool = False, start: int | None = None) -> None:
         if ss.get("quiz_guess") not in labels:
             ss["quiz_guess"] = None
         st.radio(f"Which pair does merge {k + 1} join?", labels, index=None, key="quiz_guess",
-                 disabled=revealed, format_func=le.code_span)
+                 disabled=revealed, format_func=code_span)
         show_counts = st.toggle("Show the counts", key="quiz_show_counts",
                                 persist_state="session",
                                 help="Easier: with the counts shown, only ties need thought.")
         if show_counts and not revealed:
-            st.html(le.table_html(qz.options_frame(question, reveal=False), large=large))
+            st.html(table_html(qz.options_frame(question, reveal=False), large=large))
         if ss.get("quiz_problem"):
             st.warning(ss.pop("quiz_problem"))
         b = st.columns(3)
@@ -126,7 +128,7 @@ def quiz(*, large: bool = False, start: int | None = None) -> None:
     if revealed and verdict is not None:
         with ask_col:
             (st.success if verdict.correct else st.warning)(verdict.message)
-            st.html(le.table_html(qz.options_frame(question, reveal=True), large=large))
+            st.html(table_html(qz.options_frame(question, reveal=True), large=large))
         text_after_merge(steps, tok, k, large)
         if k + 1 >= n:
             st.info(f"That was the last merge. Final score: {qz.score_label(ss['quiz_score'])}.")

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from ui.lesson.tutorial import code_span, pair_label
+from ui.kit.escape import code_span
+from ui.kit.tokens_html import pair_label
 
 
 class Option(NamedTuple):
