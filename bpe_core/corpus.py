@@ -3,12 +3,14 @@
 Training needs only how often each distinct piece occurs (" the": 20 000 times), in the order
 the pieces first appear. This module gets that table from files of any size without holding them:
 
-1. It cuts the corpus into blocks of about ``block_bytes`` at places where cutting changes
-   nothing: right after a special token, or else beside a line break where the split pattern
-   cuts the text the same way with or without the cut (checked on the text around the place).
-   A cut never falls inside a character, a special token or a piece. For a tokenizer read
-   from a tokenizer.json, "the split" is its whole pipeline (``PipelineSplit``: normalizer,
-   added tokens, pre-tokenizer), so the same check keeps e.g. a Replace across a cut whole.
+1. It cuts the corpus into blocks of about ``block_bytes`` only at places where cutting
+   provably changes nothing: right after a special token (when no two special tokens can
+   overlap), or, for the built-in GPT-2, GPT-4 and GPT-4o patterns, beside a line break by
+   the rule proven for that pattern (``split.proven_cuts``). Any other pattern, and a
+   tokenizer read from a tokenizer.json (``PipelineSplit``: normalizer, added tokens,
+   pre-tokenizer), is cut only after special tokens: a pattern can look arbitrarily far
+   (``(?s).{1,4}`` counts from the start of the text). A corpus that holds no place to cut
+   for ``MAX_BLOCK_BYTES`` (64 MB, or ``block_bytes`` if larger) is refused, naming the fix.
 2. Worker processes (or a Dask cluster) count the pieces of each block, in first-seen order.
 3. Here the blocks' tables are added up in block order, so the combined table keeps the
    first-seen order of the whole text, and ``train_bpe`` makes exactly the merges that
@@ -39,11 +41,10 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-import regex
-
 from .split import (
     compile_pattern,
     cut_at_specials,
+    proven_cuts,
     specials_pattern,
     split_by_pattern,
     time_left,
@@ -52,9 +53,11 @@ from .split import (
 from .text import clean_text, shorten
 
 DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
-CONTEXT = 300  # characters on each side of a possible cut that check it
+CONTEXT = 300  # characters read on each side of a possible cut (special tokens, a rule's lookbehind)
 CUT_WINDOW = 64 << 10  # bytes read at a time when looking for a cut
-_LINE_BREAK = regex.compile(r"[\r\n]+")
+MAX_BLOCK_BYTES = 64 << 20  # a block longer than this (or than block_bytes) with no cut: refused
+DASK_NO_WORKER_SECONDS = 10.0  # a Dask cluster without a worker this long: refused
+DASK_POLL_SECONDS = 0.02  # how often a Dask block's result is looked for
 
 # on_bytes(bytes done, bytes in all or None when unknown): the reading's progress
 BytesCallback = Callable[[int, int | None], object]
@@ -137,7 +140,10 @@ def _pipeline_split_of(rebuild: Callable[[str], object], json_text: str) -> Pipe
 
 
 class _Cutter:
-    """Finds places where the corpus may be cut into blocks, for one split and special tokens."""
+    """Finds places where the corpus may be cut into blocks, for one split and special tokens:
+    right after a special token (when no two special tokens can overlap), or where the split
+    pattern's proven rule allows it (``split.proven_cuts``: the built-in patterns, beside line
+    breaks). Any other pattern, and a tokenizer.json pipeline, is cut only after special tokens."""
 
     def __init__(
         self, pattern: str | PipelineSplit, specials: list[str], timeout: float | None
@@ -145,46 +151,27 @@ class _Cutter:
         self.pipeline = pattern if isinstance(pattern, PipelineSplit) else None
         self.compiled = None if self.pipeline is not None else compile_pattern(pattern)
         self.specials = specials
-        self.special_re = specials_pattern(specials)
+        # after a special token: sound only when the special tokens' matches cannot overlap
+        # (else a scan that starts elsewhere can pair them up differently: "ab"/"ba" in "abab")
+        self.special_re = specials_pattern(specials) if not specials_overlap(specials) else None
         self.longest = max(map(len, specials), default=0)
         self.timeout = timeout
-        # Beside a line break we may cut when there is a split (without one, a text between
-        # special tokens is one piece) and no special token holds a line break.
-        self.at_lines = (self.compiled is not None or self.pipeline is not None) and not any(
-            "\r" in s or "\n" in s for s in specials
-        )
+        # Beside a line break only by a proven rule, and when no special token holds a line
+        # break (a special token is matched before the split, and could span the cut).
+        self.rule = None if self.pipeline is not None else proven_cuts(pattern)
+        if any("\r" in s or "\n" in s for s in specials):
+            self.rule = None
 
     @property
     def can_cut(self) -> bool:
-        """False when no place can be cut (no split and no special token): one block."""
-        return self.special_re is not None or self.at_lines
-
-    def pieces(self, text: str) -> list[str]:
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        if self.pipeline is not None:  # the added tokens too: a cut must not change them
-            return [p for part in cut_at_specials(text, self.specials)
-                    for p in self.pipeline.chunks(part, deadline)]
-        remaining = time_left(deadline)
-        return [p for part in cut_at_specials(text, self.specials)
-                for p in split_by_pattern(self.compiled, part, remaining)]
-
-    def safe(self, text: str, c: int) -> bool:
-        """Whether cutting ``text`` at ``c`` leaves its pieces as they are (checked around c)."""
-        left, right = text[max(0, c - CONTEXT): c], text[c: c + CONTEXT]
-        try:
-            return self.pieces(left + right) == self.pieces(left) + self.pieces(right)
-        except TimeoutError:
-            raise CorpusError(
-                f"the split pattern took longer than {self.timeout:g} s on {len(left + right)}"
-                " characters around a block edge; simplify the pattern (nested repeats such as"
-                " (a+)+ backtrack badly)"
-            ) from None
+        """False when no place can be cut (no proven rule, no special token): one block."""
+        return self.special_re is not None or self.rule is not None
 
     def find(self, text: str, lo: int, hi: int, *, starts: bool, ends: bool) -> int | None:
         """The first place in ``lo..hi-1`` (``0 < place``) where ``text`` may be cut, or None.
 
         ``starts``/``ends``: ``text`` begins/ends where the corpus does (else the places near
-        its edges are not trusted: a special token or a piece could run over the edge).
+        its edges are not trusted: a special token could run over the edge).
         """
         if self.special_re is not None:  # right after a special token
             edge = 0 if starts else self.longest
@@ -193,13 +180,30 @@ class _Cutter:
                     break
                 if m.end() >= lo and m.end() > 0 and m.start() >= edge:
                     return m.end()
-        if self.at_lines:  # beside a line break
-            for m in _LINE_BREAK.finditer(text, lo, hi):
-                for c in (m.start(), m.end()):
-                    if lo <= c < hi and c > 0 and (ends or c + CONTEXT <= len(text)) \
-                            and self.safe(text, c):
-                        return c
+        if self.rule is not None:  # beside a line break, by the pattern's proven rule
+            m = self.rule.search(text, max(lo, 1))  # its lookarounds read one character around
+            if m is not None and m.start() < hi:
+                return m.start()
         return None
+
+
+def specials_overlap(specials: list[str]) -> bool:
+    """Whether two special tokens (or one with itself) can overlap or hold one another, so that
+    where their matches fall depends on where the scan started.
+
+    >>> specials_overlap(["<|endoftext|>", "<|im_start|>"]), specials_overlap(["ab", "ba"])
+    (False, True)
+    """
+    known = set(specials)
+    prefixes = {s[:k] for s in specials for k in range(1, len(s) + 1)}
+    lengths = sorted({len(s) for s in specials})
+    for a in specials:
+        if any(a[k:] in prefixes for k in range(1, len(a))):
+            return True  # a suffix of a begins a special token (maybe a itself)
+        for n in lengths:  # another special token inside a
+            if n < len(a) and any(a[i:i + n] in known for i in range(len(a) - n + 1)):
+                return True
+    return False
 
 
 # ----------------------------------------------------------------------------------------------
@@ -262,21 +266,49 @@ def _check_file(path: str) -> int:
 def _file_blocks(files: _Files, block_bytes: int, cutter: _Cutter) -> Iterator[tuple]:
     """The corpus's blocks as ``((path, start, end), ...)``, cut where cutting changes nothing."""
     start = 0
+    limit = max(MAX_BLOCK_BYTES, block_bytes)
     while start < files.total:
-        end = _next_cut(files, start + block_bytes, cutter)
+        end = _next_cut(files, start + block_bytes, cutter, start + limit)
+        if end - start > limit:
+            raise CorpusError(_uncut_message(cutter, ", ".join(files.paths), start, limit))
         yield files.segments(start, end)
         start = end
 
 
-def _next_cut(files: _Files, target: int, cutter: _Cutter) -> int:
-    """The first safe cut at or after byte ``target`` (the end of the corpus if none)."""
+def _uncut_message(cutter: _Cutter, what: str, start: int, limit: int, unit: str = "byte") -> str:
+    """Why the corpus cannot be cut into blocks of at most ``limit`` bytes, and what to do."""
+    if cutter.pipeline is not None:
+        why = "a tokenizer.json pipeline is cut only right after a special token"
+    elif cutter.compiled is None:
+        why = "without a split pattern the text between special tokens is one piece"
+    elif cutter.rule is None and cutter.compiled.pattern:
+        why = (f"the split pattern {shorten(cutter.compiled.pattern)} is not one whose cuts"
+               " bpe_core can prove harmless (only GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN and"
+               " GPT4O_SPLIT_PATTERN are cut beside line breaks), so the text is cut only right"
+               " after a special token")
+    else:
+        why = "no line break or special token leaves a place where a cut changes nothing"
+    if cutter.specials and cutter.special_re is None:
+        why += " (and the special tokens can overlap one another, so not there either)"
+    return (f"{what}: from {unit} {start:,} on, more than {limit:,} {unit}s hold no place to cut"
+            f" the corpus into blocks: {why}. Put a special token such as <|endoftext|> between"
+            " documents and pass it (special_tokens=, --special-token), or use a built-in pattern")
+
+
+def _next_cut(files: _Files, target: int, cutter: _Cutter, limit: int) -> int:
+    """The first safe cut at or after byte ``target``: the end of the corpus if none, or a
+    place past ``limit`` when none is found up to it."""
     if not cutter.can_cut:
         return files.total
     pos = target
     while pos < files.total:
+        if pos > limit:
+            return files.total
         lo = max(0, pos - 4 * CONTEXT)
         hi = min(files.total, pos + CUT_WINDOW + 4 * CONTEXT)
         data = files.read(lo, hi)
+        while lo > 0 and data and 0x80 <= data[0] < 0xC0 and lo < pos:
+            lo, data = lo + 1, data[1:]  # the window starts between characters, not inside one
         while pos < hi and pos - lo < len(data) and 0x80 <= data[pos - lo] < 0xC0:
             pos += 1  # a cut falls between characters: step past continuation bytes
         # surrogateescape: bytes that are not UTF-8 stay one character each (the workers say
@@ -299,6 +331,8 @@ def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator
     held: list[str] = []
     size = 0
     searched = 0  # characters of the held text already searched for a cut in vain
+    done = 0  # characters given out in blocks
+    limit = max(MAX_BLOCK_BYTES, block_chars)
     for k, text in enumerate(texts):
         if not isinstance(text, str):
             hint = " (decode bytes first)" if isinstance(text, bytes | bytearray) else ""
@@ -306,6 +340,9 @@ def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator
                               f" it must give str{hint}, or pass file paths in a list")
         held.append(text)
         size += len(text)
+        if size > limit + 2 * CONTEXT and not cutter.can_cut:
+            raise CorpusError(_uncut_message(cutter, "the corpus iterator", done, limit,
+                                                 "character"))
         # look for a cut once a block is held, and again only when a block more is held
         while cutter.can_cut and size >= searched + block_chars + 2 * CONTEXT:
             whole = "".join(held)
@@ -313,9 +350,12 @@ def _text_blocks(texts: Iterator, block_chars: int, cutter: _Cutter) -> Iterator
                             starts=True, ends=False)
             if c is None:
                 held, searched = [whole], len(whole) - CONTEXT
+                if searched > limit:
+                    raise CorpusError(_uncut_message(cutter, "the corpus iterator", done, limit,
+                                                 "character"))
                 break
             yield clean_text(whole[:c])
-            held, size, searched = [whole[c:]], len(whole) - c, 0
+            held, size, searched, done = [whole[c:]], len(whole) - c, 0, done + c
     whole = "".join(held)
     if whole:
         yield clean_text(whole)
@@ -440,12 +480,38 @@ class _Runner:
                 pending.append(client.submit(_count_block, block, *args, pure=False))
                 self.max_in_flight = max(self.max_in_flight, len(pending))
                 if len(pending) >= self.limit:
-                    consume(*client.gather(pending.popleft()))
+                    consume(*_dask_result(client, pending.popleft()))
             while pending:
-                consume(*client.gather(pending.popleft()))
+                consume(*_dask_result(client, pending.popleft()))
         finally:
             if pending:
                 client.cancel(list(pending))
+
+
+def _dask_result(client: object, future: object) -> tuple:
+    """A Dask future's result, waited for here: polling keeps Ctrl-C in this thread (no
+    asyncio task of the client's is left waiting, to print a traceback when it is closed),
+    and a cluster with no worker for ``DASK_NO_WORKER_SECONDS`` is a CorpusError, not a wait
+    forever."""
+    idle_since = None
+    checked = time.monotonic()
+    while not future.done():
+        time.sleep(DASK_POLL_SECONDS)
+        now = time.monotonic()
+        if now - checked < 0.5:
+            continue
+        checked = now
+        if sum(client.nthreads().values()):
+            idle_since = None
+            continue
+        idle_since = now if idle_since is None else idle_since
+        if now - idle_since >= DASK_NO_WORKER_SECONDS:
+            where = getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+            raise CorpusError(
+                f"the Dask cluster at {where} has had no worker for"
+                f" {DASK_NO_WORKER_SECONDS:g} s, so no block can be counted: start workers"
+                f" (dask worker {where}), or count without Dask (leave out client=, --dask)")
+    return future.result()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -566,8 +632,8 @@ def file_blocks(
     block_bytes: int = DEFAULT_BLOCK_BYTES,
 ) -> FileBlocks:
     """The blocks ``count_pieces`` cuts files into, for other work on a corpus in parallel (the
-    command line's ``bpe-lab encode``): each cut falls after a special token or beside a line
-    break where ``pattern`` splits the text the same way with and without it, so encoding the
+    command line's ``bpe-lab encode``): each cut falls after a special token or where the
+    pattern's proven rule allows it (see the module), so encoding the
     blocks one by one gives the ids of encoding the whole text. Blocks are found as they are
     asked for; nothing but the text around a cut is read here.
 

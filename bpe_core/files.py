@@ -190,13 +190,16 @@ def read_tokenizer(
         tok = build(parsed, name)
     else:
         (vocab_name, vocab_data), (merges_name, merges_data) = files["vocab"], files["merges"]
-        parsed = parse_gpt2_files(_text(vocab_data, vocab_name), _text(merges_data, merges_name),
+        vocab_text = _text(vocab_data, vocab_name)
+        parsed = parse_gpt2_files(vocab_text, _text(merges_data, merges_name),
                                   pattern=pattern or "", special_tokens=special_tokens,
                                   names=(vocab_name, merges_name))
         if pattern is None:
             build(parsed, vocab_name)  # the file's own faults first
             _refuse_missing(vocab_name, "GPT-2 style vocab.json + merges.txt files", True, False)
         tok = build(parsed, vocab_name)
+        if side is not None:
+            _agree_on_specials(vocab_text, vocab_name, side)
     if side is not None:
         _agree(tok, side)
         tok.history = side.records(tok)
@@ -259,6 +262,22 @@ def _agree(tok: Tokenizer, side: Sidecar) -> None:
             raise ValueError(f"{side.name} says the {what} is {shorten(saved)}, but the file"
                              f" gives {shorten(found)}; the sidecar is from another tokenizer:"
                              " save the tokenizer again, or delete the sidecar")
+
+
+def _agree_on_specials(vocab_text: str, vocab_name: str, side: Sidecar) -> None:
+    """A GPT-2 vocab.json lists its special tokens with their ids (as ``transformers`` reads
+    them); the sidecar lists them too. Where they differ, the files contradict each other:
+    refused, naming both (never the sidecar's ids silently)."""
+    entries = json.loads(vocab_text)  # parse_gpt2_files has read it: a JSON object
+    for token, idx in side.special_tokens.items():
+        found = entries.get(token)
+        if found != idx:
+            in_vocab = f"gives it id {found}" if found is not None else "does not hold it"
+            raise ValueError(
+                f"{side.name} says the special token {shorten(token)} has id {idx}, but"
+                f" {vocab_name} {in_vocab}: the two files contradict each other. Save the"
+                " tokenizer again, or delete the sidecar and pass pattern= yourself (the"
+                " special tokens then come from vocab.json)")
 
 
 def _from_minbpe(text: str, name: str) -> Tokenizer:

@@ -4,7 +4,8 @@ tiktoken ranks hold neither the split pattern nor the special tokens; GPT-2's ``
 ``merges.txt`` hold no split pattern; no format holds the training history ("why this merge").
 So the save methods write, beside the file they save, ``<file>.bpe-lab.json``::
 
-    {"bpe_lab": "sidecar v1",
+    {"bpe_lab": "sidecar v2",
+     "checksum": "sha256:…",               <- of the sidecar's own content (below)
      "format": "tiktoken",                 <- minbpe, hf, tiktoken or gpt2
      "files": {"file": {"sha256": "…", "bytes": 4711}},   <- gpt2: "vocab" and "merges"
      "kind": "regex",                      <- basic, regex or pipeline (a tokenizer.json's)
@@ -22,6 +23,13 @@ is a history to keep, and a stale sidecar of the same name is removed.
 
 ``bpe_core.load`` reads the sidecar found beside the file and checks that it describes that very
 file (its SHA-256); a sidecar written for another file is refused, naming what differs.
+
+The sidecar covers itself too: ``checksum`` is the SHA-256 of the rest of its content (every key
+but ``checksum``, as canonical JSON: sorted keys, no spaces, ASCII), so a sidecar edited by hand
+or by a tool is refused (reformatting it is not an edit). It guards against silent edits, not
+against a forger, who can compute it again: what the files state is cross-checked as well
+(files.py). A "sidecar v1" (written before the checksum) is refused: it cannot be told apart
+from an edited one; saving the tokenizer again writes a v2.
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ from .text import id_problem, shorten
 from .training import Candidate, MergeRecord
 
 SIDECAR_SUFFIX = ".bpe-lab.json"
-SIDECAR_HEADER = "sidecar v1"
+SIDECAR_HEADER = "sidecar v2"
+OLD_SIDECAR_HEADERS = ("sidecar v1",)  # without a checksum of their own: refused
+CHECKSUM_KEY = "checksum"
 SIDECAR_FORMATS = ("minbpe", "hf", "tiktoken", "gpt2")
 SIDECAR_KINDS = ("basic", "regex", "pipeline")
 
@@ -75,11 +85,20 @@ def history_json(history: list[MergeRecord]) -> list[dict[str, Any]]:
     ]
 
 
+def content_checksum(document: dict[str, Any]) -> str:
+    """``"sha256:…"`` of a sidecar's content: every key but ``checksum``, as canonical JSON."""
+    rest = {key: value for key, value in document.items() if key != CHECKSUM_KEY}
+    canonical = json.dumps(rest, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
 def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
     """The sidecar of ``tok`` saved as ``fmt`` in ``files`` (role -> the bytes written:
     ``{"file": …}``, or ``{"vocab": …, "merges": …}`` for GPT-2)."""
+    history = history_json(tok.history) if tok.history else None
     document: dict[str, Any] = {
         "bpe_lab": SIDECAR_HEADER,
+        CHECKSUM_KEY: "",
         "format": fmt,
         "files": {role: _describe(data) for role, data in files.items()},
         "kind": tokenizer_kind(tok),
@@ -94,10 +113,11 @@ def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
             spelled = tok.pattern  # tiktoken cannot read this one either way (save_tiktoken says)
         if spelled != tok.pattern:
             document["pattern"], document["bpe_core_pattern"] = spelled, tok.pattern
+    document[CHECKSUM_KEY] = content_checksum({**document, **({"history": history} if history else {})})
     text = json.dumps(document, ensure_ascii=False, indent=1)
-    if tok.history:  # one merge a line: a long history stays readable and small
+    if history:  # one merge a line: a long history stays readable and small
         records = ",\n  ".join(json.dumps(r, ensure_ascii=False, separators=(",", ":"))
-                                for r in history_json(tok.history))
+                                for r in history)
         text = text[:-2] + f',\n "history": [\n  {records}\n ]\n}}'
     return (text + "\n").encode("utf-8")
 
@@ -179,9 +199,18 @@ def read_sidecar(data: bytes, name: str) -> Sidecar:
         document = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"{name}: not a readable bpe-lab sidecar (not UTF-8 JSON: {e})") from None
+    if isinstance(document, dict) and document.get("bpe_lab") in OLD_SIDECAR_HEADERS:
+        raise ValueError(f"{name} is a {document['bpe_lab']}, written before sidecars carried a"
+                         " checksum of their own content, so an edit to it cannot be told apart;"
+                         " save the tokenizer again (it writes a checked sidecar), or delete the"
+                         " sidecar and pass pattern= and special_tokens= yourself")
     if not isinstance(document, dict) or document.get("bpe_lab") != SIDECAR_HEADER:
         raise ValueError(f"{name}: not a bpe-lab sidecar (expected \"bpe_lab\":"
                          f" \"{SIDECAR_HEADER}\")")
+    if document.get(CHECKSUM_KEY) != content_checksum(document):
+        raise ValueError(f"{name} was changed after bpe-lab wrote it: its key '{CHECKSUM_KEY}'"
+                         " does not match its content. Save the tokenizer again, or delete the"
+                         " sidecar and pass pattern= and special_tokens= yourself")
 
     def field(key: str, kind: type | tuple, choices: tuple = ()) -> Any:
         value = document.get(key)

@@ -18,6 +18,7 @@ import regex
 
 from .limits import MAX_PATTERN_CHARS, MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read here too
 from .oniguruma import compile_translated, unguarded
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .text import shorten
 
 
@@ -37,6 +38,69 @@ def compile_pattern(pattern: str, what: str = "the split pattern") -> regex.Patt
         raise ValueError(f"{what} matches in reverse (?r); a split reads the text forwards:"
                          " write it without (?r)")
     return compiled
+
+
+# ----------------------------------------------------------------------------------------------
+# Where a corpus may be cut into blocks without changing the split
+
+# A cut at c is sound when the split of the whole text is the split of text[:c] followed by the
+# split of text[c:]. bpe_core proves this for its three built-in patterns only, each by a local
+# rule on the characters around c (below); for any other pattern it is not proven (a pattern
+# can look arbitrarily far: `(?s).{1,4}` counts from the start, `(?:\S+\s*){1,3}` groups words
+# in threes), so the corpus reader cuts such text only right after a special token.
+#
+# The proof, for each pattern P of the three (none has a lookbehind, \b, ^ or \G; `$` appears
+# only right after a run of \s):
+#
+# R1 "before a line break": text[c-1] is X and text[c] is \r or \n, with X any non-space
+#    character for GPT-2 and a letter or digit (\p{L}, \p{N}) for GPT-4 and GPT-4o.
+#    - Every match attempt that starts before c reads text[c] only where it tests whether
+#      text[c] belongs to a class that holds no \r or \n (letters, digits, [^\s\p{L}\p{N}],
+#      [^\r\n\p{L}\p{N}], a contraction's letters, the "'" of GPT-4o's contraction): there a line
+#      break fails exactly as the end of the text does. The only elements that accept a line
+#      break are \s runs (which cannot cross X, a non-space) and the [\r\n]* / [\r\n/]* that
+#      GPT-4 / GPT-4o put after a run of [^\s\p{L}\p{N}], which X, a letter or digit, ends.
+#      (GPT-2 has no such element, so any non-space X does.) `$` and (?!\S) follow a \s run,
+#      which ends before X. So text[:c] and the whole text give the same matches before c,
+#      and the one that covers X ends at c (no element that can hold X can also hold \r/\n).
+#    - From c on, both scans start a match at c on the same text, and no element looks behind,
+#      so they give the same matches.
+# R2 "after a line-break run that ends a punctuation run" (GPT-4, GPT-4o): text[c-k..c-1] is a
+#    maximal run of \r/\n, the character before it is P in [^\s\p{L}\p{N}] (GPT-4o: not a
+#    mark \p{M} either, since its word alternatives take marks), and text[c] is not \r/\n
+#    (GPT-4) or is a letter or digit (GPT-4o, whose [\r\n/]* would go on through a "/").
+#    - The match that covers P can only be the ` ?[^\s\p{L}\p{N}]++[\r\n]*+` alternative
+#      (GPT-4o: ` ?[^\s\p{L}\p{N}]+[\r\n/]*`): the others hold no such P or need a letter or
+#      digit after it. Its punctuation run stops at P and its [\r\n]* takes the whole run, up
+#      to c, where text[c] stops it exactly as the end of the text does. Attempts before it read
+#      nothing past the run (as in R1). From c on, as in R1.
+# X and P are never a surrogate (\p{Cs}): the text is cut before it is cleaned (clean_text joins
+# a surrogate pair of an iterator's strings into one character, maybe a letter), and a byte that
+# is not UTF-8 is one surrogate where the reader looks for cuts.
+# tests/core/test_corpus_cuts.py checks the rules against the split of the whole text on hostile
+# texts (runs of spaces and line breaks, "/", marks, CRLF, every block size).
+
+_PROVEN_CUTS = {
+    GPT2_SPLIT_PATTERN: r"(?<=[^\s\p{Cs}])(?=[\r\n])",
+    GPT4_SPLIT_PATTERN: r"(?<=[\p{L}\p{N}])(?=[\r\n])"
+                        r"|(?<=[^\s\p{L}\p{N}\p{Cs}][\r\n]+)(?=[^\r\n])",
+    GPT4O_SPLIT_PATTERN: r"(?<=[\p{L}\p{N}])(?=[\r\n])"
+                         r"|(?<=[^\s\p{L}\p{N}\p{M}\p{Cs}][\r\n]+)(?=[\p{L}\p{N}])",
+}
+
+
+def proven_cuts(pattern: str) -> regex.Pattern | None:
+    """The places where text split by ``pattern`` may be cut without changing its pieces (a
+    compiled pattern matching the empty string at each such place), or None when bpe_core
+    cannot prove any for this pattern. See the proof above.
+
+    >>> [m.start() for m in proven_cuts(GPT2_SPLIT_PATTERN).finditer("ab\\ncd \\n")]
+    [2]
+    >>> proven_cuts(r"(?s).{1,4}") is None
+    True
+    """
+    rule = _PROVEN_CUTS.get(pattern)
+    return None if rule is None else regex.compile(rule)
 
 
 def time_left(deadline: float | None) -> Callable[[], float | None]:

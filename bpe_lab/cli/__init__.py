@@ -62,6 +62,10 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
+FORCE_HELP = ("replace --out even if bpe-lab did not write the file there (without it, only"
+              " bpe-lab's own earlier output is replaced)")
+
+
 def _add_training_settings(p: argparse.ArgumentParser, specials_default: str = "") -> None:
     """--pattern, --special-token and --tie-rule: what train and check train with."""
     p.add_argument("--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
@@ -120,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--format", choices=FORMATS, default="minbpe", help="file format (default:"
                    " minbpe)")
     t.add_argument("--out", required=True, metavar="PATH", help="where to write (see below)")
+    t.add_argument("--force", action="store_true", help=FORCE_HELP)
     t.add_argument("--history", action="store_true",
                    help="keep each merge's corpus count and its 5 runner-up pairs (the app's"
                         " 'why this merge'), in bpe_core's sidecar")
@@ -144,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
     e.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
     e.add_argument("--out", required=True, metavar="IDS", help="the .npy file to write")
+    e.add_argument("--force", action="store_true", help=FORCE_HELP)
     _add_reading(e, "encoding")
     _add_file_settings(e)
     e.set_defaults(run=commands.encode)

@@ -13,7 +13,9 @@ from collections import deque
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.corpus import MAX_BLOCK_BYTES
 from bpe_core.files import MissingSettingsError
+from bpe_core.split import proven_cuts
 from bpe_lab import check
 
 from . import inputs, outputs
@@ -43,11 +45,17 @@ def dask_client(address: str | None):
     except ImportError:
         raise UsageError("--dask needs Dask's distributed scheduler, which is not installed:"
                          " pip install 'bpe-lab[dask]'") from None
+    from bpe_core.corpus import DASK_NO_WORKER_SECONDS
+
     try:
-        return Client(address, timeout="10s")
+        client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"--dask {address}: cannot reach a Dask scheduler there ({e}); start"
                          " one (dask scheduler) and give its tcp://HOST:PORT") from None
+    if not client.nthreads():
+        say(f"bpe-lab: the Dask scheduler at {address} has no worker yet; waiting up to"
+            f" {DASK_NO_WORKER_SECONDS:g} s for one (start one: dask worker {address})")
+    return client
 
 
 def train(args: argparse.Namespace) -> int:
@@ -61,13 +69,21 @@ def train(args: argparse.Namespace) -> int:
         raise UsageError(f"--min-frequency {args.min_frequency} must be 0 or more")
     if args.max_token_bytes is not None and args.max_token_bytes < 1:
         raise UsageError(f"--max-token-bytes {args.max_token_bytes} must be 1 or more")
-    outputs.check_out(args.format, args.out)
+    outputs.check_out(args.format, args.out, args.force)
     total = inputs.check_corpus(args.corpus)
     inputs.check_pattern_speed(pattern, args.corpus)
     if warning:
         say(f"bpe-lab: warning: {warning}")
+    largest_block = args.block_bytes
+    if pattern and proven_cuts(pattern) is None:  # cut only after special tokens: blocks grow
+        largest_block = min(total, max(MAX_BLOCK_BYTES, args.block_bytes))
+    if pattern and proven_cuts(pattern) is None and not specials and total > args.block_bytes:
+        say("bpe-lab: note: a custom split pattern is cut into blocks only right after a special"
+            " token (no other cut is proven to keep its pieces), so this corpus is counted as one"
+            " block, by one worker; put a special token between documents and pass"
+            " --special-token to count in parallel")
     client = dask_client(args.dask)
-    tok = inputs.new_tokenizer(pattern, inputs.block_timeout(pattern, args.block_bytes))
+    tok = inputs.new_tokenizer(pattern, inputs.block_timeout(pattern, largest_block))
     bars = Bars()
     num_merges = args.vocab_size - 256 - len(specials)
 
@@ -95,7 +111,7 @@ def train(args: argparse.Namespace) -> int:
         bars.close()
         if not args.history:  # the counts stay out of the files (and no sidecar for them)
             tok.history = []
-        written = outputs.save(tok, args.format, args.out)
+        written = outputs.save(tok, args.format, args.out, args.force)
     except KeyboardInterrupt:
         bars.close()
         if bars.steps_done:
@@ -106,6 +122,13 @@ def train(args: argparse.Namespace) -> int:
                           f" ({args.out} is as it was)") from None
     except ValueError as e:  # bpe_core's word for bad input: a file's bytes, a token, a size
         raise UsageError(str(e)) from None
+    except Exception as e:
+        if client is None:
+            raise
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"--dask {args.dask}: the cluster failed: {first} (its workers need"
+                         " bpe_core and the same Python packages as here, and the corpus at the"
+                         " same paths)") from None
     finally:
         bars.close()
         if client is not None:
@@ -240,6 +263,7 @@ def encode(args: argparse.Namespace) -> int:
     workers, warning = inputs.workers_from(args.workers)
     inputs.check_block_bytes(args.block_bytes)
     total = inputs.check_corpus(args.corpus)
+    outputs.check_ids_out(args.out, args.force)
     if warning:
         say(f"bpe-lab: warning: {warning}")
     dtype = outputs.id_dtype(tok.max_token_value)
@@ -281,7 +305,7 @@ def encode(args: argparse.Namespace) -> int:
             pool.join()
 
     try:
-        outputs.write_ids(args.out, dtype, fill)
+        outputs.write_ids(args.out, dtype, fill, force=args.force)
     except KeyboardInterrupt:
         bars.close()
         raise Interrupted(f"interrupted after {clock.words()}: encoded"
@@ -336,20 +360,56 @@ def read_learner(path: str) -> check.LearnerOutput:
         raise UsageError(str(e)) from None
 
 
+CHECK_READ_BYTES = 1 << 20  # check reads its corpus in blocks of this many bytes
+
+
+def _char_end(data: bytes) -> int:
+    """Where the last whole UTF-8 character of ``data`` ends: before a lead byte whose
+    character is not complete yet (its rest is in the next block), else the end."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return len(data)
+        if byte >= 0xC0:  # a lead byte: how long its character is
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(data) - back if need > back else len(data)
+    return len(data)  # continuation bytes with no lead: not UTF-8, said where they are
+
+
 def read_corpus_text(paths: list[str], errors: str) -> str:
-    """The corpus files as one text (``check`` trains its reference on at most 200,000
-    characters, so reading them whole is fine); non-UTF-8 bytes are named with their offset."""
+    """The corpus files as one text. ``check`` trains its reference on at most 200,000
+    characters: each file is read in blocks, never cutting a character, and its characters
+    are counted to the end (a corpus over the bound is refused with its true size);
+    non-UTF-8 bytes are named with their offset in the file."""
     inputs.check_corpus(paths)
-    parts = []
+    parts: list[str] = []
+    kept = count = 0
     for path in paths:
         with open(path, "rb") as f:
-            data = f.read(check.MAX_CHECK_CHARS * 4 + 1)
-        try:
-            parts.append(data.decode("utf-8", errors=errors))
-        except UnicodeDecodeError as e:
-            raise UsageError(f"{path}, byte {e.start:,}: not UTF-8 ({data[e.start:e.start + 4]!r});"
-                             " convert the file to UTF-8, or pass --errors replace to read such"
-                             " bytes as U+FFFD") from None
+            offset, carry = 0, b""  # offset: of carry's first byte in the file
+            while True:
+                block = f.read(CHECK_READ_BYTES)
+                data = carry + block
+                end = _char_end(data) if block else len(data)
+                try:
+                    text = data[:end].decode("utf-8", errors=errors)
+                except UnicodeDecodeError as e:
+                    raise UsageError(
+                        f"{path}, byte {offset + e.start:,}: not UTF-8"
+                        f" ({data[e.start:e.start + 4]!r}); convert the file to UTF-8, or pass"
+                        " --errors replace to read such bytes as U+FFFD") from None
+                count += len(text)
+                if kept <= check.MAX_CHECK_CHARS:
+                    parts.append(text)
+                    kept += len(text)
+                offset, carry = offset + end, data[end:]
+                if not block:
+                    break
+    if count > check.MAX_CHECK_CHARS:
+        names = paths[0] if len(paths) == 1 else f"the {len(paths)} corpus files"
+        raise UsageError(f"{names}: the text has {count:,} characters; the check trains on at"
+                         f" most {check.MAX_CHECK_CHARS:,} (a few thousand show most mistakes):"
+                         " give a shorter sample")
     return "".join(parts)
 
 

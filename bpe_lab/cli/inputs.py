@@ -55,9 +55,10 @@ def pattern_words(pattern: str) -> str:
 
 
 def block_timeout(pattern: str, block_bytes: int) -> float | None:
-    """The seconds a custom split pattern may take on one block while training: the app's rate
-    (2 s for 200,000 characters), scaled to the block, so that a pattern that backtracks only
-    somewhere deep in the corpus is stopped there too. None for the presets (no bound)."""
+    """The seconds a custom split pattern may take on one block (of at most ``block_bytes``)
+    while training: the app's rate (2 s for 200,000 characters), scaled to the block, so that a
+    pattern that backtracks only somewhere deep in the corpus is stopped there too. None for the
+    presets (no bound)."""
     if not pattern or pattern in PATTERN_WORDS:
         return None
     return PATTERN_SECONDS * max(1.0, block_bytes / PROBE_CHARS)

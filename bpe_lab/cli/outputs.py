@@ -19,6 +19,14 @@ Formats (``--format``) and what ``--out PATH`` becomes:
 Token ids (``bpe-lab encode``) go in a NumPy ``.npy`` file (format 1.0, written with the
 standard library): ``numpy.load(PATH)`` gives a 1-D array of uint16 when every id fits in
 16 bits (vocabularies up to 65,536 ids), else uint32.
+
+An existing ``--out`` is replaced only when bpe-lab can tell it wrote it (``--force`` replaces
+anything but a folder): a tokenizer file whose bpe-lab sidecar describes it (its SHA-256), or
+that bpe_core reads as the format asked for and writes again byte for byte (a .model,
+tokenizer.json or tiktoken file of its own writing); a gpt2/cs336 folder whose sidecar describes
+its vocab.json and merges.txt and that holds nothing else; an .npy whose 128-byte header is
+exactly the one this module writes for its size. A shell script named ``x.model`` or a text
+file given to ``--format hf`` is refused, naming ``--force``.
 """
 
 from __future__ import annotations
@@ -52,8 +60,13 @@ def sidecar_name(name: str) -> str | None:
     return None if _sidecar_path is None else os.path.basename(_sidecar_path(name))
 
 
-def check_out(fmt: str, out: str) -> None:
-    """Refuse, before any work, an ``--out`` that cannot be written as ``fmt``."""
+FORCE_HINT = "name another path, or pass --force to replace it"
+MAX_OWN_CHECK_BYTES = 512 << 20  # an existing --out larger than this is not read to recognise it
+
+
+def check_out(fmt: str, out: str, force: bool = False) -> None:
+    """Refuse, before any work, an ``--out`` that cannot be written as ``fmt``, or that would
+    replace a file bpe-lab did not write (unless ``force``)."""
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not one this tool writes: use one of"
                          f" {', '.join(FORMATS)}")
@@ -74,9 +87,106 @@ def check_out(fmt: str, out: str) -> None:
             raise UsageError(f"--out {out} is a folder with other files in it ({strangers[0]},"
                              " ...); name a new or empty folder, so that nothing of yours is"
                              " replaced")
+        if not force and os.path.isdir(out) and os.listdir(out) and not _our_folder(out):
+            raise UsageError(f"--out {out} holds {' or '.join(FOLDER_FILES)} that bpe-lab did"
+                             " not write (their bpe-lab sidecar does not describe them); "
+                             + FORCE_HINT)
     elif os.path.isdir(out):
         raise UsageError(f"--out {out} is a folder; --format {fmt} writes one file: name it,"
                          f" e.g. {os.path.join(out, 'tokenizer' + _suffix(fmt))}")
+    elif not force:
+        _check_single_file(fmt, out)
+
+
+def _check_single_file(fmt: str, out: str) -> None:
+    """Refuse to replace ``out`` (or the files written beside it) unless bpe-lab wrote it."""
+    if os.path.lexists(out):
+        if not os.path.isfile(out) or os.path.islink(out):
+            raise UsageError(f"--out {out} exists and is not a regular file; " + FORCE_HINT)
+        if not _our_file(fmt, out):
+            raise UsageError(f"--out {out} exists and is not a {_FORMAT_WORDS[fmt]} that bpe-lab"
+                             f" wrote (no bpe-lab sidecar describes it, and it is not what"
+                             f" bpe_core writes for the tokenizer it holds); " + FORCE_HINT)
+    beside = [out[: -len(".model")] + ".vocab"] if fmt == "minbpe" else []
+    side = sidecar_name(out)
+    if side:
+        beside.append(os.path.join(os.path.dirname(out), side))
+    for other in beside:
+        if not os.path.lexists(other):
+            continue
+        if other.endswith(".vocab") and os.path.isfile(out) and not os.path.islink(other):
+            continue  # the .vocab of a .model bpe-lab wrote (checked above)
+        if other.endswith(".json") and os.path.isfile(other) and not os.path.islink(other) \
+                and _is_sidecar_file(other):
+            continue  # an earlier sidecar: replaced or removed by the save
+        raise UsageError(f"--out {out} would replace {other}, which bpe-lab did not write"
+                         f" beside it; " + FORCE_HINT)
+
+
+_FORMAT_WORDS = {"minbpe": "minbpe .model", "hf": "tokenizer.json", "tiktoken": "tiktoken file"}
+
+
+def _read_small(path: str) -> bytes | None:
+    try:
+        if os.path.getsize(path) > MAX_OWN_CHECK_BYTES:
+            return None
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _is_sidecar_file(path: str) -> bool:
+    from bpe_core.sidecar import is_sidecar
+
+    data = _read_small(path)
+    return data is not None and is_sidecar(data)
+
+
+def _described_by_sidecar(files: dict[str, str], side_path: str) -> bool:
+    """Whether the bpe-lab sidecar at ``side_path`` describes ``files`` (role -> path)."""
+    from bpe_core.sidecar import read_sidecar
+
+    side_data = _read_small(side_path) if os.path.isfile(side_path) else None
+    if side_data is None:
+        return False
+    try:
+        side = read_sidecar(side_data, side_path)
+        contents = {role: (path, _read_small(path) or b"") for role, path in files.items()}
+        side.check_files(contents)
+    except ValueError:
+        return False
+    return True
+
+
+def _our_file(fmt: str, out: str) -> bool:
+    """Whether the file at ``out`` is one bpe-lab wrote as ``fmt`` (see the module)."""
+    from bpe_core.sidecar import sidecar_path
+
+    if _described_by_sidecar({"file": out}, sidecar_path(out)):
+        return True
+    data = _read_small(out)
+    if data is None:
+        return False
+    from bpe_core import read_tokenizer
+    from bpe_core.formats import to_hf_json, to_minbpe, to_tiktoken
+
+    try:
+        if fmt == "minbpe":
+            return to_minbpe(read_tokenizer(data, "x.model"))[0].encode("utf-8") == data
+        if fmt == "hf":
+            return to_hf_json(read_tokenizer(data, "tokenizer.json")).encode("utf-8") == data
+        tok = read_tokenizer(data, "ranks", pattern="", special_tokens={})
+        return to_tiktoken(tok) == data
+    except (ValueError, RecursionError):
+        return False
+
+
+def _our_folder(out: str) -> bool:
+    from bpe_core.sidecar import sidecar_path
+
+    vocab, merges = (os.path.join(out, n) for n in FOLDER_FILES)
+    return _described_by_sidecar({"vocab": vocab, "merges": merges}, sidecar_path(vocab))
 
 
 def _suffix(fmt: str) -> str:
@@ -123,10 +233,10 @@ def staging(out: str) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def save(tok: Tokenizer, fmt: str, out: str) -> str:
+def save(tok: Tokenizer, fmt: str, out: str, force: bool = False) -> str:
     """Write ``tok`` as ``fmt`` at ``out`` (see the module's docstring); what was written, in
     words: ``tok.model (with tok.vocab)``, ``tok/ (vocab.json, merges.txt, ...)``."""
-    check_out(fmt, out)
+    check_out(fmt, out, force)
     with staging(out) as folder:
         if fmt in FOLDER_FORMATS:
             inner = os.path.join(folder, "out")
@@ -253,15 +363,39 @@ class IdWriter:
         self.f.seek(0, os.SEEK_END)
 
 
-def write_ids(out: str, dtype: str, fill: Callable[[IdWriter], None]) -> None:
-    """Write a .npy file at ``out`` through a temporary file and a rename: ``fill(writer)``
-    writes the ids."""
+def check_ids_out(out: str, force: bool = False) -> None:
+    """Refuse, before any work, an ``--out`` for ids that cannot be written, or that would
+    replace a file that is not an .npy this module wrote (unless ``force``)."""
     parent = os.path.dirname(os.path.abspath(out))
     if os.path.isdir(out):
         raise UsageError(f"--out {out} is a folder: name the .npy file to write, e.g."
                          f" {os.path.join(out, 'ids.npy')}")
     if not os.path.isdir(parent):
         raise UsageError(f"--out {out}: the folder {parent} does not exist; create it first")
+    if force or not os.path.lexists(out):
+        return
+    if not os.path.isfile(out) or os.path.islink(out) or not _our_ids(out):
+        raise UsageError(f"--out {out} exists and is not an .npy file of token ids that"
+                         " bpe-lab wrote; " + FORCE_HINT)
+
+
+def _our_ids(path: str) -> bool:
+    """Whether ``path`` starts with the exact header ``write_ids`` gives a file of its size."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        head = f.read(NPY_HEADER_BYTES)
+    for dtype, itemsize in (("uint16", 2), ("uint32", 4)):
+        count, left = divmod(size - NPY_HEADER_BYTES, itemsize)
+        if count >= 0 and not left and head == _npy_header(dtype, count):
+            return True
+    return False
+
+
+def write_ids(out: str, dtype: str, fill: Callable[[IdWriter], None],
+              force: bool = False) -> None:
+    """Write a .npy file at ``out`` through a temporary file and a rename: ``fill(writer)``
+    writes the ids."""
+    check_ids_out(out, force)
     with staging(out) as folder:
         temp = os.path.join(folder, os.path.basename(out))
         with open(temp, "wb") as f:

@@ -123,3 +123,42 @@ def test_check_refuses_a_corpus_larger_than_the_checks_bound(tmp_path):
     done = run_cli("check", "mine.py", "--corpus", "big.txt", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"at most {check.MAX_CHECK_CHARS:,}" in done.stderr
+
+
+def test_check_reads_big_corpora_in_blocks_without_cutting_characters(tmp_path):
+    """Issue 32: a valid UTF-8 corpus over 800 KB was "byte 800,000: not UTF-8" (a character
+    cut in two), and a 3 MB ASCII corpus "had 800,001 characters". Now each file is read in
+    blocks that end between characters and counted to its end."""
+    (tmp_path / "mine.py").write_text("merges = [(b'a', b' ')]\n")
+    unit = "aé中😀 "  # 1 + 2 + 3 + 4 + 1 bytes: characters cross every block edge
+    wide = unit * 200_001  # 2.2 MB, 1,000,005 characters
+    (tmp_path / "wide.txt").write_text(wide, encoding="utf-8")
+    done = run_cli("check", "mine.py", "--corpus", "wide.txt", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "not UTF-8" not in done.stderr
+    assert f"the text has {len(wide):,} characters" in done.stderr
+    (tmp_path / "ascii.txt").write_text("a b\n" * 750_000)  # 3 MB
+    done = run_cli("check", "mine.py", "--corpus", "ascii.txt", "wide.txt", cwd=tmp_path)
+    assert f"the text has {3_000_000 + len(wide):,} characters" in done.stderr
+    # a bad byte far past the first block is placed exactly
+    data = ("é" * 700_000).encode() + b"\xff" + b"tail\n"
+    (tmp_path / "bad.txt").write_bytes(data)
+    done = run_cli("check", "mine.py", "--corpus", "bad.txt", cwd=tmp_path)
+    assert done.returncode == 2 and "bad.txt, byte 1,400,000: not UTF-8" in done.stderr
+    # a corpus within the bound, one character across the edge of a file, is refused there
+    (tmp_path / "cut.txt").write_bytes("ab中".encode()[:-1])
+    done = run_cli("check", "mine.py", "--corpus", "cut.txt", cwd=tmp_path)
+    assert done.returncode == 2 and "cut.txt, byte 2: not UTF-8" in done.stderr
+
+
+def test_check_of_a_corpus_near_the_bound_reads_it_whole(tmp_path):
+    """200,000 four-byte characters (800,000 bytes): within the bound, read and checked."""
+    text = "😀" * (check.MAX_CHECK_CHARS - 1) + "\n"
+    (tmp_path / "emoji.txt").write_text(text, encoding="utf-8")
+    ref = RegexTokenizer(bpe_core.GPT4_SPLIT_PATTERN)
+    ref.train(text, 260)
+    merges = [(ref.vocab[a], ref.vocab[b]) for (a, b) in ref.merges]
+    (tmp_path / "mine.py").write_text(f"merges = {merges!r}\n")
+    done = run_cli("check", "mine.py", "--corpus", "emoji.txt", "--vocab-size", 260,
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -132,6 +132,21 @@ def test_no_split_and_a_custom_pattern_train_as_train_does(tmp_path, corpus):
         assert got.pattern == tok.pattern and got.merges == tok.merges
 
 
+@pytest.mark.parametrize("pattern", [r"(?s).{1,4}", r"(?:\S+\s*){1,3}"])
+def test_patterns_that_look_far_train_as_train_does_in_blocks(tmp_path, corpus, pattern):
+    """Issue 32: with --block-bytes 4096 these differed from train(text) at merges 7 and 142.
+    Now the corpus is cut only after the special tokens (or not at all without them)."""
+    paths, text = corpus
+    for specials in ([], ["--special-token", EOT]):
+        done = run_cli("train", *paths, "--vocab-size", 450, "--pattern", pattern, *specials,
+                       "--workers", "1", "--block-bytes", 4096, "--out", "t.model", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert ("counted as one block" in done.stderr) == (not specials)
+        tok = RegexTokenizer(pattern)
+        tok.train(text, 450, special_tokens=[EOT] if specials else None)
+        assert bpe_core.load(tmp_path / "t.model").merges == tok.merges
+
+
 def test_a_second_run_replaces_the_first_and_leaves_nothing_else(tmp_path, corpus):
     paths, _ = corpus
     for vocab in (290, VOCAB):

@@ -27,7 +27,7 @@ from bpe_core import (
     read_tokenizer,
 )
 from bpe_core.formats import to_hf_json
-from bpe_core.sidecar import SIDECAR_SUFFIX
+from bpe_core.sidecar import SIDECAR_SUFFIX, content_checksum
 
 TEXT = "Hello hello HELLO world, the world <|endoftext|> of 2024 hellos!\n"
 FORMATS = ("minbpe", "hf", "tiktoken", "gpt2")
@@ -198,22 +198,27 @@ def test_a_keyword_that_contradicts_the_sidecar_is_refused(regex_with_specials, 
     assert load(path, pattern=GPT4_SPLIT_PATTERN).pattern == GPT4_SPLIT_PATTERN  # agreeing: fine
 
 
-def test_a_sidecar_whose_facts_differ_from_the_file_is_refused(regex_with_specials, tmp_path):
-    path, sidecar = save(regex_with_specials, "minbpe", tmp_path)
+def edit(sidecar: str, change, *, reseal: bool) -> None:
+    """Change a sidecar's JSON; ``reseal``: compute its checksum again, as a forger would (then
+    only what the files themselves state can tell)."""
     document = json.loads(Path(sidecar).read_text(encoding="utf-8"))
-    document["pattern"] = GPT2_SPLIT_PATTERN
+    change(document)
+    if reseal:
+        document["checksum"] = content_checksum(document)
     with open(sidecar, "w", encoding="utf-8") as f:
         json.dump(document, f)
+
+
+def test_a_sidecar_whose_facts_differ_from_the_file_is_refused(regex_with_specials, tmp_path):
+    path, sidecar = save(regex_with_specials, "minbpe", tmp_path)
+    edit(sidecar, lambda d: d.update(pattern=GPT2_SPLIT_PATTERN), reseal=True)
     with pytest.raises(ValueError, match="says the split pattern is"):
         load(path)
 
 
 def test_a_history_entry_that_is_not_a_merge_is_refused(regex_with_specials, tmp_path):
     path, sidecar = save(regex_with_specials, "tiktoken", tmp_path)
-    document = json.loads(Path(sidecar).read_text(encoding="utf-8"))
-    document["history"][3]["pair"] = [1, 2]
-    with open(sidecar, "w", encoding="utf-8") as f:
-        json.dump(document, f)
+    edit(sidecar, lambda d: d["history"][3].update(pair=[1, 2]), reseal=True)
     with pytest.raises(ValueError, match=r"history\[3\].*not one of the file's merges"):
         load(path)
 
@@ -301,3 +306,62 @@ def test_a_tiktoken_sidecar_can_be_handed_to_tiktoken(kind, tmp_path):
     for text in ["hello world!! x\n  end <|endoftext|>", "end\n", "  trailing  \n"]:
         assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
         assert back.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+
+
+# -- a sidecar covers itself, and what both files state must agree (issue 32) -------------------
+
+
+def test_an_edited_tiktoken_pattern_is_refused(regex_with_specials, tmp_path):
+    """Before, an edited pattern loaded as it was: the tiktoken ranks cannot say otherwise."""
+    path, sidecar = save(regex_with_specials, "tiktoken", tmp_path)
+    edit(sidecar, lambda d: d.update(pattern=GPT2_SPLIT_PATTERN), reseal=False)
+    with pytest.raises(ValueError, match=r"was changed after bpe-lab wrote it.*'checksum'") as info:
+        load(path)
+    assert sidecar in str(info.value) and "Save the tokenizer again" in str(info.value)
+
+
+def test_swapped_special_ids_in_a_gpt2_sidecar_are_refused_naming_both_files(regex_with_specials,
+                                                                             tmp_path):
+    """Before, the sidecar won over vocab.json: bpe_core said 299 where transformers (reading
+    vocab.json) says 298."""
+    path, sidecar = save(regex_with_specials, "gpt2", tmp_path)
+    in_vocab = json.loads(Path(path).read_text(encoding="utf-8"))
+    assert (in_vocab["<|endoftext|>"], in_vocab["<|pad|>"]) == (298, 299)
+
+    def swap(document):
+        document["special_tokens"] = {"<|endoftext|>": 299, "<|pad|>": 298}
+
+    edit(sidecar, swap, reseal=False)
+    with pytest.raises(ValueError, match="was changed after bpe-lab wrote it"):
+        load(path)
+    edit(sidecar, swap, reseal=True)  # a sealed forgery: vocab.json still says otherwise
+    with pytest.raises(ValueError) as info:
+        load(path)
+    message = str(info.value)
+    assert sidecar in message and f"but {path} gives it id 298" in message and "contradict" in message
+    assert "'<|endoftext|>' has id 299" in message and "gives it id 298" in message
+
+
+def test_a_sidecar_without_its_own_checksum_is_refused_naming_the_fix(regex_with_specials,
+                                                                     tmp_path):
+    path, sidecar = save(regex_with_specials, "tiktoken", tmp_path)
+
+    def as_written_before(document):
+        document["bpe_lab"] = "sidecar v1"
+        del document["checksum"]
+
+    edit(sidecar, as_written_before, reseal=False)
+    with pytest.raises(ValueError, match=r"sidecar v1.*save the tokenizer again") as info:
+        load(path)
+    assert sidecar in str(info.value)
+    regex_with_specials.save_tiktoken(path)  # saving again writes a checked sidecar
+    assert load(path).special_tokens == regex_with_specials.special_tokens
+
+
+def test_reformatting_a_sidecar_is_not_an_edit(regex_with_specials, tmp_path):
+    path, sidecar = save(regex_with_specials, "gpt2", tmp_path)
+    document = json.loads(Path(sidecar).read_text(encoding="utf-8"))
+    Path(sidecar).write_text(json.dumps(document, indent=4, sort_keys=True), encoding="utf-8")
+    loaded = load(path)
+    assert loaded.special_tokens == regex_with_specials.special_tokens
+    assert loaded.history == regex_with_specials.history
