@@ -118,6 +118,7 @@ class _Group:
         self.last = (cost, repeat)
 
 
+_NAME = re.compile(r"[\w =:&.^-]*")  # inside \p{...}, \N{...}, \x{...}
 _POSIX = re.compile(r"\[:\^?[A-Za-z0-9_=]+:\]")
 _FLAG_LETTERS = set("abefiLmprsuwxV01-")
 _FUZZY_LETTERS = set("eisd")
@@ -173,7 +174,10 @@ def _escape_end(pattern: str, i: int) -> int:
         raise PatternSyntaxError("the split pattern ends with a lone backslash; write \\\\ for one")
     ch = pattern[i + 1]
     if ch in "pPNx" and pattern.startswith("{", i + 2):
-        return _skip_to(pattern, i + 3, "}", f"\\{ch}{{")
+        end = _skip_to(pattern, i + 3, "}", f"\\{ch}{{")
+        if _NAME.fullmatch(pattern, i + 3, end - 1):
+            return end
+        return i + 2  # not a name the engine reads as one: read on from the brace (safe side)
     if ch in "gLk" and pattern.startswith("<", i + 2):
         return _skip_to(pattern, i + 3, ">", f"\\{ch}<")
     return i + 2

@@ -286,11 +286,12 @@ def test_an_out_name_the_system_refuses_is_a_message_not_a_traceback(tmp_path, m
 
 def test_a_sidecar_history_record_without_an_id_is_refused_by_name():
     from bpe_core.formats import to_minbpe
-    from bpe_core.sidecar import make_sidecar
+    from bpe_core.sidecar import CHECKSUM_KEY, content_checksum, make_sidecar
     tok = RegexTokenizer(bpe_core.GPT4_SPLIT_PATTERN)
     tok.train(TEXT * 5, 260)
     model = to_minbpe(tok)[0].encode()
     side = json.loads(make_sidecar(tok, "minbpe", {"file": model}))
     side["history"][0] = {"pair": [1, 2], "count": 3}  # no "id", and no such merge
+    side[CHECKSUM_KEY] = content_checksum(side)  # as if bpe-lab had written it
     with pytest.raises(ValueError, match=r"s.json: key 'history\[0\]': the merge \[1, 2\] -> None"):
         read_tokenizer(model, "t.model", sidecar=json.dumps(side).encode(), sidecar_name="s.json")

@@ -146,7 +146,10 @@ def oniguruma(data: bytes) -> None:
     except ValueError:
         return
     if compiled is not None:
-        bpe_core.split.split_by_pattern(compiled, TEXT, lambda: 2.0)
+        try:
+            bpe_core.split.split_by_pattern(compiled, TEXT, lambda: 2.0)
+        except TimeoutError:  # a pattern that backtracks is stopped by the split's time bound
+            return
 
 
 def engine_repeat(pattern: str) -> int | None:
