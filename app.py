@@ -25,6 +25,7 @@ if __name__ == "__main__":
             ("pages/steps.py", "Step through merges", "👣"),
             ("pages/forest.py", "Merge forest", "🌳"),
             ("pages/variants.py", "Variants of BPE", "🔀"),
+            ("pages/beyond.py", "Superwords and fair merges", "🚀"),
         ],
         "Compare and exchange": [
             ("pages/compare.py", "Compare with GPT", "⚖️"),

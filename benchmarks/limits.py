@@ -40,6 +40,7 @@ PAGES = [  # (label, page script): the order a curious user clicks through them
     ("Bytes & decoding", "pages/bytes.py"),
     ("Lesson", "pages/lesson.py"),
     ("Variants of BPE", "pages/variants.py"),
+    ("Superwords and fair merges", "pages/beyond.py"),
     ("Check your BPE", "pages/check.py"),
     ("Language tax", "pages/languages.py"),
     ("Numbers", "pages/numbers.py"),

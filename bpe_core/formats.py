@@ -454,6 +454,13 @@ def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
     pipeline, pattern, specials, ignored = read_hf_pipeline(document, name)
     added = pipeline.added if pipeline is not None else {}
     made = {a + b for a, b in pairs}
+    learned = [s for s in specials if s in made or (len(s) == 1 and s in vocab)]
+    if learned:  # tokenizers gives it the learned token's id: one id, two kinds of token
+        raise ValueError(
+            f"{name}: the special added token {shorten(learned[0])} is also the vocabulary's"
+            f" token {vocab.get(learned[0])}, which Hugging Face gives it; bpe_core keeps special"
+            " tokens apart from learned ones, so it cannot read this file (make the added token"
+            " non-special, or give it a content of its own)")
     # added tokens stand beside the vocabulary, unless they are one of its byte-level tokens
     outside = {s for s in [*specials, *added] if s not in made and len(s) != 1}
     data = _build(name, {s: i for s, i in vocab.items() if s not in outside}, pairs, pattern,

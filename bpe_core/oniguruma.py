@@ -159,10 +159,16 @@ def from_oniguruma(pattern: str) -> str:
     """An Oniguruma pattern written so that the ``regex`` package means the same (see the top
     of this module); ValueError names what it cannot translate.
 
-    >>> from_oniguruma(r"^\\s+$|\\p{N}{1,3}+")
+    >>> unguarded(from_oniguruma(r"^\\s+$|\\p{N}{1,3}+"))
     '(?m:^)\\\\s+(?m:$)|(?:\\\\p{N}{1,3})+'
-    >>> from_oniguruma(r"\\h+|[\\w&&[^\\d]]")
+    >>> unguarded(from_oniguruma(r"\\h+|[\\w&&[^\\d]]"))
     '[0-9a-fA-F]+|(?:(?=[\\\\p{Alphabetic}\\\\p{M}\\\\p{Nd}\\\\p{Pc}])[^\\\\d])'
+
+    Classes that name a property come back guarded, so that the characters newer than
+    Oniguruma's Unicode match as there (``unguarded`` gives the pattern without the guards):
+
+    >>> regex.findall(from_oniguruma(r"\\p{L}+"), "a\\u0558b")
+    ['a', 'b']
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise ValueError(f"the pattern is {len(pattern):,} characters long; this tool reads"

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 
@@ -103,6 +103,133 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
+class Nodes:
+    """The training layout (see the module): distinct chunks one after another, one node per
+    token, linked inside each chunk; pair counts and places are kept by the caller (train_bpe
+    keeps one table, parity.py one per language) and updated by ``merge``.
+
+    >>> nodes = Nodes(); nodes.add([(b"abab", 2)]); nodes.link()
+    8
+    >>> counts, where = nodes.count_pairs(0, len(nodes.tok))
+    >>> counts
+    {(97, 98): 4, (98, 97): 2}
+    >>> new_pairs, fewer = nodes.merge((97, 98), 256, counts, where)
+    >>> {p: c for p, c in counts.items() if c}, fewer, nodes.tok
+    ({(256, 256): 2}, 4, [256, -1, 256, -1])
+    """
+
+    def __init__(self) -> None:
+        self.tok: list[int] = []  # token at node i; -1 once merged into its left neighbour
+        self.weight: list[int] = []  # occurrences of node i's chunk
+        self.starts: list[int] = []
+
+    def add(self, chunks: Iterable[tuple[Sequence[int], int]]) -> int:
+        """Lay ``(chunk, occurrences)`` out after the nodes so far; their tokens, counted."""
+        tok, weight, starts = self.tok, self.weight, self.starts
+        total = 0
+        for chunk, occurrences in chunks:
+            if chunk:
+                starts.append(len(tok))
+                tok.extend(chunk)
+                weight.extend([occurrences] * len(chunk))
+                total += occurrences * len(chunk)
+        return total
+
+    def link(self) -> None:
+        """Link the nodes inside each chunk (``nxt``/``prv``: -1 at a chunk's ends)."""
+        n = len(self.tok)
+        nxt = self.nxt = array("i", range(1, n + 1))
+        prv = self.prv = array("i", range(-1, n - 1))
+        for s in self.starts:  # cut the links between neighbouring chunks
+            prv[s] = -1
+            if s:
+                nxt[s - 1] = -1
+        if n:
+            nxt[n - 1] = -1
+        self.starts = []
+
+    def count_pairs(self, lo: int, hi: int) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], array]]:
+        """Every adjacent pair of nodes ``lo..hi-1``: its count and the nodes where it starts."""
+        tok, weight, nxt = self.tok, self.weight, self.nxt
+        counts: dict[tuple[int, int], int] = {}
+        where: dict[tuple[int, int], array] = {}
+        for i in range(lo, hi - 1):
+            if nxt[i] != -1:
+                pair = (tok[i], tok[i + 1])
+                if pair in counts:
+                    counts[pair] += weight[i]
+                    where[pair].append(i)
+                else:
+                    counts[pair] = weight[i]
+                    where[pair] = array("i", (i,))
+        return counts, where
+
+    def first_place(self, where: dict[tuple[int, int], array], pair: tuple[int, int]) -> int:
+        """The first node where ``pair`` still occurs; forget the stale places before it."""
+        tok, nxt = self.tok, self.nxt
+        a, b = pair
+        places = where[pair]
+        k = 0
+        while True:
+            i = places[k]
+            j = nxt[i]
+            if tok[i] == a and j != -1 and tok[j] == b:
+                break
+            k += 1
+        if k:
+            del places[:k]
+        return places[0]
+
+    def merge(self, pair: tuple[int, int], new_id: int, counts: dict[tuple[int, int], int],
+              where: dict[tuple[int, int], array]) -> tuple[set[tuple[int, int]], int]:
+        """Merge ``pair`` at its places in ``where``, left to right, updating only the
+        neighbours' pairs in ``counts`` and ``where``: the pairs it made that were not counted
+        before, and how many tokens fewer the text has (the merges made, with their weights)."""
+        tok, weight, nxt, prv = self.tok, self.weight, self.nxt, self.prv
+        a, b = pair
+        new_pairs: set[tuple[int, int]] = set()
+        fewer = 0
+        for i in where.pop(pair, ()):
+            if tok[i] != a:
+                continue  # stale: node i was merged since
+            j = nxt[i]
+            if j == -1 or tok[j] != b:
+                continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
+            w = weight[i]
+            p = prv[i]
+            q = nxt[j]
+            if p != -1:  # (x, a) becomes (x, new)
+                x = tok[p]
+                counts[(x, a)] -= w
+                left = (x, new_id)
+                if left in counts:
+                    counts[left] += w
+                    where[left].append(p)
+                else:
+                    counts[left] = w
+                    where[left] = array("i", (p,))
+                    new_pairs.add(left)
+            if q != -1:  # (b, y) becomes (new, y)
+                y = tok[q]
+                counts[(b, y)] -= w
+                right = (new_id, y)
+                if right in counts:
+                    counts[right] += w
+                    where[right].append(i)
+                else:
+                    counts[right] = w
+                    where[right] = array("i", (i,))
+                    new_pairs.add(right)
+            tok[i] = new_id
+            tok[j] = -1
+            nxt[i] = q
+            if q != -1:
+                prv[q] = i
+            fewer += w
+        counts.pop(pair, None)
+        return new_pairs, fewer
+
+
 def check_train_options(tie_rule: object, min_frequency: object, max_token_bytes: object) -> None:
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
@@ -128,8 +255,13 @@ def train_bpe(
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
+    base_vocab: dict[int, bytes] | None = None,
 ) -> TrainResult:
     """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
+
+    ``base_vocab`` (id -> bytes) lets training go on from tokens made before: the chunks are
+    then sequences of its ids, and the new ids follow its largest (SuperBPE's stage two starts
+    so, superbpe.py). By default the chunks are bytes and the vocabulary the 256 bytes.
 
     With ``candidates=n`` every MergeRecord also keeps the n best pairs of its step.
     ``tie_rule`` picks among equally frequent pairs: "seen" (the first to occur, as the seeds),
@@ -145,68 +277,30 @@ def train_bpe(
     """
     check_train_options(tie_rule, min_frequency, max_token_bytes)
     # 1. Lay the distinct chunks out one after another, one node per byte.
-    tok: list[int] = []
-    weight: list[int] = []
-    starts: list[int] = []
-    for chunk, occurrences in chunks:
-        if chunk:
-            starts.append(len(tok))
-            tok.extend(chunk)
-            weight.extend([occurrences] * len(chunk))
-    n = len(tok)
-    nxt = array("i", range(1, n + 1))
-    prv = array("i", range(-1, n - 1))
-    for s in starts:  # cut the links between neighbouring chunks
-        prv[s] = -1
-        if s:
-            nxt[s - 1] = -1
-    if n:
-        nxt[n - 1] = -1
-    del starts
-
+    nodes = Nodes()
+    nodes.add(chunks)
+    nodes.link()
     # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
-    counts: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], array] = {}
-    for i in range(n - 1):
-        if nxt[i] != -1:
-            pair = (tok[i], tok[i + 1])
-            if pair in counts:
-                counts[pair] += weight[i]
-                where[pair].append(i)
-            else:
-                counts[pair] = weight[i]
-                where[pair] = array("i", (i,))
+    counts, where = nodes.count_pairs(0, len(nodes.tok))
 
     def first_place(pair: tuple[int, int]) -> int:
-        """The first node where ``pair`` still occurs; forget the stale places before it."""
-        a, b = pair
-        places = where[pair]
-        k = 0
-        while True:
-            i = places[k]
-            j = nxt[i]
-            if tok[i] == a and j != -1 and tok[j] == b:
-                break
-            k += 1
-        if k:
-            del places[:k]
-        return places[0]
+        return nodes.first_place(where, pair)
 
-    vocab = {i: bytes([i]) for i in range(256)}
+    vocab = {i: bytes([i]) for i in range(256)} if base_vocab is None else dict(base_vocab)
+    first_id = max(vocab) + 1 if vocab else 0
     if tie_rule == "seen":
         tie_key: Callable[[tuple[int, int]], object] = first_place
     elif tie_rule == "ids":
         def tie_key(pair):
             return pair
     else:
-        backwards = {i: _descending(vocab[i]) for i in range(256)}
+        backwards = {i: _descending(t) for i, t in vocab.items()}
 
         def tie_key(pair):
             return backwards[pair[0]] + backwards[pair[1]]
 
-    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()]
-    if max_token_bytes is not None and max_token_bytes < 2:
-        heap = []
+    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()
+            if max_token_bytes is None or len(vocab[pair[0]]) + len(vocab[pair[1]]) <= max_token_bytes]
     heapq.heapify(heap)
 
     def pop_best() -> tuple[int, object, tuple[int, int]] | None:
@@ -247,45 +341,8 @@ def train_bpe(
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
         a, b = pair
-        new_id = 256 + step
-        new_pairs: set[tuple[int, int]] = set()
-        for i in where.pop(pair):
-            if tok[i] != a:
-                continue  # stale: node i was merged since
-            j = nxt[i]
-            if j == -1 or tok[j] != b:
-                continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
-            w = weight[i]
-            p = prv[i]
-            q = nxt[j]
-            if p != -1:  # (x, a) becomes (x, new)
-                x = tok[p]
-                counts[(x, a)] -= w
-                left = (x, new_id)
-                if left in counts:
-                    counts[left] += w
-                    where[left].append(p)
-                else:
-                    counts[left] = w
-                    where[left] = array("i", (p,))
-                    new_pairs.add(left)
-            if q != -1:  # (b, y) becomes (new, y)
-                y = tok[q]
-                counts[(b, y)] -= w
-                right = (new_id, y)
-                if right in counts:
-                    counts[right] += w
-                    where[right].append(i)
-                else:
-                    counts[right] = w
-                    where[right] = array("i", (i,))
-                    new_pairs.add(right)
-            tok[i] = new_id
-            tok[j] = -1
-            nxt[i] = q
-            if q != -1:
-                prv[q] = i
-        del counts[pair]
+        new_id = first_id + step
+        new_pairs, _ = nodes.merge(pair, new_id, counts, where)
 
         # 5. Record the merge, then queue the pairs it made (unless their token would be too long).
         merges[pair] = new_id

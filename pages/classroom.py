@@ -51,12 +51,12 @@ def _counts() -> None:
     """The teacher's live counts, read again every ANSWERS_POLL_S (only this fragment reruns):
     the students checking in now, and how many of them answered the question."""
     try:
-        students = len(cr.rooms().members(room["code"], room["token"]))
-        answered = cr.rooms().answered(room["code"])
+        answers, students = cr.rooms().tally(room["code"])  # as the reveal counts them
+        answered = len(answers)
+        quiz = cr.rooms().quiz(room["code"])
     except cr.RoomError as e:
         st.warning(md_escape(str(e)))
         return
-    quiz = cr.rooms().quiz(room["code"])
     cols = st.columns(2)
     cols[0].metric("Students", f"{students:,}")
     if quiz is not None:
@@ -69,6 +69,26 @@ def _link_html(code_text: str) -> str:
     head, _, tail = link.rpartition("?")
     return (f'{html.escape(head)}<span class="whole">{html.escape("?" + tail)}</span>'
             if head else f'<span class="whole">{html.escape(link)}</span>')
+
+
+def _clear_controls() -> None:
+    """The lock and the two removals of many at once (a burst of scripted joins). Outside the
+    list's fragment, which redraws every few seconds: a click here reruns the page, and the
+    sidebar says what it did."""
+    try:
+        ss["room_lock"] = cr.rooms().locked(room["code"])
+    except cr.RoomError as e:
+        st.warning(md_escape(str(e)))
+        return
+    st.toggle("Lock the room", key="room_lock", on_change=cr.set_lock,
+              help="No new student joins; members who reload come back.")
+    idle, recent = st.columns(2)
+    idle.button("Remove idle members", key="room_drop_idle", on_click=cr.remove_idle,
+                width="stretch", help="Everyone whose page has not checked in for "
+                f"{cr.IDLE_S:.0f} s (a closed tab, or a script that keeps no page open).")
+    recent.button("Remove who joined in the last minute", key="room_drop_recent",
+                  on_click=cr.remove_recent, width="stretch",
+                  help="A burst of joins that are not your class: lock the room first.")
 
 
 def _members() -> None:
@@ -97,7 +117,8 @@ if room is None:
     with teach:
         st.subheader("Teach")
         st.write("The room shares the sidebar's text and tokenizer as they are now, and follows "
-                 "what you change. Only this browser tab can change the room.")
+                 "what you change. Only this browser tab can change the room (another tab can "
+                 "take over, explicitly).")
         st.button("Open a room", key="room_open", type="primary", on_click=cr.open_room)
     with join:
         st.subheader("Join")
@@ -140,15 +161,18 @@ def teacher_view(room, current, tok, training) -> None:
         st.button("Close the room", key="room_close", on_click=cr.close_room,
                   help="Every student gets their own text and tokenizer back.")
     with st.expander("Who is here", expanded=False, key="room_members"):
+        _clear_controls()
         st.fragment(_members, run_every=cr.ANSWERS_POLL_S * 5)()
     if ss.get("_room_teacher_link") == "offer":
         with st.expander("Your teacher link: come back from another device (keep it private)",
                          expanded=False, key="room_teacher_link_box"):
-            st.write("This browser comes back to the room by itself after a reload. To teach "
-                     "from another device, open this link there. It is shown once: keep it off "
-                     "the projector, and out of the students' hands.")
+            st.write("This tab comes back to the room by itself after a reload, and another tab "
+                     "of this browser can take over. To teach from another device, open this "
+                     "link there: it works once, and the device that opens it teaches from then "
+                     "on (this tab stops). It is shown once: keep it off the projector, and out "
+                     "of the students' hands.")
             if st.button("Show my teacher link once", key="room_teacher_link_show"):
-                st.code(cr.teacher_link(room["code"], room["token"]), language=None)
+                st.code(cr.teacher_link(room["code"], room["token"], room["tab"]), language=None)
                 ss["_room_teacher_link"] = "shown"
 
     st.header("Class quiz: predict the next merge")

@@ -15,6 +15,7 @@ from ui.exchange.files import (
     parse_import_specials,
     pick_upload,
     read_uploads,
+    shown_pattern,
     zip_bytes,
 )
 from ui.kit.escape import md_escape
@@ -145,7 +146,7 @@ if imported is not None and (ss.get("imported") or (None,))[0] is imported.tok:
     rows = import_summary(imported)
     st.dataframe({"What": [k for k, _ in rows], "Value": [v for _, v in rows]}, hide_index=True,
                  key="import_summary")
-    st.code(imported.tok.pattern or "(no split pattern)", language=None, wrap_lines=True)
+    st.code(shown_pattern(imported.tok) or "(no split pattern)", language=None, wrap_lines=True)
     for note in imported.notes:
         st.caption(md_escape(note))
     if ss.get("kind") == "Imported file":

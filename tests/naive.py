@@ -21,6 +21,19 @@ def get_stats(ids: list[int], counts: dict[tuple[int, int], int] | None = None):
     return counts
 
 
+def best_pair(stats: dict, vocab: dict, tie_rule: str):
+    """The most frequent pair of ``stats``; among equals the first seen ("seen", the seeds'),
+    the smallest ids ("ids"), or the greatest pair of token bytes ("bytes", CS336's: the first
+    tokens compared, then the second); ``vocab`` spells the ids."""
+    top = max(stats.values())
+    tied = [p for p, c in stats.items() if c == top]  # in the order first seen
+    if tie_rule == "seen":
+        return tied[0]
+    if tie_rule == "ids":
+        return min(tied)
+    return max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
+
+
 def merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
     """Replace every occurrence of pair, left to right and without overlap, with idx.
 

@@ -33,6 +33,7 @@ from bpe_core.limits import (  # noqa: F401 - the check's bounds live with bpe_c
     MAX_NESTING,
     MAX_PYTHON_CHARS,
 )
+from bpe_core.oniguruma import unguarded
 from bpe_core.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe_core.regex_tokenizer import RegexTokenizer
 from bpe_core.text import clean_text, shorten
@@ -85,6 +86,7 @@ def known_pattern(pattern: str) -> str:
     >>> known_pattern(MINBPE_GPT4_SPLIT_PATTERN) == GPT4_SPLIT_PATTERN
     True
     """
+    pattern = unguarded(pattern)  # a tokenizer.json's, guarded for Oniguruma's older Unicode
     return OTHER_SPELLINGS.get(pattern, pattern)
 
 
@@ -96,6 +98,7 @@ def pattern_name(pattern: str) -> str:
     >>> pattern_name(MINBPE_GPT4_SPLIT_PATTERN)
     'the GPT-4 pattern (as minbpe writes it)'
     """
+    pattern = unguarded(pattern)
     if not pattern:
         return "no split pattern"
     if pattern in PATTERN_NAMES:

@@ -25,6 +25,7 @@ from bpe_core.training import TIE_RULES
 from . import commands
 from .inputs import PATTERNS, UsageError
 from .outputs import FORMATS
+from .variants import VARIANTS
 
 PATTERN_HELP = ("split pattern: gpt2, gpt4, gpt4o, none (no split: merges may cross words) or a"
                 " regular expression (default: gpt4)")
@@ -42,6 +43,10 @@ what it writes (--out PATH):
   cs336     a folder PATH with vocab.json and merges.txt as CS336's fixtures (no #version line)
   Files that cannot hold the pattern, the special tokens or --history get bpe_core's sidecar
   (NAME.bpe-lab.json) beside them; bpe_core.load and the app read it back.
+
+variants (each file is one language with --variant parity):
+  bpe-lab train corpus.txt --vocab-size 8000 --variant superbpe --transition 6000 --out s.json --format hf
+  bpe-lab train en.txt de.txt hi.txt --vocab-size 8000 --variant parity --out p.model
 
 example (CS336's TinyStories run):
   bpe-lab train TinyStoriesV2-GPT4-train.txt --vocab-size 10000 --pattern gpt2 \\
@@ -132,6 +137,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop when the most frequent pair occurs fewer than N times")
     t.add_argument("--max-token-bytes", type=_int, metavar="N",
                    help="never make a token longer than N bytes")
+    t.add_argument("--variant", choices=VARIANTS, default="classic",
+                   help="classic (default); superbpe: tokens that span words after --transition"
+                        " merges (Liu et al. 2025); parity: each CORPUS file is one language,"
+                        " named by its file name, and each merge serves the language that costs"
+                        " most (Foroutan et al. 2026)")
+    t.add_argument("--transition", type=_int, metavar="T",
+                   help="--variant superbpe: merges made inside words before merging across them")
+    t.add_argument("--parallel", action="store_true",
+                   help="--variant parity: the files say the same thing, so a language's cost"
+                        " is its number of tokens (default: tokens per byte)")
+    t.add_argument("--global-merges", type=_int, metavar="J",
+                   help="--variant parity: make the first J merges as classical BPE (the"
+                        " paper's hybrid)")
     t.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
                         " the files must be readable there at the same paths")

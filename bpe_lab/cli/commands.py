@@ -58,7 +58,24 @@ def dask_client(address: str | None):
     return client
 
 
+def training_interrupted(bars: Bars, clock: Clock, num_merges: int, total: int,
+                         out: str) -> Interrupted:
+    """Ctrl-C during training, in a sentence: how far it got, and that nothing was written."""
+    if bars.steps_done:
+        done = f"made {bars.steps_done:,} of {num_merges:,} merges"
+    else:
+        done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
+    return Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"
+                       f" ({out} is as it was)")
+
+
 def train(args: argparse.Namespace) -> int:
+    from . import variants  # (it imports this module)
+
+    if getattr(args, "variant", "classic") != "classic":
+        return variants.train(args)
+    if hasattr(args, "variant"):
+        variants.check_variant_options(args)
     clock = Clock()
     specials = inputs.specials_from(args.special_token)
     inputs.check_vocab_size(args.vocab_size, specials)
@@ -114,12 +131,7 @@ def train(args: argparse.Namespace) -> int:
         written = outputs.save(tok, args.format, args.out, args.force)
     except KeyboardInterrupt:
         bars.close()
-        if bars.steps_done:
-            done = f"made {bars.steps_done:,} of {num_merges:,} merges"
-        else:
-            done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
-        raise Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"
-                          f" ({args.out} is as it was)") from None
+        raise training_interrupted(bars, clock, num_merges, total, args.out) from None
     except ValueError as e:  # bpe_core's word for bad input: a file's bytes, a token, a size
         raise UsageError(str(e)) from None
     except Exception as e:

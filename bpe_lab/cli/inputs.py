@@ -17,6 +17,7 @@ from bpe_core import (
 )
 from bpe_core.base import training_specials
 from bpe_core.limits import MAX_PATTERN_CHARS, MAX_VOCAB_SIZE
+from bpe_core.oniguruma import unguarded
 
 PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN,
             "none": ""}
@@ -51,7 +52,9 @@ def pattern_from(value: str) -> str:
 
 
 def pattern_words(pattern: str) -> str:
-    return PATTERN_WORDS.get(pattern, f"custom {pattern!r}")
+    plain = unguarded(pattern)  # a tokenizer.json's: guarded for Oniguruma's older Unicode
+    words = PATTERN_WORDS.get(plain, f"custom {plain!r}")
+    return words if plain == pattern else words + " (read with Hugging Face's Unicode tables)"
 
 
 def block_timeout(pattern: str, block_bytes: int) -> float | None:

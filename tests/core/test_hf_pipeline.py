@@ -325,3 +325,19 @@ def test_a_non_special_added_token_that_repeats_a_token_saves_and_reloads(base, 
         assert ours.encode(text, allowed_special="all") == expected
         assert again.encode(text, allowed_special="all") == expected
         assert again_hf.encode(text, add_special_tokens=False).ids == expected
+
+
+def test_a_special_added_token_that_is_a_learned_token_is_refused_by_name(base):
+    """HF gives the special token the learned token's id (one id, two kinds of token); bpe_core
+    keeps special tokens apart, so it says so instead of reading other ids."""
+    plain = base.copy()
+    plain.special_tokens = {}
+    document = json.loads(to_hf_json(RegexTokenizer(plain.pattern, merges=plain.merges)))
+    learned = next(s for s, i in document["model"]["vocab"].items() if i >= 256 and s.isalpha())
+    document["added_tokens"].append({"id": 700, "content": learned, "single_word": False,
+                                     "lstrip": False, "rstrip": False, "normalized": False,
+                                     "special": True})
+    text = json.dumps(document)
+    assert HFTokenizer.from_str(text).token_to_id(learned) == document["model"]["vocab"][learned]
+    with pytest.raises(ValueError, match=f"special added token '{learned}' is also the"):
+        read_tokenizer(text.encode(), "tokenizer.json")

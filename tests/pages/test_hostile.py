@@ -67,6 +67,7 @@ pytestmark = pytest.mark.timeout(120)  # per test; most take a few seconds
 
 PAGES = ["pages/overview.py", "pages/tokens.py", "pages/steps.py", "pages/forest.py",
          "pages/compare.py", "pages/exchange.py", "pages/bytes.py", "pages/variants.py",
+         "pages/beyond.py",
          "pages/check.py", "pages/languages.py", "pages/numbers.py", "pages/health.py",
          "pages/report.py", "pages/chat.py",
          "pages/lesson.py"]  # the lesson last: visit_all goes on there

@@ -59,8 +59,9 @@ def test_a_page_tour_at_the_limits_passes_over_the_text_a_bounded_number_of_time
     # run, each GPT tokenizer on Compare), never over more than the cap: every page reads the
     # session's one step-through of the text (ui.kit.state.derived). The Variants page adds its own:
     # one pass of each of its three default variant tokenizers (trained ones, named "yours" here
-    # too), and one of the session's tokenizer for the three encoders.
-    variants = 3 + 1
+    # too), and one of the session's tokenizer for the three encoders. Superwords and fair merges
+    # adds one: SuperBPE's step-through (its classical BPE is the session's tokenizer).
+    variants = 3 + 1 + 1
     assert passes == Counter({(name, MAX_TEXT_CHARS): 1 for name in PRESETS}
                              | {("yours", MAX_TEXT_CHARS): 1 + variants})
     passes.clear()

@@ -260,18 +260,20 @@ def test_a_forged_teacher_token_cannot_start_a_quiz_or_close_the_room():
     f = AppTest.from_file(APP, default_timeout=60)
     f.session_state["_room"] = {"code": code, "role": "teacher", "token": "forged",
                                 "follow_page": False}
-    f.run()  # its sidebar tries to share its own text: refused
+    f.run()  # its first run finds that it holds no teacher's key: it teaches nothing
     assert not f.exception
+    assert in_room(f) is None
+    assert "no longer teaches" in messages(f, "warning")
     f.switch_page(CLASSROOM).run()
     assert not f.exception
-    assert "Only the teacher" in messages(f, "error")
-    if "room_quiz_start" in button_keys(f):
-        f.button(key="room_quiz_start").click().run()
-        assert "Only the teacher" in messages(f, "error")
-    if "room_close" in button_keys(f):
-        f.button(key="room_close").click().run()
-        assert "Only the teacher" in messages(f, "error")
-    assert not f.exception
+    assert not {"room_quiz_start", "room_close"} & set(button_keys(f))
+    # and as the callbacks of a page drawn before: refused by the store
+    f.session_state["_room"] = {"code": code, "role": "teacher", "token": "forged",
+                                "follow_page": False, "tab": "forged"}
+    with pytest.raises(ui.classroom.rooms.NotTeacher, match="Only the teacher"):
+        rooms().start_quiz(code, "forged", 0)
+    with pytest.raises(ui.classroom.rooms.NotTeacher, match="Only the teacher"):
+        rooms().close(code, "forged")
 
     after = rooms().room(code)
     assert after is not None
@@ -293,7 +295,7 @@ def test_the_teacher_token_is_never_in_the_link_or_on_the_page():
     assert token not in card
     assert all(token not in v for v in a.query_params.values())
     # The token reaches the teacher's own browser once per run, as the room watcher's "keep"
-    # (for localStorage: a reload comes back); nothing else carries it
+    # (for the tab's sessionStorage: a reload comes back); nothing else carries it
     watchers = [n for n in a.sidebar if 'component_name: "bpe_lab.room_watch"' in str(n.proto)]
     assert len(watchers) == 1 and token in str(watchers[0].proto)
     drawn = "\n".join(str(node.proto) for part in (a.main, a.sidebar) for node in part
@@ -518,24 +520,30 @@ def test_a_student_who_reloads_comes_back_as_the_same_member():
     assert metrics(a)["Students"] == "1"  # one person, not two
 
 
-def test_a_teacher_link_brings_the_teacher_back_to_the_room_with_its_state():
+def test_a_teacher_link_brings_the_teacher_back_to_the_room_with_its_state_once():
     a, code = teacher()
     a.text_area(key="text").set_value("the teacher's own pasted text").run()
     a.session_state["step"] = 7
     a.switch_page("pages/steps.py").run()
     token = in_room(a)["token"]
-    link = ui.classroom.panel.teacher_link(code, token)
-    assert link == f"?teach={code}.{token}"
+    link = ui.classroom.panel.teacher_link(code, token, in_room(a)["tab"])
+    key = link.split(".", 1)[1]
+    assert link == f"?teach={code}.{key}" and token not in link  # a one-time key, not the token
     assert token not in ui.classroom.panel.join_link(code)
-    back = open_page(query={"teach": f"{code}.{token}"})  # another device
+    back = open_page(query={"teach": f"{code}.{key}"})  # another device
     assert not back.exception
     room = in_room(back)
     assert (room["role"], room["code"]) == ("teacher", code)
+    assert room["token"] != token  # a new key: the old tab's is dead
     assert back.text_area(key="text").value == "the teacher's own pasted text"
     assert back.session_state["step"] == 7
     assert "teach" not in back.query_params  # out of the address bar at once
-    wrong = open_page(query={"teach": f"{code}.not-the-token"})
-    assert in_room(wrong) is None and "Only the teacher" in messages(wrong, "error")
+    a.run()  # the tab that taught until now is told it no longer does
+    assert in_room(a) is None and "no longer teaches" in messages(a, "warning")
+    again = open_page(query={"teach": f"{code}.{key}"})  # the link from the browser's history
+    assert in_room(again) is None and "used already" in messages(again, "error")
+    wrong = open_page(query={"teach": f"{code}.not-the-key"})
+    assert in_room(wrong) is None and "used already" in messages(wrong, "error")
 
 
 def test_a_wrong_code_is_refused_beside_the_join_form_not_in_the_sidebar():
@@ -570,6 +578,28 @@ def test_the_teacher_removes_a_member_who_is_told_and_gets_their_work_back():
     assert in_room(b) is None
     assert "removed you" in messages(b, "info")
     assert b.text_area(key="text").value == OWN_TEXT
+
+
+def test_the_teacher_locks_the_room_and_removes_who_joined_in_the_last_minute_in_one_click():
+    a, code = teacher()
+    ann, bob = student(code, "Ann"), student(code, "Bob")
+    a.run()
+    a.toggle(key="room_lock").set_value(True).run()
+    assert rooms().locked(code)
+    late = join_by_form(new_app(), typed(code), "late")
+    assert in_room(late) is None and "is locked" in late.session_state["_room_join_error"]
+    ann.run()  # a member's page goes on through the lock
+    assert in_room(ann)["code"] == code
+    a.button(key="room_drop_recent").click().run()
+    assert "Removed 2 members who joined in the last minute" in messages(a, "info")
+    a.run()
+    assert metrics(a)["Students"] == "0"
+    for s in (ann, bob):
+        s.run()
+        assert in_room(s) is None and "removed you" in messages(s, "info")
+    a.toggle(key="room_lock").set_value(False).run()
+    assert not rooms().locked(code)
+    assert in_room(join_by_form(new_app(), typed(code), "late"))["code"] == code
 
 
 def test_after_a_store_loss_the_teacher_puts_the_room_back_and_students_rejoin():
@@ -622,10 +652,13 @@ def test_a_localhost_teacher_is_offered_this_machines_own_addresses():
 def test_the_teacher_link_is_shown_once_on_request():
     a, code = teacher()
     token = in_room(a)["token"]
-    assert not [c for c in a.code if token in c.value]  # not until asked (the projector)
+    assert not [c for c in a.code if "?teach=" in c.value]  # not until asked (the projector)
     a.button(key="room_teacher_link_show").click().run()
-    shown = [c.value for c in a.code if token in c.value]
-    assert shown == [f"?teach={code}.{token}"]  # AppTest has no address: the query alone
+    shown = [c.value for c in a.code if "?teach=" in c.value]
+    # AppTest has no address: the query alone; a one-time key, never the token
+    assert len(shown) == 1 and re.fullmatch(rf"\?teach={code}\.[\w-]{{32}}", shown[0])
+    assert token not in shown[0]
     a.run()
-    assert not [c for c in a.code if token in c.value]
+    assert not [c for c in a.code if "?teach=" in c.value]
     assert "room_teacher_link_show" not in button_keys(a)
+    assert in_room(a)["token"] == token  # showing it takes nothing from this tab

@@ -22,6 +22,7 @@ from parity_corpus import openai_files_dir
 import bpe_core
 import ui.exchange.files
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
+from bpe_core.oniguruma import unguarded
 from bpe_core.pipeline import to_oniguruma
 from ui.exchange.files import (
     EXPORTS,
@@ -81,7 +82,9 @@ def ids_of(t, texts=TEXTS) -> list[list[int]]:
 
 def same_tokenizer(a: bpe_core.Tokenizer, b: bpe_core.Tokenizer) -> None:
     assert type(a) is type(b)
-    assert a.pattern == b.pattern
+    # read from a tokenizer.json, the pattern's classes read the characters newer than
+    # Oniguruma's Unicode as Hugging Face does (guards around the same pattern)
+    assert unguarded(a.pattern) == b.pattern
     assert a.merges == b.merges
     assert a.vocab == b.vocab
     assert a.special_tokens == b.special_tokens
@@ -447,3 +450,22 @@ def test_import_summary_says_how_a_tokenizer_json_decodes(tok):
     imported = read_uploads([("tokenizer.json", json.dumps(document).encode())])
     assert "Decoding" not in dict(import_summary(imported))
     assert any("WordPiece" in note and note.startswith("Left out") for note in imported.notes)
+
+
+def test_an_imported_pattern_is_shown_without_the_unicode_guards():
+    """A tokenizer.json's pattern reads characters newer than Oniguruma's Unicode as HF does,
+    through guards of thousands of code points; the page shows the pattern as written."""
+    import json
+
+    from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer, read_tokenizer
+    from bpe_core.formats import to_hf_json
+    from ui.exchange.files import shown_pattern
+
+    tok = RegexTokenizer(GPT4_SPLIT_PATTERN)
+    tok.train("hello world " * 20, 270)
+    back = read_tokenizer(to_hf_json(tok).encode(), "tokenizer.json")
+    assert len(back.pattern) > 1000  # the guards
+    shown = shown_pattern(back)
+    assert shown.startswith(GPT4_SPLIT_PATTERN + "   (") and "U+0558" in shown
+    assert shown_pattern(tok) == GPT4_SPLIT_PATTERN
+    assert json.dumps(shown)  # plain text

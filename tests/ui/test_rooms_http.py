@@ -114,21 +114,57 @@ def push(code: str, body: object) -> tuple[int, dict]:
 
 
 def test_the_teachers_view_sets_the_step_at_each_key_and_an_older_move_never_wins(rooms):
-    code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher")
+    code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher", tab="t1")
     sid = rooms.join(code, client="student")
     for seq in range(1, 4):  # three keys: each is the room's step at once
-        assert push(code, {"token": token, "step": 10 + seq, "tab": "t1", "seq": seq}) == (
-            200, {"set": True})
+        assert push(code, {"token": token, "step": 10 + seq, "tab": "t1", "seq": seq,
+                           "base": 10 + seq - 1 if seq > 1 else 0}) == (
+            200, {"set": True, "step": 10 + seq})
         assert ask(code, sid)[1]["step"] == 10 + seq
     # the page's rerun arrives late with move 2's step: the room stays at move 3's
     rooms.update(code, token, step=12, step_from=("t1", 2))
     assert rooms.room(code).state["step"] == 13
-    assert push(code, {"token": token, "step": 12, "tab": "t1", "seq": 2}) == (200, {"set": False})
-    # another tab of the teacher (a reload) starts its own numbers: the last hand wins
-    assert push(code, {"token": token, "step": 5, "tab": "t2", "seq": 1})[1] == {"set": True}
-    assert rooms.room(code).state["step"] == 5
-    assert push(code, {"token": "forged", "step": 1, "tab": "t3", "seq": 9})[0] == 403
+    assert push(code, {"token": token, "step": 12, "tab": "t1", "seq": 2}) == (
+        200, {"set": False, "step": 13})
+    # another tab of the teacher, with the token, does not drive: refused until it takes over
+    assert push(code, {"token": token, "step": 5, "tab": "t2", "seq": 1, "base": 13}) == (
+        409, {"set": False, "step": 13})
+    rooms.reclaim(code, token, tab="t2")  # "Take over here"
+    # a move made from a step the room has left since (a view that is behind): refused, with
+    # the room's step for the view to catch up with; the class does not go back
+    assert push(code, {"token": token, "step": 11, "tab": "t2", "seq": 1, "base": 10}) == (
+        200, {"set": False, "step": 13, "behind": True})
+    assert push(code, {"token": token, "step": 14, "tab": "t2", "seq": 1, "base": 13}) == (
+        200, {"set": True, "step": 14})
+    # within one tab, its moves' numbers order them (its page's rerun may have moved the step)
+    assert push(code, {"token": token, "step": 16, "tab": "t2", "seq": 3, "base": 13}) == (
+        200, {"set": True, "step": 16})
+    assert push(code, {"token": token, "step": 15, "tab": "t1", "seq": 10, "base": 14})[0] == 409
+    assert rooms.room(code).state["step"] == 16
+    assert push(code, {"token": "forged", "step": 1, "tab": "t2", "seq": 9})[0] == 403
     assert push(code, b"{not json")[0] == 400
+    assert push(code, [1, 2])[0] == 400
     assert push(code, {"token": token, "step": -1, "tab": "t2", "seq": 2})[0] == 400
     rooms.close(code, token)
     assert push(code, {"token": token, "step": 1, "tab": "t2", "seq": 3})[0] == 404
+
+
+def test_a_poll_checks_a_member_in_only_while_their_session_is_connected(rooms, monkeypatch):
+    """A script that polls with a member's id, holding no Streamlit session open on this
+    server, does not keep the member in the count; the member's live page does."""
+    import ui.classroom.route as route
+
+    connected = {"live-session"}
+    monkeypatch.setattr(route, "_connected", lambda sid: sid in connected)
+    clock = [1000.0]
+    rooms.clock = lambda: clock[0]
+    code, _ = rooms.create({"text": "aaab", "step": 0}, client="teacher")
+    real = rooms.join(code, client="school")
+    ghost = rooms.join(code, client="school")
+    route.hold_member(real, "live-session")
+    route.hold_member(ghost, "closed-session")  # joined from a page, then closed the socket
+    for _ in range(30):  # both poll every second for 30 s
+        clock[0] += 1
+        assert ask(code, real)[0] == 200 and ask(code, ghost)[0] == 200
+    assert rooms.room(code).students == 1
+    assert ask(code, "never-held-anywhere")[0] == 404

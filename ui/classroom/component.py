@@ -9,9 +9,13 @@ from typing import Any
 
 import streamlit as st
 
-# The room watcher, in every session's sidebar. Outside a room it reads the teacher key this
-# browser keeps (localStorage) and hands it to the page once ("found"): a teacher who reloads, or
-# opens another tab, comes back to their room. In a room it asks ui/classroom/route.py for the room's
+# The room watcher, in every session's sidebar. The teacher's key lives in the tab that teaches
+# (sessionStorage: a reload of that tab keeps it; another tab, or a join link, has none). Outside a
+# room the watcher hands the page that tab's key ("found": the teacher reloaded), or else the key
+# another tab of this browser teaches with (localStorage "bpelab.teaching", written by the
+# teaching tab while it is open and dropped when it closes): "elsewhere", which the page only
+# offers as "Take over here". The teaching tab's poll says whether it still drives the room; when
+# another tab took over, its page is rerun and says so. In a room it asks ui/classroom/route.py for the room's
 # pulse (each ask is also a check-in): "nothing new" costs one small HTTP request and no script
 # run. A following student's watcher moves the in-browser stepping view when only the step moved
 # (ui/stepping/component.py sets window.bpeStepsView), as under the student's own keys; any other
@@ -28,25 +32,78 @@ export default function (component) {
   const say = (text, kind) => {
     box.textContent = text || ""; box.hidden = !text; box.dataset.kind = text ? kind : "";
   };
-  const KEY = "bpelab.teacher";
+  const KEY = "bpelab.teacher", TEACHING = "bpelab.teaching";
   try {
-    if (data.forget) localStorage.removeItem(KEY);
-    if (data.keep) localStorage.setItem(KEY, JSON.stringify(data.keep));
+    const mine = () => {  // whether the profile's "teaching" names this tab
+      try { return JSON.parse(localStorage.getItem(TEACHING) || "{}").tab === window.bpeTeachTab; }
+      catch (e) { return false; }
+    };
+    if (data.forget) {
+      sessionStorage.removeItem(KEY);
+      if (mine()) localStorage.removeItem(TEACHING);
+      window.bpeTeachTab = window.bpeTeachKeep = undefined;
+    }
+    if (data.keep) {
+      window.bpeTeachKeep = () => sessionStorage.setItem(KEY, JSON.stringify(
+        Object.assign({ at: Date.now() }, data.keep)));  // renewed at each poll, and on leaving
+      window.bpeTeachKeep();
+      window.bpeTeachTab = data.tab;
+      localStorage.setItem(TEACHING, JSON.stringify(Object.assign({ tab: data.tab }, data.keep)));
+      if (!window.bpeTeachHide) {  // the tab closes (or reloads): no other tab is offered it
+        window.bpeTeachHide = () => {
+          if (mine()) localStorage.removeItem(TEACHING);
+          if (window.bpeTeachKeep) window.bpeTeachKeep();
+        };
+        window.addEventListener("pagehide", window.bpeTeachHide);
+      }
+    }
     if (data.ask) {
-      const kept = localStorage.getItem(KEY);
+      let kept = sessionStorage.getItem(KEY);
+      const there = localStorage.getItem(TEACHING);
+      // a key from a tab that left the room more than KEEP_MS ago (a closed tab reopened
+      // later, at a lab PC: its sessionStorage comes back with it) is not used
+      try { if (kept && !(Date.now() - JSON.parse(kept).at < data.keep_ms)) kept = null; }
+      catch (e) { kept = null; }
+      if (!kept) sessionStorage.removeItem(KEY);
       if (kept) setTriggerValue("found", kept);
+      else if (there) setTriggerValue("elsewhere", there);
     }
   } catch (e) { /* no storage (a private window): the teacher link still works */ }
   if (!data.url) { say(""); window.bpeRoomPublish = undefined; return; }
   if (data.step_url) {
     // the teacher's stepping view (ui/stepping/component.py) sets the room's step at each key,
-    // one request after another, without waiting for the page's rerun
+    // one request after another, without waiting for the page's rerun. Each move says the step
+    // it was made from (the room's, as this tab last knew it): a move from a step the room has
+    // left is refused, and the view is brought up to the room's step instead; a tab that no
+    // longer drives the room (409) stops, and its page finds out why.
+    if (window.bpeRoomBaseFor !== data.tab) {
+      window.bpeRoomBaseFor = data.tab; window.bpeRoomBase = data.room_step;
+    }
     let chain = Promise.resolve();
+    const told = (answer, body) => {
+      if (!answer) return null;
+      if (answer.status === 409) { window.bpeRoomPublish = undefined; return rerun(-2); }
+      if (!body || typeof body.step !== "number") return null;
+      window.bpeRoomBase = body.step;
+      const view = window.bpeStepsView;
+      if (body.behind && view && view.root.isConnected && view.step() !== body.step) {
+        view.follow(body.step);  // refused: this view was behind the room; now it is not
+      }
+      return null;
+    };
     window.bpeRoomPublish = (step, seq) => {
-      const body = JSON.stringify({ token: data.keep.token, step, seq, tab: data.tab });
-      chain = chain.then(() => fetch(data.step_url, {
-        method: "POST", body, cache: "no-store", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" } }).catch(() => null));
+      chain = chain.then(async () => {
+        const body = JSON.stringify({ token: data.keep.token, step, seq, tab: data.tab,
+                                      base: window.bpeRoomBase });
+        let answer = null, said = null;
+        try {
+          answer = await fetch(data.step_url, {
+            method: "POST", body, cache: "no-store", credentials: "same-origin",
+            headers: { "Content-Type": "application/json" } });
+          said = await answer.json();
+        } catch (e) { /* the server did not answer: the page's rerun shares the step */ }
+        told(answer, said);
+      });
     };
   } else {
     window.bpeRoomPublish = undefined;
@@ -86,7 +143,9 @@ export default function (component) {
       if (Date.now() - since >= data.wait_ms) return rerun(-1);
     } else if (pulse && data.role === "teacher") {
       if (data.down) return rerun(pulse.version);  // back: the page says so
+      if (pulse.drives === false) return rerun(-2);  // another tab took over: the page says so
       say(data.said.count.replace("{n}", String(pulse.students)), "count");
+      if (window.bpeTeachKeep && pulse.drives !== false) window.bpeTeachKeep();
     } else if (pulse) {
       if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
       say(pulse.teacher ? "" : data.said.gone, "gone");

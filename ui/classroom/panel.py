@@ -4,9 +4,11 @@ A session is in at most one room (``ss["_room"]``), as its teacher (holding the 
 as a student (holding a student id). The room touches a run in the sidebar that every page draws
 first:
 
-- ``arrive()``, before the sidebar's widgets: a ``?room=CODE`` link joins (``&member=ID``: as
-  that member again, after a reload); a teacher key the browser kept, or a teacher link
-  (``?teach=``), brings the teacher back (``reclaim``); a following student takes the room's
+- ``arrive()``, before the sidebar's widgets: a ``?room=CODE`` link joins, always as a student
+  (``&member=ID``: as that member again, after a reload); the teacher key this browser tab kept
+  (sessionStorage: a reload), or a teacher link (``?teach=``, good once), brings the teacher back
+  (``reclaim``); another tab of the same browser is offered "Take over here", and the tab that
+  drove the room is told it lost the role (one tab drives); a following student takes the room's
   state (text, tokenizer, step) and, when the teacher says so or a class quiz starts, the
   teacher's page. A room the store lost is put back by its teacher's session (``restore``) while
   its students wait, then rejoin as the same members.
@@ -26,11 +28,8 @@ next change never overwrites their edit.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
 import secrets
-import socket
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,10 +41,14 @@ from streamlit import session_state as ss
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe_core
+from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
 from ui.classroom.rooms import (
+    IDLE_S,
+    NotTeacher,
     Room,
     RoomError,
+    RoomGone,
     Rooms,
     clean_nickname,
     client_address,
@@ -55,7 +58,7 @@ from ui.classroom.rooms import (
     shared_rooms,
     show_code,
 )
-from ui.classroom.route import STEP_PATH, VERSION_PATH
+from ui.classroom.route import STEP_PATH, VERSION_PATH, hold_member
 from ui.kit.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
 from ui.kit.escape import md_escape
 from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
@@ -67,6 +70,7 @@ WALK_MOST = 5  # ... at most this many; a longer jump is made at once
 WAIT_RERUN_MS = 2000  # a student whose room the store lost asks the page this often to rejoin
 LOST_WAIT_S = 60.0  # how long a missing room (not closed) may take to come back before it ends
 ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
+KEEP_S = 60.0  # a teaching tab's key is used after a reload within this long of its last poll
 CLASSROOM_PAGE = "pages/classroom.py"
 # What a student puts aside on joining and gets back on leaving (besides the sidebar's KEPT).
 OWN = ("tok", "tok_settings", "tok_text", "imported", "step")
@@ -127,12 +131,41 @@ def show_message() -> None:
 
 def _call(fn, *args, **kwargs) -> tuple[bool, Any]:
     """A room operation: (True, its result), or (False, None) with the refusal as the page's
-    message."""
+    message. A teacher's tab refused its token (another tab took over) loses the role."""
     try:
         return True, fn(*args, **kwargs)
+    except NotTeacher as e:
+        if is_teacher() and not _teaches(membership()):
+            _lost()
+        else:
+            _say(str(e))
+        return False, None
     except RoomError as e:
         _say(str(e))
         return False, None
+
+
+def _teaches(room: dict[str, Any]) -> bool:
+    """Whether this teacher's tab still holds the room's token and drives it."""
+    try:
+        rooms().teaches(room["code"], room["token"], room.get("tab"))
+    except NotTeacher:
+        return False
+    except RoomGone:  # lost by the store: this session puts it back (restore)
+        return True
+    return True
+
+
+def _lost() -> None:
+    """Another tab (or the teacher link) took the teacher's role: this tab stops teaching, and
+    its browser forgets the key."""
+    code = show_code(membership()["code"])
+    for key in ("_room", "_room_shared", "_room_quiz", "_room_teacher_link"):
+        ss.pop(key, None)
+    ss["_room_keys_saved"] = "forget"
+    # said in the sidebar until this tab is in a room again (room_panel)
+    ss["_room_lost"] = (f"This tab no longer teaches room {code}: another tab or device took it "
+                        "over (or this tab's key is not the room's).")
 
 
 # -- the teacher ----------------------------------------------------------------------------------
@@ -179,7 +212,11 @@ def publish() -> None:
     # rerun that carries an older move than the view already pushed does not set it back
     step_from = (room.get("tab", "server"), int(ss.get("_step_seq", 0)))
     try:
-        rooms().update(room["code"], room["token"], step_from=step_from, **changes)
+        rooms().update(room["code"], room["token"], step_from=step_from, tab=room.get("tab"),
+                       **changes)
+    except NotTeacher:  # another tab took over
+        _lost()
+        return
     except RoomError as e:  # ended, or the store did not answer (the next run shares again)
         try:
             ended = rooms().version(room["code"]) is None
@@ -197,40 +234,49 @@ def open_room() -> None:
     """Callback of "Open a room": this session becomes a room's teacher."""
     ss["_room"] = {"role": "teacher", "follow_page": False}  # shared_state reads follow_page
     state = shared_state()
-    done, made = _call(rooms().create, state, client=_client())
+    tab = secrets.token_urlsafe(12)
+    done, made = _call(rooms().create, state, client=_client(), tab=tab)
     if not done:
         ss.pop("_room")
         return
     code, token = made
-    _become_teacher(code, token, follow_page=False)
+    _become_teacher(code, token, follow_page=False, tab=tab)
     ss["_room_shared"] = state
     ss["_room_teacher_link"] = "offer"  # the teacher link, offered once (pages/classroom.py)
 
 
-def _become_teacher(code: str, token: str, follow_page: bool) -> None:
+def _become_teacher(code: str, token: str, follow_page: bool, tab: str) -> None:
     ss["_room"] = {"code": code, "role": "teacher", "token": token, "follow_page": follow_page,
-                   "presence": presence_id(token), "tab": secrets.token_urlsafe(8)}
-    ss["_room_keys_saved"] = None  # the browser keeps the teacher's key (keeper, below)
+                   "presence": presence_id(token), "tab": tab}
+    ss["_room_keys_saved"] = None  # the browser tab keeps the teacher's key (the watcher's)
+    ss.pop("_room_elsewhere", None)
+    ss.pop("_room_lost", None)
 
 
-def teacher_link(code: str, token: str) -> str:
+def teacher_link(code: str, token: str, tab: str | None = None) -> str:
     """The teacher's own link back to the room (another device, a lost tab): the join link's
-    address with ``?teach=CODE.TOKEN``. Shown to the teacher once, on request; never on a
-    student's page, never in the join link."""
+    address with ``?teach=CODE.KEY``, a one-time key (``Rooms.new_link``: using it gives its tab
+    a new token, and the tab that taught until then loses the role). Shown to the teacher once,
+    on request; never on a student's page, never in the join link."""
+    key = rooms().new_link(code, token, tab)
     base = join_link(code).split("?", 1)[0]
-    return f"{base}?teach={code}.{token}"
+    return f"{base}?teach={code}.{key}"
 
 
-def reclaim(code: str, token: str, shared: Shared) -> bool:
-    """The teacher comes back (a reload, another tab or device): the room's state becomes this
-    session's, as a following student's would, and this session teaches the room again."""
+def reclaim(code: str, token: str, shared: Shared, link: bool = False) -> bool:
+    """The teacher comes back (a reload of their tab, "Take over here" in another tab, or the
+    teacher link on another device: ``link``, whose key ``token`` is then): the room's state
+    becomes this session's, as a following student's would, and this tab drives the room."""
+    tab = secrets.token_urlsafe(12)
     try:
-        room = rooms().reclaim(code, token)
+        if link:
+            token = rooms().redeem_link(code, token, tab)
+        room = rooms().reclaim(code, token, tab)
     except RoomError as e:
         _say(f"Could not come back to room {show_code(code)}: {e}")
         return False
     _take(room, shared)
-    _become_teacher(code, token, follow_page=bool(room.state.get("follow_page")))
+    _become_teacher(code, token, follow_page=bool(room.state.get("follow_page")), tab=tab)
     ss["_room_quiz"] = room.quiz
     ss["_room_shared"] = shared_state()
     _say(f"You teach room {show_code(code)} again: its text, tokenizer, step and quiz are "
@@ -243,7 +289,7 @@ def restore() -> None:
     code, from this session (what it shares now and its quiz). Students rejoin by themselves."""
     room = membership()
     state = shared_state()
-    if rooms().restore(room["code"], room["token"], state, ss.get("_room_quiz")):
+    if rooms().restore(room["code"], room["token"], state, ss.get("_room_quiz"), room.get("tab")):
         ss["_room_shared"] = state
         _say(f"The classroom's store lost room {show_code(room['code'])}; it is back, with "
              "your text, tokenizer, step and quiz. Students come back by themselves.", "info")
@@ -258,7 +304,7 @@ def set_follow_page() -> None:
 def close_room() -> None:
     room = membership()
     if room and room["role"] == "teacher":
-        _call(rooms().close, room["code"], room["token"])
+        _call(rooms().close, room["code"], room["token"], room.get("tab"))
         ss["_room_keys_saved"] = "forget"
     for key in ("_room", "_room_shared", "_room_quiz", "_room_teacher_link"):
         ss.pop(key, None)
@@ -267,29 +313,54 @@ def close_room() -> None:
 def remove_member(student: str) -> None:
     """Callback of the teacher's "Remove": a member out of the room (told on their next poll)."""
     room = membership()
-    if _call(rooms().remove, room["code"], room["token"], student)[0]:
+    if _call(rooms().remove, room["code"], room["token"], student, room.get("tab"))[0]:
         _say("Removed from the room.", "info")
+
+
+def remove_idle() -> None:
+    """Callback of "Remove idle members": every member whose page went quiet, in one click."""
+    room = membership()
+    done, n = _call(rooms().remove_idle, room["code"], room["token"], room.get("tab"))
+    if done:
+        _say(f"Removed {n} idle member{'s' * (n != 1)} (no live page for "
+             f"{IDLE_S:.0f} s).", "info")
+
+
+def remove_recent() -> None:
+    """Callback of "Remove who joined in the last minute" (a burst of scripted joins)."""
+    room = membership()
+    done, n = _call(rooms().remove_recent, room["code"], room["token"], tab=room.get("tab"))
+    if done:
+        _say(f"Removed {n} member{'s' * (n != 1)} who joined in the last minute."
+             + ("" if rooms().locked(room["code"]) else " Lock the room, or they may join "
+                "again."), "info")
+
+
+def set_lock() -> None:
+    """Callback of the teacher's "Lock the room" toggle."""
+    room = membership()
+    _call(rooms().lock, room["code"], room["token"], bool(ss.get("room_lock")), room.get("tab"))
 
 
 def quiz_start(k: int) -> None:
     """Callback of "Start the class quiz" and "Next": following students go to the Classroom
     page on their next arrival (``arrive``: a new quiz id)."""
     room = membership()
-    done, quiz = _call(rooms().start_quiz, room["code"], room["token"], int(k))
+    done, quiz = _call(rooms().start_quiz, room["code"], room["token"], int(k), tab=room.get("tab"))
     if done:
         ss["_room_quiz"] = quiz
 
 
 def quiz_reveal() -> None:
     room = membership()
-    done, quiz = _call(rooms().reveal_quiz, room["code"], room["token"])
+    done, quiz = _call(rooms().reveal_quiz, room["code"], room["token"], tab=room.get("tab"))
     if done:
         ss["_room_quiz"] = quiz
 
 
 def quiz_stop() -> None:
     room = membership()
-    if _call(rooms().stop_quiz, room["code"], room["token"])[0]:
+    if _call(rooms().stop_quiz, room["code"], room["token"], tab=room.get("tab"))[0]:
         ss["_room_quiz"] = None
 
 
@@ -320,14 +391,24 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
     if not done:
         return False
     code = normal_code(typed)
+    _hold(sid)
     if student is not None and not nickname:
         nickname = rooms().nickname(code, sid)  # a reload: the name the room knows
+    ss.pop("_room_lost", None)
     ss["_room"] = {"code": code, "role": "student", "sid": sid, "following": True,
                    "nickname": nickname, "waiting": False}
     ss["_room_link_tried"] = code  # the link (?room=CODE) of a room left is not joined again
     ss["_room_saved"] = _put_aside()
     ss["_room_version"] = None  # take the room's state on the next arrival
     return True
+
+
+def _hold(sid: str) -> None:
+    """This session is member ``sid``'s live page: the route counts its polls as check-ins
+    while the session is connected (ui/classroom/route.py)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        hold_member(sid, ctx.session_id)
 
 
 def _rejoin(room: dict[str, Any]) -> bool:
@@ -487,27 +568,68 @@ def arrive(shared: Shared) -> None:
 
 
 def _found(shared: Shared) -> None:
-    """The browser's kept teacher key (the watcher's ``found``) or a teacher link (``?teach=``):
-    come back to that room as its teacher."""
+    """The teacher key this browser tab kept (the watcher's ``found``: a reload) or a teacher
+    link (``?teach=``, good once): come back to that room as its teacher. Another tab's key (the
+    watcher's ``elsewhere``) is only offered: "Take over here" (``take_over``). A join link
+    (``?room=``) always joins as a student: no key is used on its page."""
     told = ss.get("room_watch") or {}
     found = told.get("found") if hasattr(told, "get") else None
+    elsewhere = told.get("elsewhere") if hasattr(told, "get") else None
     link = st.query_params.get("teach")
     if link:
         del st.query_params["teach"]  # out of the address bar (and off the projector) at once
         found = link
-    elif isinstance(found, str) and found.startswith("{"):
-        try:
-            kept = json.loads(found)
-            found = f"{kept['code']}.{kept['token']}"
-        except (ValueError, KeyError, TypeError):
-            found = None
+    elif st.query_params.get("room"):
+        return
+    else:
+        found = _kept(found)
+        if ss.pop("_room_take_over", False) and ss.get("_room_elsewhere"):
+            there = ss.pop("_room_elsewhere")
+            reclaim(there["code"], there["token"], shared)
+            return
+        _offer(_kept(elsewhere))
     if not isinstance(found, str) or found == ss.get("_room_found_tried"):
         return
     ss["_room_found_tried"] = found  # a key that failed is not tried again in this session
     code, _, token = found.partition(".")
     code = normal_code(code)
-    if code is None or not token or not reclaim(code, token, shared):
-        ss["_room_keys_saved"] = "forget"  # a key to a room that is gone
+    if code is None or not token or not reclaim(code, token, shared, link=bool(link)):
+        if not link:
+            ss["_room_keys_saved"] = "forget"  # a key to a room that is gone
+
+
+def _kept(raw: Any) -> str | None:
+    """``CODE.TOKEN`` from a key the watcher found (JSON), or None."""
+    if not isinstance(raw, str) or not raw.startswith("{"):
+        return None
+    try:
+        kept = json.loads(raw)
+        return f"{kept['code']}.{kept['token']}"
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _offer(found: str | None) -> None:
+    """Another tab of this browser teaches a room (its key, seen by the watcher): offer "Take
+    over here" while that room is there and its teacher's tab checks in."""
+    ss.pop("_room_elsewhere", None)
+    if found is None:
+        return
+    code, _, token = found.partition(".")
+    code = normal_code(code)
+    if code is None or not token:
+        return
+    try:
+        if rooms().teacher_live(code, token):
+            ss["_room_elsewhere"] = {"code": code, "token": token}
+    except RoomError:
+        pass
+
+
+def take_over() -> None:
+    """Callback of "Take over here": this tab teaches the room (``arrive`` reclaims it), and the
+    tab that taught it is told it lost the role."""
+    ss["_room_take_over"] = True
 
 
 def _arrive(shared: Shared) -> None:
@@ -515,6 +637,8 @@ def _arrive(shared: Shared) -> None:
     ss["_page"] = page_path
     if membership() is None:
         _found(shared)
+    elif is_teacher() and not _teaches(membership()):
+        _lost()  # another tab took over (its watcher saw it, or this run's change was refused)
     link_code = st.query_params.get("room")
     if link_code and membership() is None and ss.get("_room_link_tried") != normal_code(link_code):
         ss["_room_link_tried"] = normal_code(link_code)  # a refused link is not retried
@@ -540,7 +664,8 @@ def _arrive(shared: Shared) -> None:
         return
     room["waiting"] = False
     room.pop("missing_since", None)
-    if not rooms().is_member(room["code"], room["sid"]):
+    _hold(room["sid"])  # each run of a member's session is its live page checking in
+    if not rooms().check_in(room["code"], room["sid"]):
         if rooms().removed(room["code"], room["sid"]):
             leave(f"Your teacher removed you from room {show_code(room['code'])}; your own "
                   "text and tokenizer are back.")
@@ -584,20 +709,21 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
         data["forget"] = True
         ss["_room_keys_saved"] = None
     if room is None:
-        data["ask"] = True
+        data.update(ask=True, keep_ms=int(KEEP_S * 1000))
     elif room["role"] == "teacher":
         data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
-                    step_url=STEP_PATH.format(code=room["code"]), tab=room.get("tab", "server"),
+                    step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],
                     url=VERSION_PATH.format(code=room["code"]) + "?teacher="
-                    + presence_id(room["token"]),
-                    first_ms=0, every_ms=TEACHER_POLL_MS)
+                    + presence_id(room["token"]) + "&tab=" + room["tab"],
+                    room_step=rooms().step(room["code"]), first_ms=0, every_ms=TEACHER_POLL_MS)
     else:
         data.update(role="student", url=VERSION_PATH.format(code=room["code"]) + "?member="
                     + room["sid"], version=ss.get("_room_version"), state=ss.get("_room_state"),
                     following=room["following"], waiting=room.get("waiting", False))
         if not room["following"]:
             data["every_ms"] = TEACHER_POLL_MS  # only checking in
-    watcher(data=data, key="room_watch", on_changed_change=_noticed, on_found_change=_noticed)
+    watcher(data=data, key="room_watch", on_changed_change=_noticed, on_found_change=_noticed,
+            on_elsewhere_change=_noticed)
 
 
 def room_panel(shared: Shared) -> None:
@@ -605,6 +731,15 @@ def room_panel(shared: Shared) -> None:
     room = membership()
     if room is None:
         _watch(shared.watcher(), None)
+        if ss.get("_room_lost"):
+            st.warning(md_escape(ss["_room_lost"]))
+        there = ss.get("_room_elsewhere")
+        if there:
+            st.info(f"Room {show_code(there['code'])} is taught from another tab of this "
+                    "browser.", icon="🧑‍🏫")
+            st.button("Take over here", key="room_take_over", on_click=take_over,
+                      width="stretch", help="This tab teaches the room from now on; the other "
+                      "tab is told that it no longer does.")
         return
     code = show_code(room["code"])
     if room["role"] == "teacher":
@@ -636,36 +771,6 @@ def join_link(code: str) -> str:
 
 
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
-
-
-def local_addresses() -> list[str]:
-    """This machine's own network addresses (IPv4, not loopback), read from its interfaces: no
-    lookup leaves the machine (Linux: the SIOCGIFADDR ioctl per interface; elsewhere, the
-    addresses the machine's own name has, from its hosts file or resolver)."""
-    found: list[str] = []
-    try:
-        import fcntl
-
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # never connected
-            for _, name in socket.if_nameindex():
-                try:
-                    raw = fcntl.ioctl(s.fileno(), 0x8915,  # SIOCGIFADDR
-                                      struct.pack("256s", name.encode()[:15]))
-                except OSError:
-                    continue  # no IPv4 address on this interface
-                found.append(socket.inet_ntoa(raw[20:24]))
-    except (ImportError, OSError, AttributeError):
-        try:
-            found = [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None,
-                                                               socket.AF_INET)]
-        except OSError:
-            found = []
-    kept = []
-    for address in found:
-        ip = ipaddress.ip_address(address)
-        if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified) and address not in kept:
-            kept.append(address)
-    return kept
 
 
 def network_links(code: str) -> list[str]:

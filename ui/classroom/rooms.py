@@ -13,9 +13,17 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                browser moves its stepping view and nothing reruns;
 - ``stepby``   the teacher's tab and move number the step came from: a step from an older move of
                that tab (a slow rerun) does not replace a newer one (``push_step``);
-- ``members``  student id -> ``{"n": nickname, "t": last check-in}`` (a hash, capped at
-               MAX_STUDENTS): a member who has not checked in (polled) for ``member_timeout``
-               seconds is out of the count, and out of the room when a join needs the place;
+- ``members``  student id -> ``{"n": nickname, "t": last check-in, "j": when they joined,
+               "l": whether a live page has checked in}`` (a hash, capped at MAX_STUDENTS). A
+               check-in comes from the member's live page: a run of its Streamlit session, or
+               the watcher's poll when the route knows that session is connected (route.py).
+               A member silent for ``member_timeout`` seconds (JOIN_GRACE before a live page
+               first checked in) is out of the count, and out of the room when a join needs
+               the place;
+- ``driver``   the one tab of the teacher that drives the room: a change from the teacher's
+               token in another tab is refused (``NotDriver``) until that tab takes over;
+- ``lock``     present while the teacher has locked the room: only its members come back;
+- ``link``     the SHA-256 of the teacher link's one-time key (``new_link``, ``redeem_link``);
 - ``removed``  the student ids the teacher removed (they are told, and cannot come back as
                the same member);
 - ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
@@ -46,7 +54,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import json
 import os
 import secrets
@@ -57,9 +64,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ui.classroom.addresses import (  # noqa: F401  (also importable from here)
+    LOOPBACK,
+    LOOPBACK_NETS,
+    client_address,
+    trusted_proxies,
+)
 from ui.classroom.store import (  # the stores and the errors, also importable from here
     CAPPED_HSET_LUA,  # noqa: F401
     MemoryKV,  # noqa: F401
+    NotDriver,
     NotTeacher,
     RedisKV,  # noqa: F401
     RoomError,
@@ -71,15 +85,20 @@ from ui.classroom.store import (  # the stores and the errors, also importable f
 # A join code: 8 characters from 31 that cannot be misread on a projector (no 0/O, 1/I/L).
 # 31**8 is about 8.5e11 (39.6 bits): with joins limited to JOIN_TRIES_PER_MINUTE failed tries per
 # client (a browser's address: a class behind one school router shares it, hence 30), guessing one
-# of a hundred live rooms takes about 8.5e9 tries, some 540 years.
+# of a hundred live rooms takes about 8.5e9 tries, some 540 years. Right codes are not limited per
+# address (a script behind a school's router would lock its classmates out): a room holds at most
+# MAX_STUDENTS live members, and its teacher can lock it and remove many members at once.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
 JOIN_TRIES_PER_MINUTE = 30
 CREATES_PER_HOUR = 30  # rooms one client (address) may open
 MAX_STUDENTS = 100  # members of one room
-JOINS_PER_MINUTE = 120  # joins (right codes) per client address: a class behind one router
-ANSWERS_PER_MINUTE = 300  # quiz answers per client address (100 students, each changing twice)
+ANSWERS_PER_MINUTE = 30  # quiz answers (changes of mind) per member, not per address
 MEMBER_TIMEOUT = 60.0  # seconds without a check-in before a member leaves the count
+JOIN_GRACE = 10.0  # seconds a new member counts before its live page first checks in
+IDLE_S = 15.0  # "Remove idle members": no check-in from a live page for this long
+RECENT_S = 60.0  # "Remove who joined in the last minute"
+CHECK_IN_EVERY = 5.0  # a check-in is written at most this often per member
 TEACHER_TIMEOUT = 6.0  # seconds without the teacher's browser checking in: "teacher gone"
 CLOSED_TTL = 24 * 3600  # how long a closed room's tombstone says "closed", not "lost"
 MAX_NICKNAME = 24  # characters
@@ -134,71 +153,6 @@ def clean_nickname(name: str | None) -> str:
     return " ".join(kept.split())[:MAX_NICKNAME]
 
 
-# -- who asks --------------------------------------------------------------------------------------
-
-
-def trusted_proxies(setting: str | None) -> tuple[Any, ...]:
-    """The proxies ``BPE_LAB_TRUSTED_PROXIES`` names (addresses or networks, comma-separated),
-    whose ``X-Forwarded-For`` is believed. Anything else is refused with a message.
-
-    >>> trusted_proxies("10.0.0.5, 192.168.0.0/24")
-    (IPv4Network('10.0.0.5/32'), IPv4Network('192.168.0.0/24'))
-    """
-    nets = []
-    for part in (setting or "").split(","):
-        if part.strip():
-            try:
-                nets.append(ipaddress.ip_network(part.strip(), strict=False))
-            except ValueError:
-                raise RoomError(f"BPE_LAB_TRUSTED_PROXIES: {part.strip()[:40]!r} is not an "
-                                "address or a network (10.0.0.5, 10.0.0.0/24)") from None
-    return tuple(nets)
-
-
-def _is_in(address: str, nets: tuple[Any, ...]) -> bool:
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    return any(ip.version == net.version and ip in net for net in nets)
-
-
-LOOPBACK = "127.0.0.1"
-
-
-def client_address(peer: str | None, forwarded_for: str | None, trusted: tuple[Any, ...]) -> str:
-    """The address a request counts against, for the limits on joins, answers and rooms.
-
-    ``peer`` is the connection's address as the server saw it (None: loopback), ``forwarded_for``
-    the request's ``X-Forwarded-For``. The header is believed only from a ``trusted`` proxy: from
-    the right, each address a trusted proxy added is followed until one that is not a proxy.
-    Anyone else who sends the header counts as themselves.
-
-    uvicorn (under Streamlit) already replaces a loopback peer by the header's last address that
-    is not loopback; so a peer that is that very address, with the header present, was a
-    loopback connection, and is counted as loopback unless loopback is trusted.
-
-    >>> client_address("203.0.113.9", "1.2.3.4", ())  # an untrusted peer: its own address
-    '203.0.113.9'
-    >>> proxies = trusted_proxies("10.0.0.5")
-    >>> client_address("10.0.0.5", "1.2.3.4, 198.51.100.7", proxies)  # the proxy's last hop
-    '198.51.100.7'
-    """
-    hops = [h.strip() for h in (forwarded_for or "").split(",") if h.strip()]
-    seen = peer or LOOPBACK
-    if hops:
-        outside = [h for h in hops if not _is_in(h, LOOPBACK_NETS)]
-        if seen == (outside[-1] if outside else None) or _is_in(seen, LOOPBACK_NETS):
-            seen = LOOPBACK  # uvicorn put the header's address in place of a loopback peer
-    address = seen
-    while hops and _is_in(address, trusted):
-        address = hops.pop()
-    return address
-
-
-LOOPBACK_NETS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
-
-
 # -- the rooms -------------------------------------------------------------------------------------
 
 
@@ -212,6 +166,14 @@ class Room:
     quiz: dict[str, Any] | None
     students: int  # current members: those who checked in within the member timeout
     state_version: int = 0  # counts every change but the step's (``pulse``'s "state")
+
+
+class StepBehind(RoomError):
+    """A teacher's move made from a step that another tab has moved the room from since."""
+
+    def __init__(self, step: int):
+        super().__init__(f"The room is at step {step} now: this view was behind.")
+        self.step = step
 
 
 def presence_id(token: str) -> str:
@@ -243,7 +205,8 @@ class Rooms:
 
     def _keys(self, code: str, quiz_id: int | None = None) -> list[str]:
         keys = [self._key(code, p) for p in ("meta", "state", "step", "quiz", "v", "sv",
-                                             "members", "removed", "teacher", "stepby")]
+                                             "members", "removed", "teacher", "stepby",
+                                             "driver", "lock", "link")]
         if quiz_id is not None:
             keys.append(self._key(code, f"answers:{quiz_id}"))
         return keys
@@ -263,12 +226,35 @@ class Rooms:
         raw = self.kv.get(self._key(code, "meta"))
         return None if raw is None else json.loads(raw)
 
-    def _check_teacher(self, code: str, token: str) -> None:
+    def _check_teacher(self, code: str, token: str, tab: str | None = None) -> None:
+        """The token is the teacher's; and ``tab`` (when given) is the tab that drives."""
         meta = self._meta(code)
         if meta is None:
             raise RoomGone(f"Room {show_code(code)} has ended (or expired).")
         if not isinstance(token, str) or not hmac.compare_digest(meta["teacher"], _digest(token)):
             raise NotTeacher(f"Only the teacher of room {show_code(code)} can change it.")
+        if tab is not None and not self.drives(code, tab):
+            raise NotDriver(f"Room {show_code(code)} is taught from another tab now: this tab "
+                            "no longer changes it.")
+
+    def teaches(self, code: str, token: str, tab: str | None = None) -> None:
+        """Raises NotTeacher (NotDriver) unless ``token`` is the teacher's (and ``tab`` drives)."""
+        self._check_teacher(code, token, tab)
+
+    def teacher_live(self, code: str, token: str) -> bool:
+        """Whether ``token`` is the room's teacher's and the teacher's tab checked in lately
+        (another tab of that browser is offered "Take over here" only then)."""
+        try:
+            self._check_teacher(code, token)
+        except NotTeacher:
+            return False
+        seen = self.kv.get(self._key(code, "teacher"))
+        return seen is not None and self.clock() - float(seen) < self.teacher_timeout
+
+    def drives(self, code: str, tab: str) -> bool:
+        """Whether ``tab`` is the teacher's tab that drives the room (a room without one: any)."""
+        driver = self.kv.get(self._key(code, "driver"))
+        return driver is None or (isinstance(tab, str) and hmac.compare_digest(driver, tab[:64]))
 
     @staticmethod
     def _state_json(state: dict[str, Any]) -> str:
@@ -281,7 +267,7 @@ class Rooms:
         return raw
 
     def _write_room(self, code: str, token: str, state: dict[str, Any], version: int,
-                    quiz: dict[str, Any] | None = None) -> bool:
+                    quiz: dict[str, Any] | None = None, tab: str | None = None) -> bool:
         """A room's keys, written afresh; False when ``code`` is taken."""
         state = dict(state)
         step = self._step(state.pop("step", 0))
@@ -294,25 +280,29 @@ class Rooms:
         if quiz is not None:
             self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
         self.kv.set(self._key(code, "teacher"), repr(self.clock()), ex=self.ttl)
+        if tab:
+            self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
         self.kv.set(self._key(code, "sv"), str(version), ex=self.ttl)
         self.kv.set(self._key(code, "v"), str(version), ex=self.ttl)
         return True
 
     # the teacher
-    def create(self, state: dict[str, Any], client: str) -> tuple[str, str]:
-        """Open a room with this state; returns (code, the teacher's secret token)."""
+    def create(self, state: dict[str, Any], client: str, tab: str | None = None
+               ) -> tuple[str, str]:
+        """Open a room with this state; returns (code, the teacher's secret token). ``tab``: the
+        teacher's tab that drives it (None: any tab with the token)."""
         if not self._limit("create", client, CREATES_PER_HOUR, 3600):
             raise RoomError("Too many rooms opened from here: wait an hour, or reuse one.")
         self._state_json({k: v for k, v in state.items() if k != "step"})  # refused before a code
         token = secrets.token_urlsafe(24)
         for _ in range(20):
             code = new_code()
-            if self._write_room(code, token, state, 1):
+            if self._write_room(code, token, state, 1, tab=tab):
                 return code, token
         raise RoomError("Could not find a free room code: try again.")  # pragma: no cover
 
     def restore(self, code: str, token: str, state: dict[str, Any],
-                quiz: dict[str, Any] | None = None) -> bool:
+                quiz: dict[str, Any] | None = None, tab: str | None = None) -> bool:
         """Put a room the store lost (a restart) back under its code, from the teacher's
         session: its state and quiz, a version no student has seen (so that every student takes
         it). True when restored; False when the room is there (nothing to do). Refused for a
@@ -323,11 +313,14 @@ class Rooms:
             self._check_teacher(code, token)
             return False
         version = int(self.clock() * 1000) % 2**52  # above the versions before the loss
-        return self._write_room(code, token, state, version, quiz)
+        return self._write_room(code, token, state, version, quiz, tab=tab)
 
-    def reclaim(self, code: str, token: str) -> Room:
-        """The room, for its teacher coming back (a reload, another tab or device)."""
+    def reclaim(self, code: str, token: str, tab: str | None = None) -> Room:
+        """The room, for its teacher coming back (a reload, or "Take over here" in another tab):
+        ``tab`` drives it from now on, and the tab that drove it is refused its next change."""
         self._check_teacher(code, token)
+        if tab:
+            self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
         self.teacher_here(code, token)
         room = self.room(code)
         if room is None:  # pragma: no cover - ended between the two reads
@@ -341,13 +334,14 @@ class Rooms:
         return step
 
     def update(self, code: str, token: str, step_from: tuple[str, int] | None = None,
-               **changes: Any) -> int:
-        """Change the shared state (only the teacher); returns the new version.
+               tab: str | None = None, **changes: Any) -> int:
+        """Change the shared state (only the teacher, from the tab that drives when ``tab`` is
+        given); returns the new version.
 
         ``step_from`` is (the teacher's tab, the number of the view's move) that the step comes
         from: a step from a move older than one this tab already set is left out (``push_step``).
         """
-        self._check_teacher(code, token)
+        self._check_teacher(code, token, tab)
         changes = dict(changes)
         if "step" in changes:
             step = self._step(changes.pop("step"))
@@ -374,19 +368,59 @@ class Rooms:
         self.kv.set(key, json.dumps({"tab": tab, "seq": seq}), ex=self.ttl)
         return True
 
-    def push_step(self, code: str, token: str, step: int, tab: str, seq: int) -> bool:
+    def push_step(self, code: str, token: str, step: int, tab: str, seq: int,
+                  base: int | None = None) -> bool:
         """The teacher's in-browser view sets the room's step directly, at each key (the route
         ``POST .../step``), without waiting for its page's rerun: no step is merged away when
-        the teacher's server is slow. False for a move older than one already set."""
-        self._check_teacher(code, token)
+        the teacher's server is slow. Only from the tab that drives (``NotDriver`` otherwise).
+        ``base`` is the step the move was made from: a move from another step than the one
+        another tab set last (a view that is not up to date) is refused with ``StepBehind``, so
+        the class never goes back; within one tab, the moves' numbers order them. False for a
+        move older than one this tab already set."""
         if not isinstance(tab, str) or not tab or isinstance(seq, bool) or not isinstance(seq, int):
             raise RoomError("A step needs the tab and the number of its move.")
+        self._check_teacher(code, token, tab)
         step = self._step(step)
+        if base is not None:
+            now = self.step(code)
+            last = json.loads(self.kv.get(self._key(code, "stepby")) or "{}")
+            if self._step(base) != now and last.get("tab") not in (None, tab[:64]):
+                raise StepBehind(now)
         if not self._newer(code, tab[:64], seq):
             return False
         self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
         self._bump(code, step_only=True)
         return True
+
+    def step(self, code: str) -> int:
+        """The room's step (0 for a room that is not there)."""
+        return int(self.kv.get(self._key(code, "step")) or 0)
+
+    # the teacher link, good once
+    def new_link(self, code: str, token: str, tab: str | None = None) -> str:
+        """A one-time key for the teacher link (``?teach=CODE.KEY``); an earlier one stops
+        working. Only its SHA-256 is kept."""
+        self._check_teacher(code, token, tab)
+        key = secrets.token_urlsafe(24)
+        self.kv.set(self._key(code, "link"), _digest("link:" + key), ex=self.ttl)
+        return key
+
+    def redeem_link(self, code: str, key: str, tab: str) -> str:
+        """The teacher link's key, used (once): the teacher's token is replaced by a new one,
+        returned, and ``tab`` drives; the tab that taught until now holds a dead token."""
+        meta = self._meta(code)
+        stored = self.kv.get(self._key(code, "link"))
+        if (meta is None or stored is None or not isinstance(key, str)
+                or not hmac.compare_digest(stored, _digest("link:" + key))
+                or not self.kv.delete(self._key(code, "link"))):  # two at once: one wins
+            raise NotTeacher(f"This teacher link for room {show_code(code)} was used already, "
+                             "or is not the room's.")
+        token = secrets.token_urlsafe(24)
+        self.kv.set(self._key(code, "meta"), json.dumps(
+            {"teacher": _digest(token), "presence": _digest(presence_id(token))}), ex=self.ttl)
+        self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
+        self.teacher_here(code, token)
+        return token
 
     def _bump(self, code: str, step_only: bool = False) -> int:
         if not step_only:
@@ -396,9 +430,9 @@ class Rooms:
         self._touch(code, quiz["id"] if quiz else None)
         return version
 
-    def start_quiz(self, code: str, token: str, k: int) -> dict[str, Any]:
+    def start_quiz(self, code: str, token: str, k: int, tab: str | None = None) -> dict[str, Any]:
         """Ask the class for merge ``k + 1`` (answers to earlier questions are dropped)."""
-        self._check_teacher(code, token)
+        self._check_teacher(code, token, tab)
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise RoomError("The quiz step must be a whole number.")
         old = self.quiz(code)
@@ -409,8 +443,8 @@ class Rooms:
         self._bump(code)
         return quiz
 
-    def reveal_quiz(self, code: str, token: str) -> dict[str, Any]:
-        self._check_teacher(code, token)
+    def reveal_quiz(self, code: str, token: str, tab: str | None = None) -> dict[str, Any]:
+        self._check_teacher(code, token, tab)
         quiz = self.quiz(code)
         if quiz is None:
             raise RoomError("No quiz is running in this room.")
@@ -419,16 +453,16 @@ class Rooms:
         self._bump(code)
         return quiz
 
-    def stop_quiz(self, code: str, token: str) -> None:
-        self._check_teacher(code, token)
+    def stop_quiz(self, code: str, token: str, tab: str | None = None) -> None:
+        self._check_teacher(code, token, tab)
         quiz = self.quiz(code)
         self.kv.delete(self._key(code, "quiz"),
                        *([self._key(code, f"answers:{quiz['id']}")] if quiz else []))
         self._bump(code)
 
-    def close(self, code: str, token: str) -> None:
+    def close(self, code: str, token: str, tab: str | None = None) -> None:
         """End the room; its students are told it was closed (not lost) for CLOSED_TTL."""
-        self._check_teacher(code, token)
+        self._check_teacher(code, token, tab)
         quiz = self.quiz(code)
         self.kv.set(self._key(code, "closed"), "1", ex=CLOSED_TTL)
         self.kv.delete(*self._keys(code, quiz["id"] if quiz else None))
@@ -438,13 +472,20 @@ class Rooms:
         return bool(self.kv.exists(self._key(code, "closed")))
 
     def answers(self, code: str, token: str) -> list[dict[str, Any]]:
-        """The current question's answers (only the teacher): ``{"pair": [a, b], "nickname": ...}``."""
+        """The current question's answers of the current members, one each (only the teacher):
+        ``{"pair": [a, b], "nickname": ...}``. The count ("n of N") counts the same answers."""
         self._check_teacher(code, token)
+        return self.tally(code)[0]
+
+    def tally(self, code: str) -> tuple[list[dict[str, Any]], int]:
+        """(the current members' answers to the current question, the current members): one
+        reading, so that the count and the reveal agree."""
+        current = self._current(code)
         quiz = self.quiz(code)
         if quiz is None:
-            return []
+            return [], len(current)
         raw = self.kv.hgetall(self._key(code, f"answers:{quiz['id']}"))
-        return [json.loads(v) for v in raw.values()]
+        return [json.loads(v) for sid, v in raw.items() if sid in current], len(current)
 
     def members(self, code: str, token: str) -> dict[str, str]:
         """The current members (only the teacher): student id -> nickname ("" for none)."""
@@ -455,13 +496,50 @@ class Rooms:
         """The current students' nicknames, "" for those who gave none (only the teacher)."""
         return list(self.members(code, token).values())
 
-    def remove(self, code: str, token: str, student: str) -> bool:
+    def remove(self, code: str, token: str, student: str, tab: str | None = None) -> bool:
         """The teacher removes a member (a ghost, a joker): out of the count now, told on their
         next check-in, and unable to come back as the same member."""
-        self._check_teacher(code, token)
-        self.kv.hset(self._key(code, "removed"), student, "1")
-        self.kv.expire(self._key(code, "removed"), self.ttl)
-        return bool(self.kv.hdel(self._key(code, "members"), student))
+        self._check_teacher(code, token, tab)
+        return self._remove(code, [student]) == 1
+
+    def _remove(self, code: str, students: list[str]) -> int:
+        for sid in students:
+            self.kv.hset(self._key(code, "removed"), sid, "1")
+        if students:
+            self.kv.expire(self._key(code, "removed"), self.ttl)
+        return sum(self.kv.hdel(self._key(code, "members"), sid) for sid in students)
+
+    def remove_idle(self, code: str, token: str, tab: str | None = None) -> int:
+        """One click: remove every member whose page has not checked in for IDLE_S seconds
+        (a script that joined and does not keep a live page); returns how many."""
+        self._check_teacher(code, token, tab)
+        now = self.clock()
+        idle = [sid for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
+                if now - float(json.loads(raw).get("t", 0)) >= IDLE_S
+                or not json.loads(raw).get("l", True)
+                and now - float(json.loads(raw).get("j", 0)) >= min(JOIN_GRACE, IDLE_S)]
+        return self._remove(code, idle)
+
+    def remove_recent(self, code: str, token: str, seconds: float = RECENT_S,
+                      tab: str | None = None) -> int:
+        """One click: remove every member who joined in the last ``seconds`` (a burst of
+        scripted joins); returns how many. Lock the room first, or they join again."""
+        self._check_teacher(code, token, tab)
+        now = self.clock()
+        recent = [sid for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
+                  if now - float(json.loads(raw).get("j", 0)) < seconds]
+        return self._remove(code, recent)
+
+    def lock(self, code: str, token: str, locked: bool = True, tab: str | None = None) -> None:
+        """Lock the room (no new member joins; members come back after a reload), or open it."""
+        self._check_teacher(code, token, tab)
+        if locked:
+            self.kv.set(self._key(code, "lock"), "1", ex=self.ttl)
+        else:
+            self.kv.delete(self._key(code, "lock"))
+
+    def locked(self, code: str) -> bool:
+        return bool(self.kv.exists(self._key(code, "lock")))
 
     def removed(self, code: str, student: str) -> bool:
         return self.kv.hget(self._key(code, "removed"), student) is not None
@@ -472,7 +550,30 @@ class Rooms:
 
     # members and their check-ins
     def _fresh(self, raw: str | None, now: float) -> bool:
-        return raw is not None and now - float(json.loads(raw).get("t", 0)) < self.member_timeout
+        """A current member: checked in from a live page within ``member_timeout``, or joined
+        within JOIN_GRACE and not yet checked in (its page is coming up)."""
+        if raw is None:
+            return False
+        record = json.loads(raw)
+        most = self.member_timeout if record.get("l", True) else min(JOIN_GRACE,
+                                                                      self.member_timeout)
+        return now - float(record.get("t", 0)) < most
+
+    def check_in(self, code: str, student: str) -> bool:
+        """A member's live page checks in (a run of its session, or a poll the route vouches
+        for): written at most every CHECK_IN_EVERY seconds. False for no member."""
+        key = self._key(code, "members")
+        raw = self.kv.hget(key, student) if isinstance(student, str) and student else None
+        if raw is None:
+            return False
+        self._checked_in(key, student, json.loads(raw), self.clock())
+        return True
+
+    def _checked_in(self, key: str, student: str, record: dict[str, Any], now: float) -> None:
+        if not record.get("l", True) or now - float(record.get("t", 0)) >= min(
+                CHECK_IN_EVERY, self.member_timeout / 4):
+            record["t"], record["l"] = now, True
+            self.kv.hset(key, student, json.dumps(record))
 
     def _current(self, code: str) -> dict[str, str]:
         now = self.clock()
@@ -493,13 +594,16 @@ class Rooms:
         raw = self.kv.get(self._key(code, "v"))
         return None if raw is None else int(raw)
 
-    def pulse(self, code: str, member: str = "", teacher: str = "") -> dict[str, Any] | None:
-        """What a browser polls (each poll is also its check-in).
+    def pulse(self, code: str, member: str = "", teacher: str = "", live: bool = True,
+              tab: str = "") -> dict[str, Any] | None:
+        """What a browser polls (a student's poll is their check-in when ``live``: the route
+        says so only when the member's Streamlit session is connected, ui/classroom/route.py).
 
         A student (``member``: their id) gets ``{"version", "state", "step", "teacher"}``
         (``state``: the count of changes other than the step's; ``teacher``: whether the
         teacher's browser checked in lately). The teacher's browser (``teacher``: its presence
-        id) gets ``{"version", "students", "answered"}``: the live counts. Anyone else gets None,
+        id) gets ``{"version", "students", "answered", "drives"}``: the live counts, and whether
+        its ``tab`` is the one that drives the room. Anyone else gets None,
         so that the code alone tells nothing, and so does everyone once the room is gone.
         """
         now = self.clock()
@@ -518,7 +622,7 @@ class Rooms:
                 self._touch(code, quiz["id"] if quiz else None)
             current = self._current(code)
             return {"version": version, "students": len(current),
-                    "answered": self._answered(code, current)}
+                    "answered": self._answered(code, current), "drives": self.drives(code, tab)}
         if not isinstance(member, str) or not member:
             return None
         key = self._key(code, "members")
@@ -529,10 +633,8 @@ class Rooms:
             *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
         if version is None or state is None:
             return None
-        record = json.loads(raw)
-        if now - float(record.get("t", 0)) >= min(5.0, self.member_timeout / 4):
-            record["t"] = now  # a check-in, written every few seconds, not every poll
-            self.kv.hset(key, member, json.dumps(record))
+        if live:
+            self._checked_in(key, member, json.loads(raw), now)
         return {"version": int(version), "state": int(state), "step": int(step or 0),
                 "teacher": seen is not None and now - float(seen) < self.teacher_timeout}
 
@@ -567,8 +669,9 @@ class Rooms:
         e.g. after a reload or after the store lost the room).
 
         Raises RoomError for a code that is not a live room, past JOIN_TRIES_PER_MINUTE failed
-        tries or JOINS_PER_MINUTE joins from ``client``, for a member the teacher removed, and
-        for a full room (members who stopped checking in make way).
+        tries from ``client``, for a member the teacher removed, for a new member of a locked
+        room, and for a room with MAX_STUDENTS current members (members whose page stopped
+        checking in make way). Right codes are not limited per address.
         """
         normal = normal_code(code)
         live = normal is not None and self.kv.exists(self._key(normal, "meta"))
@@ -582,14 +685,17 @@ class Rooms:
                 student = None
             elif self.removed(normal, student):
                 raise RoomError(f"Your teacher removed you from room {show_code(normal)}.")
-        back = student is not None and self.kv.hget(key, student) is not None
-        if not back and not self._limit("joins", client, JOINS_PER_MINUTE, 60):
-            raise RoomError("Too many joins from here: wait a minute, then try again.")
+        old = self.kv.hget(key, student) if student is not None else None
+        back = old is not None
+        if not back and self.locked(normal):
+            raise RoomError(f"Room {show_code(normal)} is locked: ask your teacher to open it.")
         sid = student or secrets.token_urlsafe(12)
         nickname = clean_nickname(nickname)
         if back and not nickname:  # a reload does not know the nickname: the room keeps it
             nickname = self.nickname(normal, sid)
-        value = json.dumps({"n": nickname, "t": self.clock()})
+        now = self.clock()
+        joined = json.loads(old).get("j", now) if back else now
+        value = json.dumps({"n": nickname, "t": now, "j": joined, "l": False})
         if not self.kv.capped_hset(key, sid, value, MAX_STUDENTS, self.ttl):
             if not (self._prune(normal) and self.kv.capped_hset(key, sid, value, MAX_STUDENTS,
                                                                   self.ttl)):
@@ -611,26 +717,31 @@ class Rooms:
 
     def answer(self, code: str, student: str, quiz_id: int, pair: tuple[int, int],
                client: str = "") -> None:
-        """A student's guess for the current question (again: the guess is replaced); at most
-        ANSWERS_PER_MINUTE from one ``client`` address."""
+        """A current member's guess for the current question, one per member (again: the guess
+        is replaced); at most ANSWERS_PER_MINUTE from one member. (``client`` is not counted:
+        a class behind one router shares it.)"""
         quiz = self.quiz(code)
         if quiz is None or quiz["id"] != quiz_id:
             raise RoomError("That question is over: the teacher has moved on.")
         if quiz["revealed"]:
             raise RoomError("The answer is already revealed.")
         raw = self.kv.hget(self._key(code, "members"), student)
-        if raw is None:
+        if not self._fresh(raw, self.clock()):
             raise RoomError("Join the room again to answer.")
         if (not isinstance(pair, tuple | list) or len(pair) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**31
                            for x in pair)):
             raise RoomError("An answer is a pair of token ids.")
-        if client and not self._limit("answer", client, ANSWERS_PER_MINUTE, 60):
-            raise RoomError("Too many answers from here: wait a minute, then send it again.")
+        if not self._limit("answer", f"{code}:{student}", ANSWERS_PER_MINUTE, 60):
+            raise RoomError("Too many answers from you: wait a minute, then send it again.")
         value = json.dumps({"pair": list(pair), "nickname": json.loads(raw).get("n", "")})
-        if not self.kv.capped_hset(self._key(code, f"answers:{quiz_id}"), student, value,
-                                   MAX_STUDENTS, self.ttl):
-            raise RoomError("This question has all the answers it can take.")
+        key = self._key(code, f"answers:{quiz_id}")
+        if not self.kv.capped_hset(key, student, value, MAX_STUDENTS, self.ttl):
+            current = self._current(code)  # answers of members who are gone make way
+            for sid in set(self.kv.hgetall(key)) - set(current):
+                self.kv.hdel(key, sid)
+            if not self.kv.capped_hset(key, student, value, MAX_STUDENTS, self.ttl):
+                raise RoomError("This question has all the answers it can take.")
 
 
 _SHARED: dict[str, Any] = {}

@@ -29,6 +29,10 @@ class RoomGone(RoomError):
     """The room has ended (or is not there)."""
 
 
+class NotDriver(NotTeacher):
+    """The teacher's token, from a tab that no longer drives the room (another tab took over)."""
+
+
 class MemoryKV:
     """The few Redis commands ``Rooms`` uses, for one process: strings, counters, hashes and
     expiry, behind one lock (Streamlit runs each session's script in a thread of its own).

@@ -26,6 +26,7 @@ from bpe_core.formats import (
     whole_token_problem,
 )
 from bpe_core.limits import MAX_TOKEN_ID, MAX_UPLOAD_MB
+from bpe_core.oniguruma import unguarded
 from bpe_core.pipeline import to_oniguruma, to_tiktoken_pattern
 from bpe_core.sidecar import SIDECAR_SUFFIX, make_sidecar
 from ui.kit.choices import REGEX_TIMEOUT
@@ -251,7 +252,7 @@ def zip_bytes(tok: bpe_core.Tokenizer, stem: str) -> bytes:
             f"{stem}: a byte-level BPE tokenizer exported by bpe-lab",
             f"vocabulary size: {tok.vocab_size}",
             f"merges: {tok.num_merges}",
-            f"split pattern (empty: no split): {tok.pattern}",
+            f"split pattern (empty: no split): {shown_pattern(tok)}",
             f"special tokens: {tok.special_tokens}",
         ]
         if not problems["export_tiktoken"] and not _pattern_problem(tok, to_tiktoken_pattern):
@@ -539,11 +540,22 @@ def _checked(tok: bpe_core.Tokenizer) -> bpe_core.Tokenizer:
     return tok
 
 
+def shown_pattern(tok: bpe_core.Tokenizer) -> str:
+    """The split pattern to show: a tokenizer.json's without the guards that read characters
+    newer than Oniguruma's Unicode as Hugging Face does (thousands of code points), said in
+    words instead; "" for no split."""
+    plain = unguarded(tok.pattern)
+    if plain == tok.pattern:
+        return plain
+    return (plain + "   (its classes read the characters newer than Hugging Face's Unicode"
+            " tables, such as U+0558, as Hugging Face does)")
+
+
 def import_summary(imported: Imported) -> list[tuple[str, str]]:
     """``(field, value)`` rows that say what was loaded (plain text, for a table)."""
     tok = imported.tok
     specials = ", ".join(f"{s} = {i}" for s, i in tok.special_tokens.items()) or "none"
-    pattern = tok.pattern or "none (no split: the whole text is one chunk)"
+    pattern = shown_pattern(tok) or "none (no split: the whole text is one chunk)"
     if imported.sidecar:
         pattern += "  (from the bpe-lab sidecar)"
     elif imported.format in PATTERN_FREE:

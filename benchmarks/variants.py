@@ -1,0 +1,209 @@
+"""SuperBPE and parity-aware BPE against classical BPE in this project: wall time, peak memory,
+tokens per byte on held-out text, and the Gini coefficient over languages.
+
+    python benchmarks/variants.py                     # everything, the defaults below
+    python benchmarks/variants.py --part superbpe --vocab 2048 8192
+    python benchmarks/variants.py --part parity
+
+SuperBPE (bpe_core/superbpe.py; the transition at ``--share`` of the merges, 0.9 by default, as
+the paper's best setting, t = 180k of 200k) and classical BPE (``RegexTokenizer().train``, GPT-4's
+split) train on two English texts, and are measured on held-out text:
+
+- ``english``: the Python documentation's help topics (pydoc_data, shipped with Python, real
+  English prose with code), the first 90% of the topics train, the last 10% are measured;
+- ``tiny``: benchmarks/corpus.py's TinyStories-like corpus (common English words among made-up
+  ones), ``--tiny-mb`` MB, its documents joined by blank lines instead of ``<|endoftext|>``;
+  the last 10% of the documents are measured.
+
+Parity-aware BPE (bpe_core/parity.py, ``parallel=True``) and its hybrid (the first half of the
+merges classical), against classical BPE on every language's lines joined, on the 33 parallel
+texts of the Language tax (bpe_lab.who_pays.parity's split: two thirds train, one third is
+measured): the Gini coefficient of the languages' held-out token counts and all their tokens.
+
+Every training runs in a fresh interpreter, one after the other: its wall time (training only)
+and its peak RSS (the whole process, the text included) are its own. The load average is printed
+beside the table: on a shared machine the times move with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+HELD_OUT = 0.1
+
+
+# -- the texts ------------------------------------------------------------------------------------
+
+
+def english_texts() -> tuple[str, str]:
+    from pydoc_data.topics import topics
+
+    docs = [v for _, v in sorted(topics.items())]
+    cut = int(len(docs) * (1 - HELD_OUT))
+    return "\n\n".join(docs[:cut]), "\n\n".join(docs[cut:])
+
+
+def tiny_texts(megabytes: int, data: Path) -> tuple[str, str]:
+    from corpus import EOT, make_corpus
+
+    docs = [d for d in make_corpus("tiny", megabytes, data).read_text("utf-8").split(EOT) if d]
+    cut = int(len(docs) * (1 - HELD_OUT))
+    return "\n\n".join(docs[:cut]), "\n\n".join(docs[cut:])
+
+
+def texts_of(corpus: str, tiny_mb: int, data: Path) -> tuple[str, str]:
+    return english_texts() if corpus == "english" else tiny_texts(tiny_mb, data)
+
+
+# -- one training, in a child process ---------------------------------------------------------
+
+
+def child(job: dict) -> dict:
+    """Train what ``job`` says; the time is training's alone, the peak the whole process's."""
+    from bpe_core import RegexTokenizer
+    from bpe_core.superbpe import is_superword, train_superbpe
+
+    if job["part"] == "superbpe":
+        train, held = texts_of(job["corpus"], job["tiny_mb"], Path(job["data"]))
+        vocab, merges = job["vocab"], job["vocab"] - 256
+        t0 = time.perf_counter()
+        if job["variant"] == "classical":
+            tok = RegexTokenizer()
+            tok.train(train, vocab)
+        else:
+            tok = train_superbpe(train, vocab, round(merges * job["share"]))
+        seconds = time.perf_counter() - t0
+        ids = tok.encode_ordinary(held)
+        result = {"tokens": len(ids), "bytes": len(held.encode("utf-8")),
+                  "merges": tok.num_merges, "train_bytes": len(train.encode("utf-8")),
+                  "superwords": sum(is_superword(tok.vocab[i]) for i in tok.merges.values()),
+                  "transition": getattr(tok, "transition", None)}
+    else:
+        from bpe_core.parity import train_parity
+        from bpe_lab.who_pays.costs import measure_text
+        from bpe_lab.who_pays.languages import load_parallel
+        from bpe_lab.who_pays.parity import split_lines
+
+        languages = load_parallel()
+        n_train, n = split_lines(languages)
+        texts = {lang.code: "\n".join(lang.lines[:n_train]) for lang in languages}
+        vocab = job["vocab"]
+        t0 = time.perf_counter()
+        if job["variant"] == "classical":
+            tok = RegexTokenizer()
+            tok.train("\n".join(texts.values()), vocab)
+        else:
+            hybrid = (vocab - 256) // 2 if job["variant"] == "hybrid" else 0
+            tok = train_parity(texts, vocab, parallel=True, global_merges=hybrid)
+        seconds = time.perf_counter() - t0
+        result = {"per_language": {lang.code: measure_text(tok, "\n".join(lang.lines[n_train:n])).tokens
+                                   for lang in languages}, "merges": tok.num_merges}
+    result["seconds"] = seconds
+    result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return result
+
+
+def measure(job: dict) -> dict:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(job)],
+                              stdout=out, stderr=err, text=True)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            return {"error": (err.read().strip().splitlines() or ["?"])[-1]}
+        return json.loads(out.read().strip().splitlines()[-1])
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+# -- the tables ---------------------------------------------------------------------------------
+
+
+def superbpe_part(args) -> None:
+    print("\nSuperBPE against classical BPE (GPT-4 split), tokens per byte on held-out text")
+    print(f"{'corpus':<8} {'vocab':>6} {'variant':<10} {'merges':>6} {'superw':>6} {'train s':>8}"
+          f" {'peak MB':>8} {'tok/byte':>9} {'gain':>7}  load")
+    for corpus in args.corpora:
+        for vocab in args.vocab:
+            base = None
+            for variant in ("classical", "superbpe"):
+                job = {"part": "superbpe", "corpus": corpus, "vocab": vocab, "variant": variant,
+                       "share": args.share, "tiny_mb": args.tiny_mb, "data": str(args.data)}
+                r = measure(job)
+                if "error" in r:
+                    print(f"{corpus:<8} {vocab:>6} {variant:<10} error: {r['error']}")
+                    continue
+                tpb = r["tokens"] / r["bytes"]
+                gain = "" if base is None else f"{1 - r['tokens'] / base:>7.1%}"
+                if variant == "classical":
+                    base = r["tokens"]
+                print(f"{corpus:<8} {vocab:>6} {variant:<10} {r['merges']:>6} {r['superwords']:>6}"
+                      f" {r['seconds']:>8.1f} {r['rss_mb']:>8.0f} {tpb:>9.4f} {gain:>7}"
+                      f"  {load_average()}", flush=True)
+
+
+def parity_part(args) -> None:
+    from bpe_lab.who_pays.parity import gini
+
+    print("\nParity-aware BPE against classical BPE on the 33 parallel texts (held-out lines)")
+    print(f"{'vocab':>6} {'variant':<10} {'merges':>6} {'train s':>8} {'peak MB':>8} {'Gini':>7}"
+          f" {'tokens':>7} {'vs classical':>12}  load")
+    for vocab in args.parity_vocab:
+        base = None
+        for variant in ("classical", "parity", "hybrid"):
+            r = measure({"part": "parity", "vocab": vocab, "variant": variant})
+            if "error" in r:
+                print(f"{vocab:>6} {variant:<10} error: {r['error']}")
+                continue
+            counts = list(r["per_language"].values())
+            total = sum(counts)
+            change = "" if base is None else f"{total / base - 1:>+12.1%}"
+            if variant == "classical":
+                base = total
+            print(f"{vocab:>6} {variant:<10} {r['merges']:>6} {r['seconds']:>8.2f} {r['rss_mb']:>8.0f}"
+                  f" {gini(counts):>7.4f} {total:>7} {change:>12}  {load_average()}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--part", choices=("superbpe", "parity", "both"), default="both")
+    parser.add_argument("--corpora", nargs="+", choices=("english", "tiny"),
+                        default=["english", "tiny"])
+    parser.add_argument("--vocab", type=int, nargs="+", default=[2048, 8192, 32768])
+    parser.add_argument("--parity-vocab", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192])
+    parser.add_argument("--share", type=float, default=0.9,
+                        help="SuperBPE's transition as a share of the merges (default 0.9)")
+    parser.add_argument("--tiny-mb", type=int, default=4)
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()))
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return
+    print(f"python {' '.join(sys.argv)}  (cores: {os.cpu_count()}, load at start: {load_average()})")
+    if args.part in ("superbpe", "both"):
+        superbpe_part(args)
+    if args.part in ("parity", "both"):
+        parity_part(args)
+
+
+if __name__ == "__main__":
+    main()

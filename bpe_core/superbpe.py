@@ -1,0 +1,260 @@
+"""SuperBPE (Liu et al., "SuperBPE: Space Travel for Language Models", 2025): tokens that span words.
+
+Training has two stages over the same text:
+
+1. **Stage one** is ordinary BPE with the split pattern (GPT-4's by default), so every token stays
+   inside a word piece, until ``transition`` merges have been made (the paper's transition point
+   t, counted here in merges, not in vocabulary size).
+2. **Stage two** goes on merging over a coarser pre-tokenization that no longer cuts at
+   whitespace, so tokens such as " of the" or "by the way" can form. It is the one the paper's
+   authors release for stage two (their ``extend_tokenizer.sh``): a Hugging Face ``Split`` with
+   ``behavior="isolated"`` on
+
+       \\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]{2,}[\\r\\n/]*| +(?!\\S)
+
+   that is, groups of one to three digits, runs of two or more punctuation marks (with an
+   optional space before them and line breaks or slashes after them), and runs of spaces that
+   end before a line break or the end, are pieces of their own; everything between them
+   (letters, the spaces between words, single punctuation marks, line breaks) is one piece.
+   So a superword may run over a space, a comma or a line break, but never over a number or a
+   run like "..." or "?!". ``STAGE_TWO_PATTERN`` spells the same cut as a pattern whose matches
+   cover the whole text (a last alternative takes the text between), so that every file format
+   that holds a split pattern (tiktoken's too, which keeps only what its pattern matches) cuts
+   text the same way.
+
+Stage two starts from each stage-two piece encoded with the stage-one merges, lowest rank first,
+exactly as encoding does, and counts pairs inside the stage-two pieces. So the trained tokenizer
+is an ordinary BPE tokenizer over ``STAGE_TWO_PATTERN`` with all merges in order: its
+tokenizer.json runs in Hugging Face ``tokenizers`` and gives the same ids.
+
+The tie rule is ``train_bpe``'s in both stages (default "seen": the pair whose first occurrence
+comes earliest in the text, in the stage's pieces), so the merges are the same from text in
+memory and from a corpus on disk read by any number of workers (each stage counts its pieces in
+first-seen order, corpus.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import regex
+
+from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces, drain
+from .merges import apply_merges
+from .patterns import GPT4_SPLIT_PATTERN
+from .regex_tokenizer import RegexTokenizer
+from .split import compile_pattern, split_by_pattern
+from .text import clean_text
+from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
+
+# The paper's released stage-two split (isolated matches; the text between them is a piece too).
+STAGE_TWO_ISOLATED = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+_STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2,}| +(?!\S)"  # where one of those matches can begin
+# The same cut as a pattern whose matches cover the text: a run of characters where none of the
+# isolated matches can begin is the piece between two of them.
+STAGE_TWO_PATTERN = STAGE_TWO_ISOLATED + r"|(?:(?!" + _STARTS + r")[\s\S])+"
+
+
+
+class SuperBPETokenizer(RegexTokenizer):
+    """A SuperBPE tokenizer: ``pattern`` is the stage-two split (what encoding uses),
+    ``stage_one_pattern`` the split of stage one, ``transition`` how many merges stage one made
+    (ids ``256 .. 255 + transition``); the later merges are stage two's.
+
+    >>> tok = train_superbpe("a b a b", 259, transition=1)
+    >>> [tok.vocab[i] for i in range(256, 259)], tok.encode("a b a b")
+    ([b' b', b'a b', b'a b '], [258, 257])
+    >>> tok.superword_ids(), tok.is_stage_two(256), tok.is_stage_two(257)
+    ([257, 258], False, True)
+    """
+
+    variant = "superbpe"
+
+    def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
+                 transition: int = 0, **data) -> None:
+        super().__init__(STAGE_TWO_PATTERN if pattern is None else pattern, **data)
+        self.stage_one_pattern = stage_one_pattern
+        self.transition = transition
+
+    def copy(self) -> SuperBPETokenizer:
+        other = super().copy()
+        other.stage_one_pattern = self.stage_one_pattern
+        other.transition = self.transition
+        return other
+
+    def is_stage_two(self, idx: int) -> bool:
+        """Whether token ``idx`` was made in stage two."""
+        return idx >= 256 + self.transition and idx in self.parents
+
+    def superword_ids(self) -> list[int]:
+        """The ids of the tokens that bridge a word boundary (see ``is_superword``)."""
+        return [i for i in self.merges.values() if is_superword(self.vocab[i])]
+
+
+_SUPERWORD = regex.compile(r"[\p{L}\p{N}\p{M}]\s|\S\s+\S")
+
+
+def is_superword(token: bytes) -> bool:
+    r"""Whether a token spans a word boundary: whitespace after a letter, digit or mark, or
+    between two characters that are not whitespace (" the" is a word with its space; " of the",
+    "the\n" and "x, y" are superwords; ".\n", which GPT-4's split pattern makes too, is not).
+
+    >>> [is_superword(t) for t in (b" the", b" of the", b"the\n", b"x, y", b".\n", b"\n\n")]
+    [False, True, True, True, False, False]
+    """
+    return _SUPERWORD.search(token.decode("utf-8", "replace")) is not None
+
+
+def check_transition(transition: object, num_merges: int) -> int:
+    if isinstance(transition, bool) or not isinstance(transition, int) or transition < 0:
+        raise ValueError(f"transition must be a whole number of merges, 0 or more, not {transition!r}")
+    if transition > num_merges:
+        raise ValueError(
+            f"transition {transition} is more merges than the vocabulary has room for"
+            f" ({num_merges}); give a transition of at most {num_merges} (the vocabulary size"
+            " minus 256)"
+        )
+    return transition
+
+
+def stage_two_chunks(
+    pieces: Iterable[tuple[bytes, int]], merges: dict[tuple[int, int], int]
+) -> Iterable[tuple[list[int], int]]:
+    """Each stage-two piece as stage one's merges encode it, with its count, in the same order."""
+    for piece, n in pieces:
+        yield apply_merges(list(piece), merges), n
+
+
+def _two_stages(
+    stage_one: Iterable[tuple[bytes, int]],
+    stage_two: callable,
+    num_merges: int,
+    transition: int,
+    progress: ProgressCallback | None,
+    options: dict,
+) -> tuple[TrainResult, int]:
+    """Train stage one on ``stage_one``'s pieces, then stage two on ``stage_two()``'s pieces
+    (called after stage one, so a corpus is read a second time only then)."""
+    stopped = False
+
+    def first_progress(done: int, total: int, record: MergeRecord) -> bool | None:
+        nonlocal stopped
+        if progress is not None and progress(done, num_merges, record) is False:
+            stopped = True
+            return False
+        return None
+
+    one = train_bpe(stage_one, transition, first_progress, **options)
+    made = len(one.merges)
+    if stopped or made == num_merges:
+        return one, made
+
+    def second_progress(done: int, total: int, record: MergeRecord) -> bool | None:
+        if progress is not None:
+            return progress(made + done, num_merges, record)
+        return None
+
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), idx in one.merges.items():
+        vocab[idx] = vocab[a] + vocab[b]
+    two = train_bpe(stage_two_chunks(stage_two(), one.merges), num_merges - made,
+                    second_progress, base_vocab=vocab, **options)
+    merges = {**one.merges, **two.merges}
+    reason = two.stop_reason and f"stage two (after {made} merges of stage one): {two.stop_reason}"
+    return TrainResult(merges, one.history + two.history, reason), made
+
+
+def _options(tie_rule: str, min_frequency: int, max_token_bytes: int | None,
+             candidates: int) -> dict:
+    check_train_options(tie_rule, min_frequency, max_token_bytes)
+    return {"tie_rule": tie_rule, "min_frequency": min_frequency,
+            "max_token_bytes": max_token_bytes, "candidates": candidates}
+
+
+def _superbpe_tokenizer(result: TrainResult, made: int, pattern: str, stage_two_pattern: str,
+               ) -> SuperBPETokenizer:
+    tok = SuperBPETokenizer(stage_two_pattern, stage_one_pattern=pattern, transition=made,
+                            merges=result.merges)
+    tok.history = result.history
+    tok.stop_reason = result.stop_reason
+    return tok
+
+
+def _counted(text: str, pattern: str) -> Iterable[tuple[bytes, int]]:
+    compiled = compile_pattern(pattern)
+    pieces = Counter(split_by_pattern(compiled, text)) if compiled else Counter([text])
+    return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
+
+
+def train_superbpe(
+    text: str,
+    vocab_size: int,
+    transition: int,
+    *,
+    pattern: str = GPT4_SPLIT_PATTERN,
+    stage_two_pattern: str = STAGE_TWO_PATTERN,
+    progress: ProgressCallback | None = None,
+    tie_rule: str = "seen",
+    min_frequency: int = 0,
+    max_token_bytes: int | None = None,
+    candidates: int = 0,
+) -> SuperBPETokenizer:
+    """Train SuperBPE on ``text``: ``transition`` merges of stage one (inside ``pattern``'s
+    pieces), then stage two (inside ``stage_two_pattern``'s) up to ``vocab_size``.
+    ``progress(done, total, record)`` counts the merges of both stages; False stops training.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
+    num_merges = vocab_size - 256
+    check_transition(transition, num_merges)
+    options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
+    text = clean_text(text)
+    result, made = _two_stages(_counted(text, pattern), lambda: _counted(text, stage_two_pattern),
+                               num_merges, transition, progress, options)
+    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern)
+
+
+def train_superbpe_corpus(
+    sources: CorpusSources,
+    vocab_size: int,
+    transition: int,
+    *,
+    pattern: str = GPT4_SPLIT_PATTERN,
+    stage_two_pattern: str = STAGE_TWO_PATTERN,
+    workers: int | None = None,
+    errors: str = "strict",
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+    on_bytes: BytesCallback | None = None,
+    progress: ProgressCallback | None = None,
+    tie_rule: str = "seen",
+    min_frequency: int = 0,
+    max_token_bytes: int | None = None,
+) -> SuperBPETokenizer:
+    """``train_superbpe`` on a corpus read from disk (files, a path or a list of paths; an
+    iterator of str is read once and kept, since stage two reads the text again). Each stage
+    counts its pieces with ``count_pieces`` in ``workers`` processes; the merges are exactly
+    ``train_superbpe``'s on the joined text. Stage two's pieces run over line breaks, so the
+    corpus can be cut into blocks only where its split agrees (beside numbers or runs of
+    punctuation): a corpus without such places is counted in one block.
+    """
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
+    num_merges = vocab_size - 256
+    check_transition(transition, num_merges)
+    options = _options(tie_rule, min_frequency, max_token_bytes, 0)
+    texts = None
+    if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
+        texts = list(sources)  # an iterator of str: stage two reads the text again
+
+    def counted(split: str) -> Iterable[tuple[bytes, int]]:
+        source = iter(texts) if texts is not None else sources
+        return drain(count_pieces(source, pattern=split, workers=workers, errors=errors,
+                                  block_bytes=block_bytes, on_bytes=on_bytes).counts)
+
+    result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
+                               transition, progress, options)
+    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern)
+

@@ -1,0 +1,149 @@
+"""``bpe-lab train --variant superbpe|parity``: the trainers of bpe_core/superbpe.py and
+bpe_core/parity.py from the command line, with the same reading, progress and saving as the
+classical trainer (commands.train).
+
+- ``--variant superbpe --transition T``: T merges of stage one inside the split pattern's
+  pieces, then stage two over the paper's stage-two split up to ``--vocab-size``.
+- ``--variant parity``: each CORPUS file is one language, named by its file name without the
+  extension (``de.txt`` is "de"); each merge serves the language that costs most tokens per
+  byte (``--parallel``: the most tokens, for files that say the same thing).
+
+Neither variant takes special tokens, --history or --dask (each says so and how to do without).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from bpe_core.parity import train_parity_corpus
+from bpe_core.superbpe import train_superbpe_corpus
+
+from . import inputs, outputs
+from .commands import training_interrupted
+from .inputs import UsageError
+from .progress import Bars, Clock, megabytes, memory_words
+
+VARIANTS = ("classic", "superbpe", "parity")
+
+
+def check_variant_options(args: argparse.Namespace) -> None:
+    """UsageError for an option the chosen variant does not take, or one it needs."""
+    variant = args.variant
+    if variant == "classic":
+        for option, value in (("--transition", args.transition),
+                              ("--global-merges", args.global_merges)):
+            if value is not None:
+                raise UsageError(f"{option} belongs to a variant: add --variant"
+                                 f" {'superbpe' if option == '--transition' else 'parity'}")
+        if args.parallel:
+            raise UsageError("--parallel belongs to --variant parity")
+        return
+    for option, given in (("--special-token", args.special_token), ("--history", args.history),
+                          ("--dask", args.dask)):
+        if given:
+            raise UsageError(f"--variant {variant} does not take {option}; train without it"
+                             " (or with --variant classic)")
+    if variant == "superbpe":
+        if args.transition is None:
+            raise UsageError("--variant superbpe needs --transition T: how many merges stage one"
+                             " makes inside words before stage two merges across them (e.g. 80%"
+                             " of --vocab-size minus 256)")
+        if not 0 <= args.transition <= args.vocab_size - 256:
+            raise UsageError(f"--transition {args.transition} must be from 0 to"
+                             f" {args.vocab_size - 256} (--vocab-size minus 256)")
+        if args.global_merges is not None or args.parallel:
+            raise UsageError("--global-merges and --parallel belong to --variant parity")
+    else:
+        if args.transition is not None:
+            raise UsageError("--transition belongs to --variant superbpe")
+        if args.global_merges is not None and args.global_merges < 0:
+            raise UsageError(f"--global-merges {args.global_merges} must be 0 or more")
+
+
+def language_files(paths: list[str]) -> dict[str, str]:
+    """{language name: file} for --variant parity: each file's name without its extension."""
+    out: dict[str, str] = {}
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name in out:
+            raise UsageError(f"{out[name]} and {path} both name the language {name!r}: with"
+                             " --variant parity each file is one language, named by its file"
+                             " name; rename one")
+        out[name] = path
+    return out
+
+
+def train(args: argparse.Namespace) -> int:
+    """Train ``args.variant`` on the corpus files and save it (the classical trainer's checks,
+    progress bars and messages)."""
+    clock = Clock()
+    inputs.check_vocab_size(args.vocab_size, [])
+    check_variant_options(args)
+    pattern = inputs.pattern_from(args.pattern)
+    workers, warning = inputs.workers_from(args.workers)
+    inputs.check_block_bytes(args.block_bytes)
+    if args.min_frequency is not None and args.min_frequency < 0:
+        raise UsageError(f"--min-frequency {args.min_frequency} must be 0 or more")
+    if args.max_token_bytes is not None and args.max_token_bytes < 2:
+        raise UsageError(f"--max-token-bytes {args.max_token_bytes} must be 2 or more")
+    outputs.check_out(args.format, args.out)
+    total = inputs.check_corpus(args.corpus)
+    inputs.check_pattern_speed(pattern, args.corpus)
+    languages = language_files(args.corpus) if args.variant == "parity" else None
+    if warning:
+        print(f"bpe-lab: warning: {warning}", flush=True)
+    bars = Bars()
+    num_merges = args.vocab_size - 256
+    # Parity reads one file per language (each read counts from 0 again); SuperBPE reads the
+    # corpus a second time for stage two, after merging began (that read has no bar).
+    read_so_far = [0, 0]  # bytes of the reads finished, of the current one
+
+    def on_bytes(done: int, total_bytes: int | None = None) -> None:
+        if bars.steps_done:
+            return
+        if done < read_so_far[1]:  # a new read began
+            read_so_far[0] += read_so_far[1]
+        read_so_far[1] = done
+        bars.set_bytes(read_so_far[0] + done, total)
+
+    def progress(done: int, total_merges: int, record) -> bool:
+        if bars.steps_done == 0 and done:
+            bars.start_steps(total_merges)
+        bars.set_steps(done)
+        return True
+
+    options = dict(pattern=pattern, workers=workers, errors=args.errors,
+                   block_bytes=args.block_bytes, on_bytes=on_bytes, progress=progress,
+                   tie_rule=args.tie_rule, min_frequency=args.min_frequency or 0,
+                   max_token_bytes=args.max_token_bytes)
+    bars.start_bytes(total, "reading")
+    try:
+        if args.variant == "superbpe":
+            tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition, **options)
+        else:
+            tok = train_parity_corpus(languages, args.vocab_size, parallel=args.parallel,
+                                      global_merges=args.global_merges or 0, **options)
+        bars.close()
+        tok.history = []  # the counts stay out of the files (no --history for variants)
+        written = outputs.save(tok, args.format, args.out)
+    except KeyboardInterrupt:
+        bars.close()
+        raise training_interrupted(bars, clock, num_merges, total, args.out) from None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        bars.close()
+    stop = f"; {tok.stop_reason}" if tok.stop_reason else ""
+    if args.variant == "superbpe":
+        what = (f"SuperBPE: {tok.transition:,} merges in stage one, "
+                f"{tok.num_merges - tok.transition:,} in stage two,"
+                f" {len(tok.superword_ids()):,} superword tokens")
+    else:
+        served = {name: tok.served.count(name) for name in tok.languages}
+        what = "parity-aware BPE: merges served " + ", ".join(
+            f"{name} {n:,}" for name, n in served.items())
+    print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
+          f" {megabytes(total)} in {clock.words()}, {memory_words()}; {what}; wrote {written}",
+          flush=True)
+    return 0

@@ -1,0 +1,88 @@
+"""``bpe-lab train --variant superbpe|parity``: the saved tokenizer is the library's, in every
+format; what a variant does not take is refused by name, with exit code 2 and nothing written."""
+
+from __future__ import annotations
+
+from pydoc_data.topics import topics
+
+import pytest
+import tokenizers
+from cli_support import run_cli
+
+import bpe_core
+from bpe_core.parity import train_parity
+from bpe_core.superbpe import STAGE_TWO_PATTERN, train_superbpe
+
+# English prose that ships with Python (pydoc's help topics): enough for 74 merges in words
+EN = "\n\n".join(v for _, v in sorted(topics.items()))[:6000]
+EL = "Η γάτα κάθισε στο χαλί. Ο σκύλος κάθισε στο κούτσουρο.\n" * 8
+HI = "बिल्ली चटाई पर बैठी। कुत्ता लकड़ी पर बैठा।\n" * 8
+
+OUT = {"minbpe": "tok.model", "hf": "tok.json", "tiktoken": "tok.tiktoken", "gpt2": "gpt2",
+       "cs336": "cs336"}
+
+
+def write(folder, name, text):
+    (folder / name).write_bytes(text.encode("utf-8"))
+    return name
+
+
+@pytest.mark.parametrize("fmt", list(OUT))
+def test_superbpe_saves_in_every_format_with_the_librarys_ids(tmp_path, fmt):
+    corpus = write(tmp_path, "en.txt", EN)
+    done = run_cli("train", corpus, "--vocab-size", 330, "--variant", "superbpe",
+                   "--transition", 40, "--format", fmt, "--out", OUT[fmt], "--workers", 2,
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "40 merges in stage one" in done.stdout and "superword tokens" in done.stdout
+    expected = train_superbpe(EN, 330, 40)
+    path = tmp_path / OUT[fmt]
+    loaded = bpe_core.load(str(path / "vocab.json" if path.is_dir() else path))
+    if fmt != "hf":  # a tokenizer.json's regex is read as Oniguruma reads it (other spelling)
+        assert loaded.pattern == STAGE_TWO_PATTERN
+    assert list(loaded.merges.items()) == list(expected.merges.items())
+    assert loaded.encode(EN) == expected.encode(EN)
+    if fmt == "hf":
+        hf = tokenizers.Tokenizer.from_file(str(tmp_path / OUT[fmt]))
+        assert hf.encode(EN[:300]).ids == expected.encode(EN[:300])
+
+
+def test_parity_takes_one_language_a_file_named_by_the_file(tmp_path):
+    files = [write(tmp_path, f"{name}.txt", text) for name, text in
+             (("en", EN), ("el", EL), ("hi", HI))]
+    done = run_cli("train", *files, "--vocab-size", 400, "--variant", "parity",
+                   "--out", "p.model", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = train_parity({"en": EN, "el": EL, "hi": HI}, 400, parallel=False)
+    served = ", ".join(f"{n} {expected.served.count(n)}" for n in ("en", "el", "hi"))
+    assert f"merges served {served}" in done.stdout
+    loaded = bpe_core.load(str(tmp_path / "p.model"))
+    assert list(loaded.merges.items()) == list(expected.merges.items())
+    parallel = run_cli("train", *files, "--vocab-size", 400, "--variant", "parity", "--parallel",
+                       "--global-merges", 10, "--out", "q.model", cwd=tmp_path)
+    assert parallel.returncode == 0, parallel.stderr
+    expected = train_parity({"en": EN, "el": EL, "hi": HI}, 400, global_merges=10)
+    assert list(bpe_core.load(str(tmp_path / "q.model")).merges.items()) == list(
+        expected.merges.items())
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--variant", "superbpe"], "needs --transition"),
+    (["--variant", "superbpe", "--transition", 500], "--transition 500 must be from 0 to 144"),
+    (["--transition", 5], "add --variant superbpe"),
+    (["--parallel"], "--parallel belongs to --variant parity"),
+    (["--variant", "parity", "--transition", 5], "--transition belongs to --variant superbpe"),
+    (["--variant", "parity", "--special-token", "<|x|>"], "does not take --special-token"),
+    (["--variant", "superbpe", "--transition", 5, "--history"], "does not take --history"),
+    (["sub/en.txt", "--variant", "parity"], "both name the language 'en'"),
+])
+def test_what_a_variant_does_not_take_is_refused_by_name(tmp_path, args, words):
+    write(tmp_path, "en.txt", EN)
+    (tmp_path / "sub").mkdir()
+    write(tmp_path, "sub/en.txt", EL)
+    done = run_cli("train", "en.txt", *args, "--vocab-size", 400, "--out", "t.model",
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    assert words in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "t.model").exists()

@@ -1,0 +1,162 @@
+"""Parity-aware BPE (bpe_core/parity.py) against its definition: known answers worked by hand, a
+plain reference written here on random texts, and the corpus trainer with 1 and 2 workers.
+
+The plain reference keeps every language's text as token lists and, before each merge,
+measures each language's cost (its tokens, or tokens per byte when the texts are not parallel),
+takes the worst (the first given among equals) that still has a pair, counts that language's
+pairs the seeds' way and merges the most frequent (the first to occur among equals) in every
+language. The first ``global_merges`` merges count the texts joined in order instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive import best_pair, chunks_of, get_stats, merge
+
+from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
+from bpe_core.parity import train_parity, train_parity_corpus
+
+
+def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN,
+                 parallel: bool = True, global_merges: int = 0, tie_rule: str = "seen"):
+    """(merges {pair: id} in order, the language each merge served: a name or None)."""
+    streams = [[list(c.encode("utf-8")) for c in chunks_of(t, pattern)] for t in texts.values()]
+    names = list(texts)
+    sizes = [sum(map(len, s)) for s in streams]
+
+    def cost(lang: int):
+        n = sum(map(len, streams[lang]))
+        return n if parallel else (n / sizes[lang] if sizes[lang] else 0.0)
+
+    merges, served = {}, []
+    vocab = {i: bytes([i]) for i in range(256)}
+    for idx in range(256, vocab_size):
+        if idx - 256 < global_merges:
+            order = [None]
+        else:
+            order = sorted(range(len(streams)), key=lambda m: (-cost(m), m))
+        pair = None
+        for lang in order:
+            stats: dict = {}
+            for chunk in (streams[lang] if lang is not None else [c for s in streams for c in s]):
+                get_stats(chunk, stats)
+            if stats:
+                pair = best_pair(stats, vocab, tie_rule)
+                break
+        if pair is None:
+            break
+        streams = [[merge(c, pair, idx) for c in s] for s in streams]
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        served.append(None if lang is None else names[lang])
+    return merges, served
+
+
+def tokens_of(tok):
+    return [tok.vocab[i] for i in tok.merges.values()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Known answers worked by hand
+
+
+def test_each_merge_serves_the_language_with_the_most_tokens():
+    # en "aaaa bb" is 7 tokens, xx "cbcbcb" 6: en is worst, its best pair (a,a) occurs 3 times.
+    # Then en has 5 tokens ("aa aa" + " bb"), xx 6: xx is worst, (c,b) occurs 3 times.
+    tok = train_parity({"en": "aaaa bb", "xx": "cbcbcb"}, 258)
+    assert tokens_of(tok) == [b"aa", b"cb"]
+    assert tok.served == ["en", "xx"]
+    # Classical BPE on both texts (one per line) merges (a,a) and then (c,b) too, but the third
+    # merge differs: classical takes the most frequent pair, (cb,cb) twice in "cb cb cb"; parity
+    # asks which language is worst (en 5 tokens, xx 3) and takes en's (aa,aa), once.
+    tok = train_parity({"en": "aaaa bb", "xx": "cbcbcb"}, 259)
+    assert tokens_of(tok)[2] == b"aaaa" and tok.served[2] == "en"
+    classical = RegexTokenizer()
+    classical.train("aaaa bb\ncbcbcb", 259)
+    assert tokens_of(classical)[2] == b"cbcb"
+
+
+def test_equal_costs_go_to_the_language_given_first():
+    # Both 4 tokens: "a" first -> xy; then a 2, b 4 -> zw; then 2 and 2 -> "a" again: xyxy.
+    tok = train_parity({"a": "xyxy", "b": "zwzw"}, 259)
+    assert tokens_of(tok) == [b"xy", b"zw", b"xyxy"]
+    assert tok.served == ["a", "b", "a"]
+    tok = train_parity({"b": "zwzw", "a": "xyxy"}, 259)
+    assert tokens_of(tok) == [b"zw", b"xy", b"zwzw"]
+
+
+def test_texts_that_are_not_parallel_compare_tokens_per_byte():
+    texts = {"a": "xyxyxyxy", "b": "zw"}
+    # Parallel: a has 8 tokens against b's 2, then 4 against 2, then 2 against 2 (a first).
+    assert tokens_of(train_parity(texts, 259)) == [b"xy", b"xyxy", b"xyxyxyxy"]
+    # Not parallel: 1 token per byte each (a first: xy); then a 4/8 = 0.5 and b 2/2 = 1: zw.
+    tok = train_parity(texts, 258, parallel=False)
+    assert tokens_of(tok) == [b"xy", b"zw"] and tok.served == ["a", "b"]
+
+
+def test_a_language_with_nothing_left_to_merge_is_passed_over():
+    # "q" is one token and stays the worst of nothing: "a" gets every merge.
+    tok = train_parity({"a": "xyxy", "q": "q"}, 259, parallel=False)
+    assert tokens_of(tok) == [b"xy", b"xyxy"]
+    assert tok.stop_reason and "2 merges" in tok.stop_reason
+
+
+def test_global_merges_are_classical_first():
+    tok = train_parity({"en": "aaaa bb", "xx": "cbcbcb"}, 259, global_merges=3)
+    classical = RegexTokenizer()
+    classical.train("aaaa bb\ncbcbcb", 259)
+    assert list(tok.merges.items()) == list(classical.merges.items())
+    assert tok.served == [None, None, None]
+
+
+def test_bad_languages_are_refused_by_name():
+    with pytest.raises(ValueError, match="at least one language"):
+        train_parity({}, 300)
+    with pytest.raises(TypeError, match="dict of language name"):
+        train_parity(["a b"], 300)
+
+
+# ---------------------------------------------------------------------------------------------
+# The plain reference on random texts
+
+WORDS = st.sampled_from(["the", "of", "la", "de", "é", "😄", "12", "ab", " ", "\n", "ναι", "的"])
+TEXT = st.lists(WORDS, max_size=25).map("".join) | st.text(max_size=40)
+TEXTS = st.dictionaries(st.sampled_from(["en", "fr", "el", "zh", "xx"]), TEXT, min_size=1,
+                        max_size=4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=TEXTS, merges=st.integers(0, 60), parallel=st.booleans(),
+       global_merges=st.integers(0, 5), tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
+def test_matches_the_plain_reference(texts, merges, parallel, global_merges, tie_rule):
+    tok = train_parity(texts, 256 + merges, parallel=parallel, global_merges=global_merges,
+                       tie_rule=tie_rule)
+    expected, served = naive_parity(texts, 256 + merges, parallel=parallel,
+                                    global_merges=global_merges, tie_rule=tie_rule)
+    assert list(tok.merges.items()) == list(expected.items())
+    assert tok.served == served
+
+
+# ---------------------------------------------------------------------------------------------
+# From files on disk: the same merges with 1 and 2 workers
+
+DOCS = {
+    "en": "The cat sat on the mat.\nThe dog sat on the log.\n" * 20,
+    "el": "Η γάτα κάθισε στο χαλί.\nΟ σκύλος κάθισε στο κούτσουρο.\n" * 20,
+    "hi": "बिल्ली चटाई पर बैठी।\nकुत्ता लकड़ी पर बैठा।\n" * 20,
+}
+
+
+def test_corpus_gives_the_merges_of_the_texts_with_one_and_two_workers(tmp_path):
+    paths = {}
+    for name, text in DOCS.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_bytes(text.encode("utf-8"))
+        paths[name] = str(path)
+    expected = train_parity(DOCS, 400, parallel=False)
+    for workers in (1, 2):
+        tok = train_parity_corpus(paths, 400, workers=workers, block_bytes=120)
+        assert list(tok.merges.items()) == list(expected.merges.items())
+        assert tok.served == expected.served and tok.languages == ["en", "el", "hi"]

@@ -1,0 +1,247 @@
+"""SuperBPE (bpe_core/superbpe.py) against its definition: known answers worked by hand, a plain
+reference written here (the seeds' loop in two stages) on random texts, Hugging Face
+``tokenizers`` reading its tokenizer.json, and the corpus trainer with 1 and 2 workers.
+
+The plain reference: stage one is the seeds' naive loop on the split pattern's pieces for
+``transition`` merges; stage two cuts the text with the paper's stage-two split, encodes each
+piece with stage one's merges in merge order, and goes on with the same naive loop.
+"""
+
+from __future__ import annotations
+
+import pytest
+import regex
+import tokenizers
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from naive import best_pair, chunks_of, get_stats, merge
+
+from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from bpe_core.formats import to_hf_json
+from bpe_core.superbpe import (
+    STAGE_TWO_ISOLATED,
+    STAGE_TWO_PATTERN,
+    is_superword,
+    train_superbpe,
+    train_superbpe_corpus,
+)
+
+
+def isolated_pieces(text: str) -> list[str]:
+    """The paper's stage-two split, written plainly: matches of the isolated pattern, and the
+    text between them, each a piece."""
+    out, end = [], 0
+    for m in regex.finditer(STAGE_TWO_ISOLATED, text):
+        if m.start() > end:
+            out.append(text[end:m.start()])
+        out.append(m.group())
+        end = m.end()
+    if end < len(text):
+        out.append(text[end:])
+    return out
+
+
+def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_rule: str):
+    """The seeds' loop on ``ids`` (one list per piece) until ``until`` ids exist: new merges
+    are added to ``merges`` and ``vocab``; returns the pieces' ids."""
+    for idx in range(256 + len(merges), until):
+        stats: dict = {}
+        for chunk in ids:
+            get_stats(chunk, stats)
+        if not stats:
+            break
+        pair = best_pair(stats, vocab, tie_rule)
+        ids = [merge(chunk, pair, idx) for chunk in ids]
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    return ids
+
+
+def naive_superbpe(text: str, vocab_size: int, transition: int, pattern: str = GPT4_SPLIT_PATTERN,
+                   tie_rule: str = "seen"):
+    """Merges of the plain two-stage loop, in order: {pair: id}."""
+    merges: dict = {}
+    vocab = {i: bytes([i]) for i in range(256)}
+    naive_loop([list(p.encode("utf-8")) for p in chunks_of(text, pattern)], merges, vocab,
+               256 + transition, tie_rule)
+    ids = [list(piece.encode("utf-8")) for piece in isolated_pieces(text)]
+    for pair, idx in merges.items():  # stage one's merges, in order, on stage two's pieces
+        ids = [merge(chunk, pair, idx) for chunk in ids]
+    naive_loop(ids, merges, vocab, vocab_size, tie_rule)
+    return merges
+
+
+# ---------------------------------------------------------------------------------------------
+# Known answers worked by hand
+
+
+def test_two_merges_worked_by_hand_across_a_space():
+    # "a b a b", GPT-4 split: "a", " b", " a", " b". Stage one (1 merge): (" ", "b") occurs
+    # twice -> 256 " b". Stage two: one piece "a b a b" = a, " b", " ", a, " b".
+    # (a, " b") occurs twice -> 257 "a b"; then 257, " ", 257: (257, " ") and (" ", 257) once
+    # each, the first to occur wins -> 258 "a b ".
+    tok = train_superbpe("a b a b", 259, transition=1)
+    assert [tok.vocab[i] for i in range(256, 259)] == [b" b", b"a b", b"a b "]
+    assert tok.transition == 1
+    assert tok.encode("a b a b") == [258, 257]
+    assert tok.superword_ids() == [257, 258]
+
+
+def test_stage_two_stops_at_runs_of_punctuation_and_at_numbers():
+    # Stage two's pieces: "x, y" | "!!" | " x, y" — the comma and space join, "!!" stays apart.
+    assert isolated_pieces("x, y!! x, y") == ["x, y", "!!", " x, y"]
+    tok = train_superbpe("x, y!! x, y", 300, transition=0)
+    tokens = {tok.vocab[i] for i in tok.merges.values()}
+    assert b"x, y" in tokens and not any(b"!" in t and len(t.strip(b"!")) for t in tokens)
+    assert not any(t.isdigit() and len(t) > 3 for t in {tok.vocab[i] for i in tok.merges.values()})
+
+
+def test_stage_one_is_ordinary_bpe_and_stage_two_goes_on_when_it_runs_out():
+    text = "the cat sat on the mat, the cat ate the rat"
+    from bpe_core import RegexTokenizer
+
+    plain = RegexTokenizer()
+    plain.train(text, 270)
+    tok = train_superbpe(text, 270, transition=14)
+    assert list(tok.merges.items()) == list(plain.merges.items())
+    assert tok.superword_ids() == []
+    # Inside words this text has 16 merges; asked for 24 in stage one, stage two makes the rest.
+    plain.train(text, 300)
+    assert len(plain.merges) == 16
+    tok = train_superbpe(text, 300, transition=24)
+    assert tok.transition == 16 and len(tok.merges) > 16
+    assert list(tok.merges.items())[:16] == list(plain.merges.items())
+    assert tok.superword_ids()
+
+
+def test_superword_marks_tokens_that_bridge_whitespace():
+    assert [is_superword(t) for t in (b" the", b" of the", b"the\n", b"\n\n", b"  ", b".\n",
+                                      "é à".encode(), b"x, y")] == [
+        False, True, True, False, False, False, True, True]
+
+
+def test_a_transition_past_the_vocabulary_is_refused_by_name():
+    with pytest.raises(ValueError, match="transition 100 .* at most 44"):
+        train_superbpe("abc", 300, transition=100)
+
+
+# ---------------------------------------------------------------------------------------------
+# The plain reference on random texts
+
+WORDS = st.sampled_from(["the", "of", "by", "way", "a", "é", "😄", "12", "345", ",", "!!", ".",
+                         " ", "  ", "\n", "\t"])
+TEXTS = st.lists(WORDS, max_size=40).map(lambda ws: " ".join(ws)) | st.text(max_size=80)
+# Hugging Face's regex engine has older Unicode tables: characters assigned lately (U+323B0) are
+# letters to Python's ``regex`` and not to it, whatever the pattern (GPT-4's too). Its texts
+# keep to long-assigned characters.
+OLD_CHARS = st.characters(max_codepoint=0x2FFF, exclude_categories=("Cs", "Cn", "Co"))
+HF_TEXTS = st.lists(WORDS, max_size=40).map(lambda ws: " ".join(ws)) | st.text(OLD_CHARS, max_size=80)
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=TEXTS, extra=st.integers(0, 60), transition=st.integers(0, 40),
+       tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
+def test_matches_the_plain_two_stage_loop(text, extra, transition, tie_rule):
+    vocab_size = 256 + transition + extra
+    tok = train_superbpe(text, vocab_size, transition, tie_rule=tie_rule)
+    expected = naive_superbpe(text, vocab_size, transition, tie_rule=tie_rule)
+    assert list(tok.merges.items()) == list(expected.items())
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=HF_TEXTS)
+def test_stage_two_pattern_cuts_as_the_papers_isolated_split(text):
+    assert regex.findall(STAGE_TWO_PATTERN, text) == isolated_pieces(text)
+    hf = tokenizers.pre_tokenizers.Split(tokenizers.Regex(STAGE_TWO_ISOLATED), "isolated")
+    assert [p for p, _ in hf.pre_tokenize_str(text)] == isolated_pieces(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hugging Face tokenizers reads it and gives the same ids
+
+PROSE = ("By the way, the cat sat on the mat. By the way, the dog sat on the log!\n"
+         "In 2024 the cat sat on the mat again... By the way, it was a good mat.\n") * 6
+
+
+@pytest.mark.parametrize("pattern", [GPT4_SPLIT_PATTERN, GPT2_SPLIT_PATTERN])
+def test_its_tokenizer_json_gives_the_same_ids_in_hf_tokenizers(tmp_path, pattern):
+    tok = train_superbpe(PROSE, 400, transition=60, pattern=pattern)
+    assert tok.superword_ids(), "the text should make superwords (' the cat', 'By the way')"
+    path = tmp_path / "tokenizer.json"
+    path.write_text(to_hf_json(tok), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    for text in [PROSE, "By the way, the mat sat on the cat.\n\n12345 !!? ok", "é😄 by the way"]:
+        ids = tok.encode(text)
+        assert hf.encode(text).ids == ids
+        assert len(ids) < len(text.encode())
+        assert hf.decode(ids) == text
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=HF_TEXTS)
+def test_hf_tokenizers_agrees_on_random_texts(tmp_path_factory, text):
+    tok = _shared_tokenizer()
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    path.write_text(to_hf_json(tok), encoding="utf-8")
+    assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == tok.encode(text)
+
+
+_SHARED: list = []
+
+
+def _shared_tokenizer():
+    if not _SHARED:
+        _SHARED.append(train_superbpe(PROSE + " the of by way é😄 12 345 , !! .\n\t", 380, 40))
+    return _SHARED[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# From a corpus on disk: the same merges with 1 and 2 workers
+
+
+def test_corpus_gives_the_merges_of_the_joined_text_with_one_and_two_workers(tmp_path):
+    docs = [PROSE, "The end. By the way, 12 cats!!\n", "Ωμέγα by the way, кириллица.\r\n"] * 3
+    paths = []
+    for k, doc in enumerate(docs):
+        path = tmp_path / f"doc{k}.txt"
+        path.write_bytes(doc.encode("utf-8"))
+        paths.append(str(path))
+    expected = train_superbpe("".join(docs), 420, transition=50)
+    for workers in (1, 2):
+        tok = train_superbpe_corpus(paths, 420, 50, workers=workers, block_bytes=200)
+        assert list(tok.merges.items()) == list(expected.merges.items())
+        assert tok.transition == 50
+    from_texts = train_superbpe_corpus(iter(docs), 420, 50, workers=1)
+    assert list(from_texts.merges.items()) == list(expected.merges.items())
+
+
+def test_tiktoken_and_the_other_formats_hold_it_with_the_same_ids(tmp_path):
+    # Every format holds a split pattern (tiktoken's and GPT-2's in the sidecar), and stage two's
+    # pattern matches the whole text, so tiktoken (which keeps only what its pattern matches)
+    # cuts as the library does.
+    import tiktoken
+
+    import bpe_core
+    from bpe_core.formats import tiktoken_encoding
+
+    tok = train_superbpe(PROSE, 400, transition=60)
+    enc = tiktoken.Encoding(**tiktoken_encoding(tok))
+    for text in [PROSE, "By the way, 12345!! ok\n\n  x é😄"]:
+        assert enc.encode(text) == tok.encode(text)
+    tok.save(str(tmp_path / "s"))
+    tok.save_tiktoken(str(tmp_path / "s.tiktoken"))
+    tok.save_gpt2(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"))
+    for name in ("s.model", "s.tiktoken", "vocab.json"):
+        loaded = bpe_core.load(str(tmp_path / name))
+        assert loaded.encode(PROSE) == tok.encode(PROSE)
+
+
+@settings(max_examples=30, deadline=None)
+@given(docs=st.lists(TEXTS, min_size=1, max_size=5), block=st.integers(1, 64))
+def test_corpus_blocks_cut_anywhere_give_the_merges_of_the_joined_text(docs, block):
+    # tiny blocks put block edges everywhere stage two's pieces allow (beside numbers and runs
+    # of punctuation after a line break): the pieces, and so the merges, stay the same
+    text = "".join(docs)
+    assume(text.strip())  # an empty corpus is refused (CorpusError), as the classical trainer's
+    tok = train_superbpe_corpus(iter(docs), 330, 30, workers=1, block_bytes=block)
+    assert list(tok.merges.items()) == list(train_superbpe(text, 330, 30).merges.items())

@@ -1,0 +1,147 @@
+"""The Superwords and fair merges page's data (no Streamlit here): SuperBPE and classical BPE on
+one text, parity-aware and classical BPE on the parallel texts, as tables and drawable tokens.
+
+    >>> from bpe_core.superbpe import train_superbpe
+    >>> tok = train_superbpe("a b a b", 259, transition=1)
+    >>> [(p.token, p.new) for p in superword_pieces(tok, tok.encode("a b a b"))]
+    [(b'a b ', True), (b'a b', True)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from bpe_core.superbpe import is_superword
+from ui.kit.tokens_html import Piece
+
+CLASSICAL = "classical BPE"
+SUPERBPE = "SuperBPE"
+PARITY = "parity-aware BPE"
+MAX_VIEW_BYTES = 1_200  # the stretch of text whose tokens are drawn side by side
+CHECKPOINTS = 6  # rows of the compression table besides the transition
+
+
+def superword_pieces(tok: Any, ids: Sequence[int]) -> list[Piece]:
+    """Ids as drawable tokens; a superword token (one that spans a word boundary) is outlined."""
+    vocab = tok.vocab
+    marks: dict[int, bool] = {}
+    out = []
+    for i in ids:
+        mark = marks.get(i)
+        if mark is None:
+            mark = marks[i] = is_superword(vocab[i])
+        out.append(Piece(i, vocab[i], mark))
+    return out
+
+
+def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
+    """The start of ``text`` whose tokens are drawn: about ``limit`` bytes, whole lines when a
+    line ends near there.
+
+    >>> view_text("ab\\ncd\\nef", 5)
+    'ab\\ncd'
+    """
+    if len(text.encode("utf-8", "replace")) <= limit:
+        return text
+    cut = text.encode("utf-8", "replace")[:limit].decode("utf-8", "ignore")
+    line_end = cut.rfind("\n")
+    return cut[:line_end] if line_end > len(cut) // 2 else cut
+
+
+def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
+    """One row each: merges, tokens of the text, tokens per byte, superword tokens in the
+    vocabulary and among the text's tokens."""
+    num_bytes = len(text.encode("utf-8", "replace"))
+    rows = []
+    for name, tok in ((CLASSICAL, classical), (SUPERBPE, superbpe)):
+        ids = tok.encode_ordinary(text)
+        supers = {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
+        rows.append({
+            "tokenizer": name,
+            "merges": tok.num_merges,
+            "tokens": len(ids),
+            "tokens per byte": len(ids) / num_bytes if num_bytes else 0.0,
+            "superword tokens in the vocabulary": len(supers),
+            "superword tokens in the text": sum(i in supers for i in ids),
+        })
+    return pd.DataFrame(rows)
+
+
+def gain_words(frame: pd.DataFrame) -> str:
+    """The saving in a sentence: SuperBPE's tokens against classical BPE's."""
+    classical, superbpe = (int(frame.loc[frame["tokenizer"] == n, "tokens"].iloc[0])
+                           for n in (CLASSICAL, SUPERBPE))
+    if not classical:
+        return "The text has no tokens."
+    change = 1 - superbpe / classical
+    more_or_fewer = "fewer" if change >= 0 else "more"
+    return (f"SuperBPE encodes this text with {superbpe:,} tokens against classical BPE's"
+            f" {classical:,}: {abs(change):.1%} {more_or_fewer}.")
+
+
+def compression_frame(counts: dict[str, Sequence[int]], num_bytes: int, transition: int,
+                      ) -> pd.DataFrame:
+    """The compression curves as a table (the chart's text alternative): tokens and bytes per
+    token of each tokenizer after evenly spaced numbers of merges, and at the transition.
+
+    >>> compression_frame({"a": [10, 8, 5], "b": [10, 7, 4]}, 20, 1)["merges"].tolist()
+    [0, 1, 2]
+    """
+    longest = max(len(c) for c in counts.values()) - 1
+    steps = sorted({*(round(longest * k / CHECKPOINTS) for k in range(CHECKPOINTS + 1)),
+                    min(transition, longest)})
+    rows = []
+    for k in steps:
+        row: dict[str, Any] = {"merges": k, "stage": "two" if k > transition else "one"}
+        for name, c in counts.items():
+            tokens = c[min(k, len(c) - 1)]
+            row[f"{name}: tokens"] = tokens
+            row[f"{name}: bytes per token"] = num_bytes / tokens if tokens else 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def stage_two_words(tok: Any) -> str:
+    """Where stage two begins, in a sentence."""
+    stage_two = tok.num_merges - tok.transition
+    return (f"Stage one made merges 1 to {tok.transition:,} inside the split pattern's pieces;"
+            f" stage two made the other {stage_two:,} (merge {tok.transition + 1:,} on) across"
+            " spaces, line breaks and single punctuation marks. The vertical rule marks the"
+            " transition.")
+
+
+def parity_frame(result: Any) -> pd.DataFrame:
+    """The language tax of the held-out sentences, before (classical) and after (parity-aware):
+    one row per language."""
+    return pd.DataFrame([{
+        "language": r.language,
+        "script": r.script,
+        f"{CLASSICAL}: tokens": r.classical_tokens,
+        f"{PARITY}: tokens": r.parity_tokens,
+        f"{CLASSICAL}: × English": r.classical_relative,
+        f"{PARITY}: × English": r.parity_relative,
+        "merges chosen for it": r.merges_served,
+    } for r in result.rows])
+
+
+def parity_summary(result: Any) -> pd.DataFrame:
+    """Gini coefficient of the languages' token counts and all tokens together, both ways."""
+    return pd.DataFrame([
+        {"tokenizer": CLASSICAL, "Gini over languages": result.classical_gini,
+         "tokens, all languages": result.classical_total},
+        {"tokenizer": PARITY, "Gini over languages": result.parity_gini,
+         "tokens, all languages": result.parity_total},
+    ])
+
+
+def parity_words(result: Any) -> str:
+    before, after = result.classical_gini, result.parity_gini
+    drop = 1 - after / before if before else 0.0
+    change = result.compression_change
+    return (f"The Gini coefficient of the languages' token counts falls from {before:.3f} to"
+            f" {after:.3f} ({drop:.0%} lower); all languages together need {abs(change):.1%}"
+            f" {'more' if change >= 0 else 'fewer'} tokens than with classical BPE.")
+
