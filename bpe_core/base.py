@@ -30,6 +30,7 @@ from .corpus import (
     drain,
 )
 from .encoders import dropout_merges
+from .limits import MAX_VOCAB_SIZE
 from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
     SHORT_CHUNK,
     apply_merges,
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
     from .pipeline import Pipeline
     from .steps import StepThrough, TokenSpan
 
-MAX_VOCAB_SIZE = 1_000_000
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
 # built on first use (see token_ids)

@@ -34,6 +34,7 @@ from typing import Any
 
 import regex
 
+from .limits import check_pattern
 from .oniguruma import from_oniguruma
 from .text import GPT2_CHAR_TO_BYTE, shorten
 
@@ -184,7 +185,9 @@ def read_decoder(obj: object, name: str) -> tuple[Decoder | None, list[str]]:
                 compiled = regex.compile(regex.escape(pattern["String"]))
             elif isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
                 try:
-                    compiled = regex.compile(from_oniguruma(pattern["Regex"]))
+                    translated = from_oniguruma(pattern["Regex"])
+                    check_pattern(translated, "the pattern", max_chars=None)
+                    compiled = regex.compile(translated)
                 except (ValueError, regex.error) as e:
                     raise ValueError(f"{name}: key '{key}.pattern': {e}") from None
             else:

@@ -20,6 +20,7 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
     parse_tiktoken,
     to_minbpe,
 )
+from .limits import MAX_MODEL_BYTES
 from .oniguruma import from_oniguruma
 from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
@@ -33,8 +34,6 @@ from .sidecar import (
     tokenizer_kind,
 )
 from .text import shorten
-
-MAX_MODEL_BYTES = 64 * 1024 * 1024  # a GPT-4-sized model file is about 1.5 MB
 
 
 def build(data: TokenizerData, name: str, **extra) -> Tokenizer:

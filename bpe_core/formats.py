@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import regex
 
 from .chat_format import chat_template, special_roles
+from .limits import MAX_RECOVER_BYTES, MAX_TOKEN_BYTES, MAX_TOKENS, check_json_depth
 from .merges import apply_merges
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
 from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
@@ -43,10 +44,7 @@ from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
     shorten,
 )
 
-MAX_TOKENS = 1_000_000
-MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoken file
 MODEL_HEADERS = ("minbpe v1", "bpe v1")
-MAX_TOKEN_BYTES = 4 * 1024 * 1024  # merges may double a token per line: 40 lines would be 1 TB
 
 
 
@@ -432,6 +430,7 @@ def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
     """Read a byte-level BPE ``tokenizer.json``: what it does before BPE comes back as a
     ``Pipeline`` (pipeline.py); anything that would change ids and is not supported is a
     ValueError naming the key."""
+    check_json_depth(text, name)
     try:
         document = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as e:
@@ -506,6 +505,7 @@ def parse_gpt2_files(
     a single byte is an error (a merges.txt cut short would otherwise load as another tokenizer).
     """
     vocab_name, merges_name = names
+    check_json_depth(vocab_text, vocab_name)
     try:
         vocab = json.loads(vocab_text)
     except (json.JSONDecodeError, RecursionError) as e:

@@ -49,6 +49,8 @@ from typing import NamedTuple
 
 import regex
 
+from .limits import MAX_PATTERN_CHARS
+
 # Oniguruma's \w, measured on every code point: Alphabetic, marks, decimal digits, connector
 # punctuation; no zero-width joiners (regex's \w has them). Outside a class it also matches six
 # Latin-1 numbers (² ³ ¹ ¼ ½ ¾); inside one (``[\w]``, ``[\p{Word}]``) it does not.
@@ -168,7 +170,13 @@ def from_oniguruma(pattern: str) -> str:
     >>> regex.findall(from_oniguruma(r"\\p{L}+"), "a\\u0558b")
     ['a', 'b']
     """
-    emulated = _Translator(pattern).translate()
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise ValueError(f"the pattern is {len(pattern):,} characters long; this tool reads"
+                         f" patterns of at most {MAX_PATTERN_CHARS:,} (GPT-4o's is about 350)")
+    try:
+        emulated = _Translator(pattern).translate()
+    except regex.error as e:  # a part the translation compiles to decide (İ and ı under (?i))
+        raise ValueError(f"the Oniguruma pattern cannot be translated here ({e})") from None
     if emulated not in _WITHOUT_GUARDS:
         plain = _Translator(pattern, gap=False).translate()
         if plain != emulated:
@@ -196,6 +204,14 @@ class GapGuarded:
     def __init__(self, pattern: str, plain: str) -> None:
         self.pattern = pattern
         self.guarded, self.plain = regex.compile(pattern), regex.compile(plain)
+
+    @property
+    def groups(self) -> int:
+        return self.guarded.groups
+
+    @property
+    def flags(self) -> int:
+        return self.guarded.flags
 
     def _for(self, text: str) -> regex.Pattern:
         return self.guarded if holds_gap(text) else self.plain
@@ -759,7 +775,8 @@ def _class_regex(negated: bool, operands: list[list[tuple[str, str]]]) -> str:
         if not body:
             return r"[\s\S]" if negated else "(?!)"
         return f"[^{body}]" if negated else f"[{body}]"
-    texts = [f"[{text}]" if kind == "simple" else text for kind, text in parts]
+    # an empty side of && (Oniguruma's [a&&]) holds nothing, so the intersection matches nothing
+    texts = [(f"[{text}]" if text else "(?!)") if kind == "simple" else text for kind, text in parts]
     one = texts[0] if len(texts) == 1 else "(?:" + "".join(f"(?={t})" for t in texts[:-1]) \
         + texts[-1] + ")"
     return f"(?:(?!{one})[\\s\\S])" if negated else one

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import regex
 
 from .decoders import Decoder, read_decoder
+from .limits import check_pattern
 from .oniguruma import compile_translated, from_oniguruma, unguarded
 from .text import GPT2_CHAR_TO_BYTE, shorten
 
@@ -456,6 +457,7 @@ def _regex_of(obj: object, name: str, key: str) -> str:
 
 
 def _compile(pattern: str, name: str, key: str) -> regex.Pattern:
+    check_pattern(pattern, f"{name}: the pattern of key '{key}'", max_chars=None)
     try:
         return compile_translated(pattern)
     except (regex.error, OverflowError, RecursionError) as e:

@@ -39,6 +39,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
+from .limits import MAX_SIDECAR_BYTES, check_json_depth
 from .pipeline import to_tiktoken_pattern
 from .text import id_problem, shorten
 from .training import Candidate, MergeRecord
@@ -49,7 +50,6 @@ OLD_SIDECAR_HEADERS = ("sidecar v1",)  # without a checksum of their own: refuse
 CHECKSUM_KEY = "checksum"
 SIDECAR_FORMATS = ("minbpe", "hf", "tiktoken", "gpt2")
 SIDECAR_KINDS = ("basic", "regex", "pipeline")
-MAX_SIDECAR_BYTES = 256 * 1024 * 1024  # history with candidates: about 1 KB per merge
 
 
 def sidecar_path(path: str | os.PathLike) -> str:
@@ -158,7 +158,7 @@ class Sidecar(NamedTuple):
         for k, entry in enumerate(self.history or []):
             where = f"{self.name}: key 'history[{k}]'"
             pair, idx = _pair(entry.get("pair"), where + ".pair"), entry.get("id")
-            if tok.merges.get(pair) != idx:
+            if pair not in tok.merges or tok.merges[pair] != idx:  # (a missing id is no merge)
                 raise ValueError(f"{where}: the merge {list(pair)} -> {shorten(idx)} is not one"
                                  " of the file's merges (is the sidecar from another tokenizer?)")
             candidates = []
@@ -194,7 +194,9 @@ def read_sidecar(data: bytes, name: str) -> Sidecar:
     if len(data) > MAX_SIDECAR_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a bpe-lab sidecar")
     try:
-        document = json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        check_json_depth(text, name)
+        document = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"{name}: not a readable bpe-lab sidecar (not UTF-8 JSON: {e})") from None
     if isinstance(document, dict) and document.get("bpe_lab") in OLD_SIDECAR_HEADERS:

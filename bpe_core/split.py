@@ -16,29 +16,28 @@ from collections.abc import Callable, Iterable
 
 import regex
 
-from .oniguruma import compile_translated
+from .limits import MAX_PATTERN_CHARS, MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read here too
+from .oniguruma import compile_translated, unguarded
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .text import shorten
 
-MAX_REPEAT = 1_000  # largest {n} in a split pattern: regex unrolls counted repeats when compiling
 
-
-def compile_pattern(pattern: str) -> regex.Pattern | None:
-    """The compiled split pattern (None for ``""``: no split), or ValueError saying what is wrong."""
+def compile_pattern(pattern: str, what: str = "the split pattern") -> regex.Pattern | None:
+    """The compiled split pattern (None for ``""``: no split), or ValueError saying what is wrong:
+    its cost is checked first (``limits.check_pattern``), since compiling a costly one takes
+    gigabytes."""
     if not pattern:
         return None
-    repeats = regex.findall(r"(?<!\\)\{\s*(\d{1,12})\s*(?:,\s*(\d{0,12})\s*)?\}", pattern)
-    counts = [int(n) for low_high in repeats for n in low_high if n]
-    if counts and max(counts) > MAX_REPEAT:
-        raise ValueError(
-            f"the split pattern repeats something {max(counts):,} times; use at most"
-            f" {MAX_REPEAT:,} in {{n}} or {{m,n}} (or + and *), since the regex engine"
-            " builds every repeat in memory"
-        )
+    # a pattern from_oniguruma wrote with guards is several times its file's (bounded there)
+    check_pattern(pattern, what, max_chars=None if unguarded(pattern) != pattern else MAX_PATTERN_CHARS)
     try:
-        return compile_translated(pattern)  # regex.compile, fast for an Oniguruma translation
+        compiled = compile_translated(pattern)  # regex.compile, fast for an Oniguruma translation
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"invalid split pattern: {e}") from e
+    if compiled.flags & regex.REVERSE:  # limits reads (?r) too; this is the engine's own word
+        raise ValueError(f"{what} matches in reverse (?r); a split reads the text forwards:"
+                         " write it without (?r)")
+    return compiled
 
 
 # ----------------------------------------------------------------------------------------------
@@ -124,12 +123,15 @@ def split_by_pattern(
 ) -> list[str]:
     """``text`` cut by a compiled pattern; text the pattern does not match is a chunk of its own
     (minbpe would drop it), so ``"".join(chunks) == text``. ``remaining()`` gives the seconds the
-    split may still take (None: no bound); the regex engine raises TimeoutError past them."""
-    chunks = compiled.findall(text, timeout=remaining())
-    if sum(map(len, chunks)) == len(text):
-        if "" in chunks:  # a pattern may match "" too (the test is 5x cheaper than the filter)
-            return [chunk for chunk in chunks if chunk]
-        return chunks
+    split may still take (None: no bound); the regex engine raises TimeoutError past them.
+    A chunk is always a whole match, even when the pattern has capture groups (``findall``
+    would give the groups)."""
+    if not compiled.groups:
+        chunks = compiled.findall(text, timeout=remaining())
+        if sum(map(len, chunks)) == len(text):
+            if "" in chunks:  # a pattern may match "" too (the test is 5x cheaper than the filter)
+                return [chunk for chunk in chunks if chunk]
+            return chunks
     out, end = [], 0
     for m in compiled.finditer(text, timeout=remaining()):
         if m.start() > end:

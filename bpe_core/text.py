@@ -1,12 +1,12 @@
 """Small text helpers every layer of bpe_core uses: clean text, readable tokens, and how messages
-quote what a file said. Nothing here imports the rest of the package.
+quote what a file said. Nothing here imports the rest of the package but its bounds (limits.py).
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-MAX_TOKEN_ID = 2**31 - 1  # the largest id a tokenizer or a file may give a token
+from .limits import MAX_TOKEN_ID
 
 
 def replace_control_characters(s: str) -> str:

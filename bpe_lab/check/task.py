@@ -2,7 +2,8 @@
 check, the settings (``Setup``), the chunks a trainer counts, and how messages name patterns,
 tie rules and merges. Every other part of ``bpe_lab.check`` builds on this one.
 
-Bounds (a learner's output for a text of the page is far smaller):
+Bounds (a learner's output for a text of the page is far smaller; the first five live in
+bpe_core/limits.py with every other bound):
 
     MAX_INPUT_CHARS    8,000,000  characters of a file (a .model, merges.txt, tokenizer.json)
     MAX_PYTHON_CHARS   2,000,000  characters of Python literals (parsing them takes about
@@ -25,16 +26,18 @@ from dataclasses import dataclass
 
 from bpe_core.base import Tokenizer, cut_at_specials, training_specials
 from bpe_core.basic import BasicTokenizer
+from bpe_core.limits import (  # noqa: F401 - the check's bounds live with bpe_core's, read here
+    MAX_CHECK_CHARS,
+    MAX_INPUT_CHARS,
+    MAX_MERGES,
+    MAX_NESTING,
+    MAX_PYTHON_CHARS,
+)
 from bpe_core.oniguruma import unguarded
 from bpe_core.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe_core.regex_tokenizer import RegexTokenizer
 from bpe_core.text import clean_text, shorten
 
-MAX_INPUT_CHARS = 8_000_000
-MAX_PYTHON_CHARS = 2_000_000
-MAX_NESTING = 10
-MAX_MERGES = 100_000
-MAX_CHECK_CHARS = 200_000
 WINDOW = 20
 MAX_PLAIN_STEPS = 2_000
 

@@ -19,6 +19,7 @@ import textwrap
 
 from bpe_core import __version__
 from bpe_core.corpus import DEFAULT_BLOCK_BYTES
+from bpe_core.text import shorten
 from bpe_core.training import TIE_RULES
 
 from . import commands
@@ -223,6 +224,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (bpe-lab info x | head -3): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 1
+    except OSError as e:  # the system refused a file (a name too long, a full disk): say which
+        where = shorten(os.fsdecode(e.filename), 80) if e.filename else "a file"
+        print(f"bpe-lab {args.command}: error: {where}: {e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 __all__ = ["PATTERNS", "build_parser", "main"]

@@ -15,7 +15,8 @@ from bpe_core import (
     RegexTokenizer,
     Tokenizer,
 )
-from bpe_core.base import MAX_VOCAB_SIZE, training_specials
+from bpe_core.base import training_specials
+from bpe_core.limits import MAX_PATTERN_CHARS, MAX_VOCAB_SIZE
 from bpe_core.oniguruma import unguarded
 
 PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN,
@@ -27,7 +28,6 @@ PATTERN_WORDS = {GPT2_SPLIT_PATTERN: "GPT-2", GPT4_SPLIT_PATTERN: "GPT-4",
 # it must split the first 200,000 characters of the corpus within 2 seconds.
 PATTERN_SECONDS = 2.0
 PROBE_CHARS = 200_000
-MAX_PATTERN_CHARS = 1_000  # as the app: compiling costs more than linear time in the length
 
 
 class UsageError(Exception):

@@ -32,6 +32,8 @@ CASES = {
     "class intersection (the issue's 'no')": (r"[\w&&[^\d]]+|.", ["no", "no 12 a1b"], True),
     "negated intersection": (r"[^a-z&&[aeiou]]+|.", ["abe1 xyz", "queue"], True),
     "nested class is a union": (r"[a-c[x-z]]+|.", ["abxyd", "[x]"], True),
+    # found by the fuzzer (tests/fuzz/crashes/oniguruma--*): an empty side was translated to "[]"
+    "an empty side of && holds nothing": (r"[a&&]+|[&&b]|[^c&&]{2}|.", ["abc a&b", "&&c"], True),
     "leading ] is a character": (r"[]a]+|.", ["]a]b", "aa]"], False),
     "\\A start of text": (r"\A\s+|\S+|\s+", ["  lead", "a  b"], False),
     "\\z end of text": (r"\S+\z|.", ["ab\n", "ab", "a\nb"], False),

@@ -237,7 +237,11 @@ def custom(at, pattern: str):
     [("(a", "invalid split pattern"), ("[", "invalid split pattern"),
      ("(?P<x>", "invalid split pattern"), ("a{2,1}", "invalid split pattern"),
      ("", "Write a split pattern"), (WHITESPACE.replace("\n", "").replace("\r", ""),
-                                     "Write a split pattern")],
+                                     "Write a split pattern"),
+     # issue 32: each took gigabytes to compile; now refused before compiling, naming the bound
+     ("G{00001485831595}", "repeats something 1,485,831,595 times; use at most 1,000"),
+     ("a{,1485831595}", "repeats something 1,485,831,595 times"),
+     ("(?:(?:a{1000}){1000}){1000}", "repeats something 1,000,000,000 times")],
 )
 def test_invalid_pattern_says_so_and_keeps_the_tokenizer(pattern, message):
     at = open_page()
@@ -583,6 +587,11 @@ QUERIES = {  # label -> (query, words the page shows)
     "html tags": ({"sample": "<script>alert(1)</script>", "kind": "<img src=x onerror=alert(2)>"},
                   "is not one of"),
     "invalid pattern": ({"kind": "custom", "pattern": "(a"}, "invalid split pattern"),
+    # issue 32: compiling it took about 4 GB (a MemoryError under a 3.5 GB limit)
+    "costly pattern": ({"kind": "custom", "pattern": "G{00001485831595}"},
+                       "repeats something 1,485,831,595 times; use at most 1,000"),
+    "nested repeats": ({"kind": "custom", "pattern": "(?:(?:a{1000}){1000}){1000}"},
+                       "repeats something 1,000,000,000 times"),
     "catastrophic pattern": ({"kind": "custom", "pattern": r"(.|..)+\d{9}"}, "took longer than"),
     "huge pattern": ({"kind": "custom", "pattern": r"\w+|" * 100_000 + "."}, None),
     "last step": ({"sample": "code", "kind": "basic", "vocab": "300", "step": "1000000"}, None),
@@ -904,6 +913,7 @@ class SlowPattern:
 
     def __init__(self, compiled):
         self.compiled = compiled
+        self.groups = compiled.groups  # the split asks (whole matches, not groups, are chunks)
 
     def _wait(self, timeout: float | None) -> None:
         if timeout is not None and timeout < 0.2:

@@ -25,10 +25,10 @@ from bpe_core.formats import (
     to_tiktoken,
     whole_token_problem,
 )
+from bpe_core.limits import MAX_TOKEN_ID, MAX_UPLOAD_MB
 from bpe_core.oniguruma import unguarded
 from bpe_core.pipeline import to_oniguruma, to_tiktoken_pattern
 from bpe_core.sidecar import SIDECAR_SUFFIX, make_sidecar
-from bpe_core.text import MAX_TOKEN_ID
 from ui.kit.choices import REGEX_TIMEOUT
 from ui.kit.tables import merge_rows
 
@@ -290,7 +290,7 @@ def file_stem(label: str) -> str:
 
 # -- import ---------------------------------------------------------------------------------------
 
-MAX_IMPORT_MB = 10
+MAX_IMPORT_MB = MAX_UPLOAD_MB
 MAX_IMPORT_BYTES = MAX_IMPORT_MB * 1024 * 1024
 MAX_IMPORT_FILES = 4  # vocab.json + merges.txt + their sidecar (+ a .vocab listing)
 MAX_IMPORT_SPECIALS = 20

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS
 
 # label in the sidebar -> (kind, split pattern or preset name)
 KINDS: dict[str, tuple[str, str | None]] = {
@@ -63,7 +64,7 @@ def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[
         else:
             notes.append(f"the link's kind {kind[:30]!r} is not one of {list(KIND_SLUGS)}")
     if "pattern" in query and values.get("kind") == KIND_SLUGS["custom"]:
-        values["pattern"] = query["pattern"][:500]
+        values["pattern"] = query["pattern"][:MAX_LINK_PATTERN_CHARS]
     for name, key, low, high in (("vocab", "vocab_size", MIN_VOCAB, MAX_VOCAB),
                                  ("step", "step", 0, 10**6)):
         raw = query.get(name)
@@ -115,7 +116,6 @@ MAX_TEXT_CHARS = 200_000
 # repeats trains fast at any size (each distinct chunk is counted once); random text costs about
 # 0.7 s (GPT-4 split) to 1.4 s (no split) at 200,000 characters and vocab 8,192.
 MAX_TRAIN_CHARS = MAX_TEXT_CHARS
-MAX_PATTERN_CHARS = 1_000  # compiling a pattern costs more than linear time in its length
 REGEX_TIMEOUT = 2.0  # seconds a custom split pattern may take on the whole text
 MAX_SPECIALS = 20
 

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 import bpe_core
+from bpe_core.limits import MAX_UPLOAD_MB
 from bpe_lab.who_pays.languages import Language, load_parallel
 from bpe_lab.who_pays.report import load_report_texts
 from ui.classroom.panel import (
@@ -57,8 +58,6 @@ from ui.kit.escape import md_escape
 from ui.kit.samples import load_samples, sample_label
 from ui.kit.session_keys import KEEP_PREFIX, KEPT
 from ui.kit.session_keys import keep as _keep
-
-MAX_UPLOAD_MB = 10
 
 # Projector mode: larger token text and numbers, for the back row of a classroom. The custom
 # components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
