@@ -45,6 +45,7 @@ engines, except that ``regex`` knows a newer Unicode: characters assigned since 
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from typing import NamedTuple
 
 import regex
@@ -177,16 +178,23 @@ def from_oniguruma(pattern: str) -> str:
         emulated = _Translator(pattern).translate()
     except regex.error as e:  # a part the translation compiles to decide (İ and ı under (?i))
         raise ValueError(f"the Oniguruma pattern cannot be translated here ({e})") from None
-    if emulated not in _WITHOUT_GUARDS:
+    if emulated in _WITHOUT_GUARDS:
+        _WITHOUT_GUARDS.move_to_end(emulated)
+    else:
         plain = _Translator(pattern, gap=False).translate()
         if plain != emulated:
             _WITHOUT_GUARDS[emulated] = plain
+            while len(_WITHOUT_GUARDS) > MAX_REMEMBERED:  # a server reads many uploads
+                _WITHOUT_GUARDS.popitem(last=False)
     return emulated
 
 
 # a translated pattern -> the same without the gap's guards: they match alike on a text that holds
-# no character of the gap, and the guards cost a lookahead per character (17x slower splits)
-_WITHOUT_GUARDS: dict[str, str] = {}
+# no character of the gap, and the guards cost a lookahead per character (17x slower splits).
+# Bounded, least recently translated out first: a pattern that falls out still splits right, with
+# its guards (only slower), and is shown with them.
+MAX_REMEMBERED = 256
+_WITHOUT_GUARDS: OrderedDict[str, str] = OrderedDict()
 _GAP_SET = frozenset(GAP)
 
 

@@ -257,3 +257,21 @@ def test_a_text_with_a_newer_character_gives_hugging_faces_ids(base):
         assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
     # U+0558 is no letter there: it prefixes "world" as a non-letter ([^\r\n\p{L}\p{N}]?)
     assert ours.split("hello\u0558world") == ["hello", "\u0558world"]
+
+
+def test_the_translations_remembered_for_fast_splits_are_bounded_and_one_forgotten_still_splits():
+    """A shared server reads many uploaded tokenizer.json files: the table that lets a translated
+    pattern split without its Unicode guards keeps at most MAX_REMEMBERED of them. A pattern that
+    fell out splits as before (its guards kept: slower, the same pieces)."""
+    from bpe_core import oniguruma
+
+    first = oniguruma.from_oniguruma(r"\p{L}+|\p{N}")
+    for n in range(oniguruma.MAX_REMEMBERED + 10):
+        oniguruma.from_oniguruma(rf"\p{{L}}{{1,{n + 2}}}|\s")
+    assert len(oniguruma._WITHOUT_GUARDS) <= oniguruma.MAX_REMEMBERED
+    assert first not in oniguruma._WITHOUT_GUARDS  # the oldest went first
+    text = "hello\u0558world 42 abc"
+    forgotten = oniguruma.compile_translated(first).findall(text)
+    assert forgotten == regex.findall(first, text)
+    assert oniguruma.from_oniguruma(r"\p{L}+|\p{N}") == first  # translated again: remembered
+    assert oniguruma.compile_translated(first).findall(text) == forgotten

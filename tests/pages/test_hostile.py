@@ -413,8 +413,9 @@ def import_cases(valid: dict[str, bytes]) -> dict[str, tuple[list[tuple[str, byt
                                b"minbpe v1\n<script>alert(1)</script>|\\w+|.\n1\n"
                                b"<img src=x onerror=alert(2)> 300\n97 98\n")], LOADS),
         "rank 10**30": ([("x.tiktoken", tiktoken_ranks((b"ab", 10**30)))], "larger than this"),
+        # tokenizers ignores the ids in added_tokens (issue 35): the token takes HF's id
         "special id 10**30": ([("tokenizer.json", valid["tokenizer.json"].replace(
-            b'"id": 500', b'"id": 1' + b"0" * 30))], "larger than this"),
+            b'"id": 500', b'"id": 1' + b"0" * 30))], LOADS),
         "a 4 MB token in the message": (
             [("x.tiktoken", tiktoken_ranks((rnd.randbytes(3_000_000), 256)))],
             "(rank 256) has no two lower-ranked parents"),
