@@ -8,15 +8,19 @@
 
 Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), ``base.py``
 (the tokenizer: split, encode, decode; it inherits tiktoken's names and special-token rule from
-``tiktoken_api.py`` and its ``save`` methods from ``saving.py``), ``encoders.py`` (the same vocabulary used other ways:
+``tiktoken_api.py`` and its ``save`` methods from ``saving.py``; ``words.py`` cuts text into words
+for the GPT patterns' fast path), ``encoders.py`` (the same vocabulary used other ways:
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
-seeds' exact merges), ``split.py`` (where text is cut before counting), ``corpus.py``
-(training on files of any size, counted on every core), ``steps.py`` (tokens after k merges),
-``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read by ``oniguruma.py``, its
-decoder by ``decoders.py``), ``formats.py`` (the file formats as plain data), ``files.py``
-(loading, with ``sidecar.py``: what a saved file cannot hold, beside it), ``pretrained.py`` (the
-GPT vocabularies that ship inside) and ``chat.py`` (conversations as the models read them). No
-module imports one that imports it.
+seeds' exact merges), ``superbpe.py`` and ``parity.py`` (two trainers beyond the textbook:
+superword tokens, and merges fair across languages), ``split.py`` (where text is cut before
+counting), ``corpus.py`` (training on files of any size, counted on every core), ``steps.py``
+(tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read
+by ``oniguruma.py``, its decoder by ``decoders.py``), ``formats.py`` (the file formats as plain
+data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
+``pretrained.py`` (the GPT vocabularies that ship inside), ``chat.py`` with ``chat_format.py``
+(conversations as the models read them), and ``core.py``, ``load.py``, ``registry.py`` and
+``model.py`` (tiktoken's modules, so that ``import bpe_core as tiktoken`` is enough). Every bound
+on what a user or a file controls is in ``limits.py``. No module imports one that imports it.
 
 This is the library alone. The lab's analyses, the checker of a learner's merges
 (``bpe_lab.check``) and who pays for tokens (``bpe_lab.who_pays``: the language tax, numbers,
