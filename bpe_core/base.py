@@ -558,7 +558,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
                 ids += self.encode_chunk(chunk) if idx is None else [idx]
             return ids
         if self._by_words():
-            return encode_words(self, text)
+            return encode_words(self, text, self._cache)
         for chunk in self.split(text):
             ids += self.encode_chunk(chunk)
         return ids
@@ -622,7 +622,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if dropout == 0 and self._by_words():  # a word at a time, from the cache
             for piece, special_id in self.segments(text, allowed_special, disallowed_special):
                 if special_id is None:
-                    ids += encode_words(self, piece)
+                    ids += encode_words(self, piece, self._cache)
                 else:
                     ids.append(special_id)
             return ids

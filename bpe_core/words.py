@@ -36,7 +36,7 @@ WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005
               "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 # a word: any first character, then characters that are not a space, or spaces right after
 # whitespace (a space after a non-whitespace character begins the next word)
-_WORD = re.compile(rf"[\s\S](?:[^ ]|(?<=[{re.escape(WHITESPACE)}]) )*")
+_WORD_CUT = re.compile(rf"[\s\S](?:[^ ]|(?<=[{re.escape(WHITESPACE)}]) )*")
 
 _SPACES = frozenset(WHITESPACE)
 # a tokenizer's flag (set by load_pretrained on the shipped vocabularies, whose every token's
@@ -50,14 +50,15 @@ WORDS_KEY = None  # the words' cache lives in the tokenizer's chunk cache under 
 
 def words(text: str) -> list[str]:
     """``text`` cut right before each space that follows a non-whitespace character."""
-    return _WORD.findall(text)
+    return _WORD_CUT.findall(text)
 
 
-def encode_words(tok: object, text: str) -> list[int]:
+def encode_words(tok: object, text: str, cache: dict) -> list[int]:
     """``tok``'s ids of ``text`` (no special tokens in it), a word at a time: the same ids as
     ``tok.encode_ordinary(text)`` for a tokenizer whose pattern is in ``WORD_PATTERNS`` and which
-    has no pipeline. Words are remembered in the chunk cache's own table (``WORDS_KEY``), so
-    whatever empties the tokenizer's cache empties this too.
+    has no pipeline. Words are remembered in ``cache`` (the tokenizer's chunk cache, which the
+    tokenizer hands in) under their own key (``WORDS_KEY``), so whatever empties the tokenizer's
+    cache empties this too.
 
     The words not yet known are split together, in one call of the regex engine (a call costs
     more than a short word's matches): joined, they cut at the same places, since each begins
@@ -65,13 +66,12 @@ def encode_words(tok: object, text: str) -> list[int]:
     dealt back to their words by length. Other words (at most the text's first and last) and
     long ones are split alone.
     """
-    cache = tok._cache
     known = cache.get(WORDS_KEY)
     if known is None:
         known = cache[WORDS_KEY] = {}
     split = tok.compiled_pattern.findall
     encode_chunk = tok.encode_chunk
-    found = _WORD.findall(text)
+    found = _WORD_CUT.findall(text)
     new = [w for w in dict.fromkeys(found) if w not in known]
     if new:
         if len(known) + len(new) > WORD_CACHE_SIZE:

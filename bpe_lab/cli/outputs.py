@@ -226,11 +226,14 @@ def staging(out: str) -> Iterator[str]:
     """A new temporary folder beside ``out`` (same file system, so renames are atomic), removed
     afterwards with whatever is left in it, also after an error or Ctrl-C."""
     parent = os.path.dirname(os.path.abspath(out))
-    folder = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.", suffix=".partial", dir=parent)
+    with uninterrupted():  # a Ctrl-C between making the folder and the try would leave it behind
+        folder = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.", suffix=".partial",
+                                  dir=parent)
     try:
         yield folder
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        with uninterrupted():  # nor may one stop its removal half way
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def save(tok: Tokenizer, fmt: str, out: str, force: bool = False) -> str:

@@ -367,7 +367,7 @@ async def check(s: Student, app: Session, markers: list[str]) -> None:
 
     spans = app.main.locator(".bpe-tokens .t")
     await app.go("Tokens", spans)
-    await expect(app.main.get_by_text(f"Tokenizer: GPT-4 split, {s.vocab:,} tokens", exact=True)
+    await expect(app.main.get_by_text(f"Tokenizer: GPT-4 split, vocabulary {s.vocab:,}", exact=True)
                  ).to_be_visible(timeout=ACTION_MS)  # fmt: skip
     text = await app.sidebar.get_by_label("Text", exact=True).input_value(timeout=ACTION_MS)
     assert text == s.text, f"session {s.i} sees another text in the sidebar: {foreign(text)}"
@@ -383,7 +383,7 @@ async def check(s: Student, app: Session, markers: list[str]) -> None:
     await app.go("Compare with GPT", heads)
     await expect(heads).to_have_count(4, timeout=ACTION_MS)  # its own and the three presets
     await expect(heads.first).to_have_text(
-        re.compile(rf"^Yours: GPT-4 split, {s.vocab:,} tokens · {s.tokens:,} tokens · "),
+        re.compile(rf"^Yours: GPT-4 split, vocabulary {s.vocab:,} · {s.tokens:,} tokens · "),
         timeout=ACTION_MS,
     )
     page_text = await app.page.locator("body").inner_text(timeout=ACTION_MS)

@@ -5,6 +5,7 @@ stopped, and keeps hostile text as text. Expected ids come from bpe_core itself.
 from __future__ import annotations
 
 import pytest
+from conftest import DEFAULT_TIMEOUT_MS, open_app
 
 import bpe_core
 from ui.kit.samples import load_samples
@@ -136,8 +137,6 @@ def test_hostile_text_is_drawn_as_text(app):
 def test_on_a_phone_the_stepping_view_breaks_lines_between_words(browser, app_url):
     """Spaces are drawn as "·" (no place to break a line): at 390 px the view still breaks its
     lines between words, never inside a token."""
-    from conftest import DEFAULT_TIMEOUT_MS, open_app
-
     context = browser.new_context(viewport={"width": 390, "height": 844})
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     try:

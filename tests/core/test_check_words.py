@@ -32,6 +32,7 @@ from bpe_lab.check import (
     report_lines,
     report_text,
 )
+from bpe_lab.check.task import rule_name
 from bpe_lab.check.zoo import mistake_variants
 
 PROSE = CORPORA["prose"][:4_000]
@@ -61,7 +62,7 @@ def test_last_seen_and_greatest_id_ties_are_named_as_what_they_are(ours, theirs,
     assert report.explanation.winners[theirs] == report.explanation.mine.pair
     said = check_verdict(report)
     assert (said.kind, said.heading) == ("cause", "The cause")
-    assert f"'{theirs}' rule" in said.text and f"explains all your {MERGES} merges" in said.text
+    assert f"{rule_name(theirs)} rule" in said.text and f"explains all your {MERGES} merges" in said.text
 
 
 # -- a tie rule nobody named ---------------------------------------------------------------------
@@ -131,7 +132,7 @@ def test_mistakes_that_each_explain_everything_are_not_called_one_cause():
     said = check_verdict(report)
     assert said.kind == "causes" and said.diagnosis is None
     assert "2 known mistakes each explain all your 1 merge" in said.text
-    assert "'bytes'" in said.text and "'greatest_ids'" in said.text
+    assert rule_name("bytes") in said.text and rule_name("greatest_ids") in said.text
 
 
 # -- minbpe's spelling of the patterns -----------------------------------------------------------
