@@ -16,6 +16,7 @@ from ui.kit.escape import md_escape
 from ui.kit.state import (
     current_text,
     derived,
+    import_tokenizer,
     parallel_set,
     projector_mode,
     sidebar,
@@ -92,6 +93,12 @@ if variant == SUPER:
                        key="beyond_download", on_click="ignore", icon="⬇️",
                        help="Hugging Face tokenizers reads it and gives the same ids: SuperBPE is "
                             "ordinary BPE over stage two's split pattern.")
+
+    if st.button("Step through SuperBPE's merges", key="beyond_step", icon=":material/flag:",
+                 on_click=import_tokenizer, args=(superbpe, bv.step_name(superbpe)),
+                 help="Makes this SuperBPE the session's tokenizer (as an imported one) and opens "
+                      "Step through merges, which marks the merge where stage two begins."):
+        st.switch_page("pages/steps.py")
 
     st.subheader("The tokens, side by side")
     shown = bv.view_text(text)

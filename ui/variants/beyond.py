@@ -113,6 +113,16 @@ def stage_two_words(tok: Any) -> str:
             " transition.")
 
 
+def step_name(tok: Any) -> str:
+    """What the sidebar calls a SuperBPE tokenizer sent to Step through merges.
+
+    >>> from bpe_core.superbpe import train_superbpe
+    >>> step_name(train_superbpe("a b a b", 259, transition=1))
+    'SuperBPE of the Superwords page (stage two from merge 2)'
+    """
+    return f"SuperBPE of the Superwords page (stage two from merge {tok.transition + 1:,})"
+
+
 def parity_frame(result: Any) -> pd.DataFrame:
     """The language tax of the held-out sentences, before (classical) and after (parity-aware):
     one row per language."""
