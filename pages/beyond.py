@@ -133,9 +133,13 @@ if variant == SUPER:
 else:
     languages = parallel_set()
     size = min(vocab_size, MAX_TAX_VOCAB)
-    made = run_training(("parity", size, pattern),
+    kind = st.radio("Parity-aware BPE's variant", list(bv.PARITY_KINDS), key="beyond_parity_kind",
+                    horizontal=True, help=bv.PARITY_KINDS_HELP)
+    global_merges, window = bv.parity_settings(kind, size - 256)
+    made = run_training(("parity", size, pattern, global_merges, window),
                         lambda progress: parity_comparison(languages, size, pattern,
-                                                           progress=progress))
+                                                           global_merges=global_merges,
+                                                           window=window, progress=progress))
     if made is None:
         st.stop()
     st.write(

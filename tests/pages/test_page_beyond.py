@@ -93,6 +93,25 @@ def test_parity_lowers_the_gini_on_the_parallel_texts(at):
     assert english["classical BPE: × English"] == english["parity-aware BPE: × English"] == 1.0
 
 
+def test_the_hybrid_and_the_window_are_settings_of_the_page(at):
+    at.radio(key="beyond_variant").set_value("Parity-aware BPE: fair merges").run()
+    plain = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    at.radio(key="beyond_parity_kind").set_value("hybrid: first half classical").run()
+    assert not at.exception
+    # vocabulary 512: 256 merges, the first 128 classical; the hybrid keeps more compression
+    hybrid = parity_comparison(load_parallel(), 512, global_merges=128)
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    assert rows["parity-aware BPE"]["tokens, all languages"] == hybrid.parity_total
+    assert hybrid.parity_total < plain["parity-aware BPE"]["tokens, all languages"]
+    assert frame(at, "beyond_parity_table")["merges chosen for it"].sum() == 128
+    at.radio(key="beyond_parity_kind").set_value("moving window of 100").run()
+    assert not at.exception
+    window = parity_comparison(load_parallel(), 512, window=100)
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    assert rows["parity-aware BPE"]["tokens, all languages"] == window.parity_total
+    assert rows["parity-aware BPE"]["Gini over languages"] == pytest.approx(window.parity_gini)
+
+
 def test_stop_keeps_training_from_starting_until_train_is_pressed(at):
     before = frame(at, "beyond_summary")
     # Stop pressed as the transition moves: nothing trains, the page says so and waits

@@ -175,6 +175,7 @@ SESSION_KEYS: dict[str, str] = {
     "beyond_step": "button: step through SuperBPE's merges (it becomes the session's tokenizer)",
     "beyond_chart": "chart: compression against merges",
     "beyond_curve_table": "dataframe: the chart as a table",
+    "beyond_parity_kind": "radio: parity-aware BPE's variant (plain, hybrid, moving window)",
     "beyond_parity_summary": "dataframe: Gini and all tokens, both ways",
     "beyond_parity_table": "dataframe: the language tax before and after",
     # -- Compare with GPT --

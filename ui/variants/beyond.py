@@ -123,6 +123,30 @@ def step_name(tok: Any) -> str:
     return f"SuperBPE of the Superwords page (stage two from merge {tok.transition + 1:,})"
 
 
+# Parity-aware BPE's variants (Foroutan et al.'s code): the plain one, the hybrid (the first half
+# of the merges classical) and the moving window (100 merges, alpha 2: the authors' defaults).
+PARITY_KINDS = {
+    "every merge fair": (0.0, 0),
+    "hybrid: first half classical": (0.5, 0),
+    "moving window of 100": (0.0, 100),
+}
+PARITY_KINDS_HELP = (
+    "The authors' variants. Hybrid: the first half of the merges count all languages together, "
+    "as classical BPE, and only the rest go to the worst-off language (it keeps more of "
+    "classical BPE's compression). Moving window: a language served more than 2 × 100 ÷ 33 of "
+    "the last 100 merges waits for the others.")
+
+
+def parity_settings(kind: str, num_merges: int) -> tuple[int, int]:
+    """(global merges, window) of a choice in ``PARITY_KINDS`` for ``num_merges`` merges.
+
+    >>> parity_settings("hybrid: first half classical", 768), parity_settings("nonsense", 768)
+    ((384, 0), (0, 0))
+    """
+    share, window = PARITY_KINDS.get(kind, (0.0, 0))
+    return int(num_merges * share), window
+
+
 def parity_frame(result: Any) -> pd.DataFrame:
     """The language tax of the held-out sentences, before (classical) and after (parity-aware):
     one row per language."""
