@@ -56,26 +56,28 @@ if variant == SUPER:
         key="beyond_transition",
         help="SuperBPE's t. Stage one is classical BPE with the split pattern; after t merges, "
              "stage two merges across spaces too. 100% is classical BPE.")
-    transition = num_merges * share // 100
+    # the sidebar's special tokens: both cut the text at them and count them in the vocabulary
+    specials = list(settings.specials) if settings is not None else []
+    transition = max(num_merges - len(specials), 0) * share // 100
 
     # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
     # special tokens): not trained again, and its step-through is the one the session keeps
     sidebar_tok = ss.get("tok")
     same = (sidebar_tok is not None and settings is not None and ss.get("tok_text") == text
             and settings.pattern == pattern and settings.vocab_size == vocab_size
-            and not settings.specials)
+            and not specials)
 
     def make_super(progress):
         if same:
             classical = sidebar_tok
         else:
             classical = RegexTokenizer(pattern)
-            classical.train(text, vocab_size, progress=progress)
+            classical.train(text, vocab_size, progress=progress, special_tokens=specials)
         return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
-                                         progress=progress)
+                                         special_tokens=specials, progress=progress)
 
-    made = run_training(("superbpe", text_digest(text), vocab_size, transition, pattern),
-                        make_super)
+    made = run_training(("superbpe", text_digest(text), vocab_size, transition, pattern,
+                         tuple(specials)), make_super)
     if made is None:
         st.stop()
     classical, superbpe = made
@@ -106,7 +108,7 @@ if variant == SUPER:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
     for column, name, tok in ((left, bv.CLASSICAL, classical), (right, bv.SUPERBPE, superbpe)):
-        ids = tok.encode_ordinary(shown)
+        ids = tok.encode(shown, allowed_special="all")
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
         column.caption(f"{name}: {len(ids):,} tokens")

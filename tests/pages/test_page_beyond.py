@@ -189,3 +189,24 @@ def test_a_classical_tokenizer_has_no_stages_on_the_steps_page():
     assert stage_texts(app) == []
     table = next(d.value for d in app.dataframe if "bytes" in d.value.columns)
     assert "stage" not in table.columns
+
+
+def test_the_sidebars_special_tokens_are_cut_out_of_both_trainings(at):
+    eot = "<|endoftext|>"
+    text = (at.session_state["text"][:1500] + eot) * 2
+    at.text_area(key="text").set_value(text)
+    at.text_input(key="specials").set_value(eot)
+    at.button(key="train").click().run()
+    at.switch_page("pages/beyond.py").run()
+    assert not at.exception
+    # 512 tokens: the special token, and 255 merges of which 80% (204) are stage one's
+    superbpe = train_superbpe(text, 512, 204, special_tokens=[eot])
+    assert superbpe.special_tokens == {eot: 256 + superbpe.num_merges}
+    assert not any(b"<|" in superbpe.vocab[i] for i in superbpe.merges.values())
+    classical = RegexTokenizer()
+    classical.train(text, 512, special_tokens=[eot])
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["SuperBPE"]["tokens"] == len(superbpe.encode(text, allowed_special="all"))
+    assert rows["classical BPE"]["tokens"] == len(classical.encode(text, allowed_special="all"))
+    assert rows["SuperBPE"]["merges"] == superbpe.num_merges
+    assert "stage one of SuperBPE made 204 merges" in " ".join(c.value for c in at.caption)

@@ -57,7 +57,7 @@ def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
     num_bytes = len(text.encode("utf-8", "replace"))
     rows = []
     for name, tok in ((CLASSICAL, classical), (SUPERBPE, superbpe)):
-        ids = tok.encode_ordinary(text)
+        ids = tok.encode(text, allowed_special="all")
         supers = {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
         rows.append({
             "tokenizer": name,
