@@ -149,6 +149,10 @@ def test_step_through_superbpe_marks_where_stage_two_begins(at):
     assert "stage two from merge 205" in at.session_state["imported"][1]
     at.switch_page("pages/steps.py").run()  # (AppTest stays on the page it was given)
     assert not at.exception
+    # the in-browser view told the server it stopped at 205 (ui/stepping/component.py)
+    at.session_state["step"] = 205
+    at.run()
+    assert [i.value for i in at.info if i.value.startswith("Stage two begins here: merge 205")]
     at.toggle(key="step_instant").set_value(False).run()
     assert "SuperBPE of the Superwords page" in " ".join(c.value for c in at.caption)
 
