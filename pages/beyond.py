@@ -108,7 +108,7 @@ if variant == SUPER:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
     for column, name, tok in ((left, bv.CLASSICAL, classical), (right, bv.SUPERBPE, superbpe)):
-        ids = tok.encode(shown, allowed_special="all")
+        ids = bv.encoded(tok, shown)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
         column.caption(f"{name}: {len(ids):,} tokens")
