@@ -1,4 +1,4 @@
-"""Parity-aware BPE (Foroutan et al., "Parity-Aware Byte-tuple[int, int] Encoding: Improving Cross-lingual
+"""Parity-aware BPE (Foroutan et al., "Parity-Aware Byte-Pair Encoding: Improving Cross-lingual
 Fairness in Tokenization", ACL 2026): each merge serves the language that is worst compressed.
 
 Given one text per language, cut by the split pattern as ordinary BPE cuts it:
@@ -17,9 +17,17 @@ Given one text per language, cut by the split pattern as ordinary BPE cuts it:
    first such language instead).
 
 ``global_merges=J`` makes the first J merges by the counts of all texts together, as classical
-BPE on the texts joined in the order given (the paper's hybrid variant). The texts here are
-both the training data and where the cost is measured (the paper can measure on a separate
-development set).
+BPE on the texts joined in the order given (the paper's hybrid variant). ``window=W`` is the
+authors' moving-window variant: of the last W merges chosen for a language (global merges do
+not count), a language that was served more than ``alpha * W / L`` of them (L languages;
+``alpha`` 2 by default, as theirs) is passed over for the next worst, so that no language holds
+the merges for long; if every language with a pair is passed over so, the worst of them is
+served all the same. The texts here are both the training data and where the cost is measured
+(the authors' code can measure on a separate development set).
+
+``special_tokens`` (e.g. ``["<|endoftext|>"]``) are as in classical training: every language's
+text is cut at them before it is split, so no merge is learned across or inside them, and they
+take the ids after the merges, counted in ``vocab_size``.
 
 The merges depend only on the texts, their order and the options; from a corpus on disk each
 language's pieces are counted in first-seen order with any number of workers (corpus.py), so
@@ -30,13 +38,13 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 
 from .corpus import DEFAULT_BLOCK_BYTES, CorpusSources, count_pieces, drain
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
-from .split import compile_pattern, split_by_pattern
+from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
 from .text import clean_text
 from .training import MergeRecord, Nodes, ProgressCallback, _descending, check_train_options
 
@@ -82,6 +90,8 @@ def train_parity_chunks(
     *,
     parallel: bool = True,
     global_merges: int = 0,
+    window: int = 0,
+    alpha: float = 2,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
@@ -91,6 +101,7 @@ def train_parity_chunks(
     first-seen order. Returns ``(merges, history, served, stop_reason)``, where ``served[k]`` is
     the index of the language merge k served (None: a global merge)."""
     check_train_options(tie_rule, min_frequency, max_token_bytes)
+    check_window(window, alpha)
     n_lang = len(languages)
     # 1. Lay out every language's distinct pieces, one node per byte (as train_bpe does), and
     # count each language's pairs on its own nodes.
@@ -164,6 +175,8 @@ def train_parity_chunks(
     merges: dict[tuple[int, int], int] = {}
     history: list[MergeRecord] = []
     served: list[int | None] = []
+    recent: deque[int] = deque(maxlen=window or None)  # the moving window's languages
+    limit = alpha * window / n_lang  # served more often than this in the window: passed over
     stop_reason = None
     for step in range(num_merges):
         # 3. The worst language that has a pair to merge, and its best pair.
@@ -173,11 +186,17 @@ def train_parity_chunks(
             if found is not None:
                 chosen = (None, *found)
         else:
-            for lang in sorted(range(n_lang), key=lambda m: (-cost(m), m)):
+            order = sorted(range(n_lang), key=lambda m: (-cost(m), m))
+            if window:  # the languages over the window's share go last
+                over = {m for m in set(recent) if recent.count(m) > limit}
+                order = [m for m in order if m not in over] + [m for m in order if m in over]
+            for lang in order:
                 found = best(lang, floor)
                 if found is not None:
                     chosen = (lang, *found)
                     break
+            if chosen is not None and window:
+                recent.append(chosen[0])
         if chosen is None:
             stop_reason = (f"no language has a pair occurring at least {floor} times, after"
                            f" {step} merges")
@@ -212,20 +231,39 @@ def train_parity_chunks(
     return merges, history, served, stop_reason
 
 
-def _pieces(text: str, compiled) -> Iterable[tuple[bytes, int]]:
-    counted = Counter(split_by_pattern(compiled, text)) if compiled else Counter([text])
+def check_window(window: object, alpha: object) -> None:
+    """ValueError unless ``window`` is a whole number of merges (0: no window) and ``alpha`` a
+    number of at least 1 (below 1 every language could be over its share at once)."""
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise ValueError(f"window must be a whole number of merges, 0 (none) or more, not {window!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not alpha >= 1:
+        raise ValueError(f"alpha must be a number of at least 1 (the authors' default is 2),"
+                         f" not {alpha!r}")
+
+
+def _pieces(text: str, compiled, specials: list[str]) -> Iterable[tuple[bytes, int]]:
+    counted: Counter[str] = Counter()
+    for part in cut_at_specials(text, specials):
+        counted.update(split_by_pattern(compiled, part) if compiled else [part])
     return [(p.encode("utf-8"), n) for p, n in counted.items() if p]
 
 
-def _num_merges(vocab_size: object) -> int:
+def _num_merges(vocab_size: object, specials: list[str]) -> int:
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
-    return vocab_size - 256
+    if vocab_size < 256 + len(specials):
+        raise ValueError(f"vocab_size {vocab_size} has no room for the 256 bytes and"
+                         f" {len(specials)} special tokens; it must be at least"
+                         f" {256 + len(specials)}")
+    return vocab_size - 256 - len(specials)
 
 
-def _parity_tokenizer(names: list[str], pattern: str, result: tuple) -> ParityTokenizer:
+def _parity_tokenizer(names: list[str], pattern: str, result: tuple,
+                      specials: list[str]) -> ParityTokenizer:
     merges, history, served, stop_reason = result
+    first = 256 + len(merges)  # the special tokens take the ids after the merges
     tok = ParityTokenizer(pattern, languages=names, merges=merges,
+                          special_tokens={s: first + i for i, s in enumerate(specials)},
                           served=[None if s is None else names[s] for s in served])
     tok.history = history
     tok.stop_reason = stop_reason
@@ -239,6 +277,9 @@ def train_parity(
     pattern: str = GPT4_SPLIT_PATTERN,
     parallel: bool = True,
     global_merges: int = 0,
+    window: int = 0,
+    alpha: float = 2,
+    special_tokens: Iterable[str] | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
@@ -258,14 +299,15 @@ def train_parity(
     for name, text in texts.items():
         if not isinstance(text, str):
             raise TypeError(f"the text of {name!r} must be str, not {type(text).__name__}")
-    num_merges = _num_merges(vocab_size)
+    specials = training_specials(special_tokens)
+    num_merges = _num_merges(vocab_size, specials)
     compiled = compile_pattern(pattern)
-    languages = [_pieces(clean_text(texts[name]), compiled) for name in names]
+    languages = [_pieces(clean_text(texts[name]), compiled, specials) for name in names]
     result = train_parity_chunks(languages, num_merges, parallel=parallel,
-                                 global_merges=global_merges, tie_rule=tie_rule,
-                                 min_frequency=min_frequency, max_token_bytes=max_token_bytes,
-                                 progress=progress)
-    return _parity_tokenizer(names, pattern, result)
+                                 global_merges=global_merges, window=window, alpha=alpha,
+                                 tie_rule=tie_rule, min_frequency=min_frequency,
+                                 max_token_bytes=max_token_bytes, progress=progress)
+    return _parity_tokenizer(names, pattern, result, specials)
 
 
 def train_parity_corpus(
@@ -275,6 +317,9 @@ def train_parity_corpus(
     pattern: str = GPT4_SPLIT_PATTERN,
     parallel: bool = False,
     global_merges: int = 0,
+    window: int = 0,
+    alpha: float = 2,
+    special_tokens: Iterable[str] | None = None,
     workers: int | None = None,
     errors: str = "strict",
     block_bytes: int = DEFAULT_BLOCK_BYTES,
@@ -292,13 +337,16 @@ def train_parity_corpus(
         raise TypeError(f"sources must be a dict of language name -> files, not {type(sources).__name__}")
     names = list(sources)
     _check_languages(names)
-    num_merges = _num_merges(vocab_size)
+    specials = training_specials(special_tokens)
+    num_merges = _num_merges(vocab_size, specials)
     check_train_options(tie_rule, min_frequency, max_token_bytes)
+    check_window(window, alpha)
     languages = [list(drain(count_pieces(sources[name], pattern=pattern, workers=workers,
-                                         errors=errors, block_bytes=block_bytes,
-                                         on_bytes=on_bytes).counts)) for name in names]
+                                         special_tokens=specials, errors=errors,
+                                         block_bytes=block_bytes, on_bytes=on_bytes).counts))
+                 for name in names]
     result = train_parity_chunks(languages, num_merges, parallel=parallel,
-                                 global_merges=global_merges, tie_rule=tie_rule,
-                                 min_frequency=min_frequency, max_token_bytes=max_token_bytes,
-                                 progress=progress)
-    return _parity_tokenizer(names, pattern, result)
+                                 global_merges=global_merges, window=window, alpha=alpha,
+                                 tie_rule=tie_rule, min_frequency=min_frequency,
+                                 max_token_bytes=max_token_bytes, progress=progress)
+    return _parity_tokenizer(names, pattern, result, specials)

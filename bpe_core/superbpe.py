@@ -27,6 +27,10 @@ exactly as encoding does, and counts pairs inside the stage-two pieces. So the t
 is an ordinary BPE tokenizer over ``STAGE_TWO_PATTERN`` with all merges in order: its
 tokenizer.json runs in Hugging Face ``tokenizers`` and gives the same ids.
 
+``special_tokens`` (e.g. ``["<|endoftext|>"]``) are as in classical training: the text is cut
+at them before either stage splits it, so no merge of either stage runs across or inside one;
+they take the ids after all the merges and count in ``vocab_size``.
+
 The tie rule is ``train_bpe``'s in both stages (default "seen": the pair whose first occurrence
 comes earliest in the text, in the stage's pieces), so the merges are the same from text in
 memory and from a corpus on disk read by any number of workers (each stage counts its pieces in
@@ -44,7 +48,7 @@ from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pie
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
-from .split import compile_pattern, split_by_pattern
+from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
 from .text import clean_text
 from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
 
@@ -113,7 +117,7 @@ def check_transition(transition: object, num_merges: int) -> int:
         raise ValueError(
             f"transition {transition} is more merges than the vocabulary has room for"
             f" ({num_merges}); give a transition of at most {num_merges} (the vocabulary size"
-            " minus 256)"
+            " minus 256 and the special tokens)"
         )
     return transition
 
@@ -173,18 +177,36 @@ def _options(tie_rule: str, min_frequency: int, max_token_bytes: int | None,
 
 
 def _superbpe_tokenizer(result: TrainResult, made: int, pattern: str, stage_two_pattern: str,
-               ) -> SuperBPETokenizer:
+                        specials: list[str]) -> SuperBPETokenizer:
+    first = 256 + len(result.merges)  # the special tokens take the ids after the merges
     tok = SuperBPETokenizer(stage_two_pattern, stage_one_pattern=pattern, transition=made,
-                            merges=result.merges)
+                            merges=result.merges,
+                            special_tokens={s: first + i for i, s in enumerate(specials)})
     tok.history = result.history
     tok.stop_reason = result.stop_reason
     return tok
 
 
-def _counted(text: str, pattern: str) -> Iterable[tuple[bytes, int]]:
+def _counted(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[bytes, int]]:
     compiled = compile_pattern(pattern)
-    pieces = Counter(split_by_pattern(compiled, text)) if compiled else Counter([text])
+    pieces: Counter[str] = Counter()
+    for part in cut_at_specials(text, specials):
+        pieces.update(split_by_pattern(compiled, part) if compiled else [part])
     return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
+
+
+def _plan(vocab_size: object, transition: object, special_tokens: object) -> tuple[list[str], int]:
+    """(the special tokens, the number of merges), or ValueError."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
+    specials = training_specials(special_tokens)
+    if vocab_size < 256 + len(specials):
+        raise ValueError(f"vocab_size {vocab_size} has no room for the 256 bytes and"
+                         f" {len(specials)} special tokens; it must be at least"
+                         f" {256 + len(specials)}")
+    num_merges = vocab_size - 256 - len(specials)
+    check_transition(transition, num_merges)
+    return specials, num_merges
 
 
 def train_superbpe(
@@ -194,6 +216,7 @@ def train_superbpe(
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
     stage_two_pattern: str = STAGE_TWO_PATTERN,
+    special_tokens: Iterable[str] | None = None,
     progress: ProgressCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
@@ -206,15 +229,13 @@ def train_superbpe(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
-    num_merges = vocab_size - 256
-    check_transition(transition, num_merges)
+    specials, num_merges = _plan(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
     text = clean_text(text)
-    result, made = _two_stages(_counted(text, pattern), lambda: _counted(text, stage_two_pattern),
+    result, made = _two_stages(_counted(text, pattern, specials),
+                               lambda: _counted(text, stage_two_pattern, specials),
                                num_merges, transition, progress, options)
-    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern)
+    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
 
 
 def train_superbpe_corpus(
@@ -224,6 +245,7 @@ def train_superbpe_corpus(
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
     stage_two_pattern: str = STAGE_TWO_PATTERN,
+    special_tokens: Iterable[str] | None = None,
     workers: int | None = None,
     errors: str = "strict",
     block_bytes: int = DEFAULT_BLOCK_BYTES,
@@ -238,12 +260,10 @@ def train_superbpe_corpus(
     counts its pieces with ``count_pieces`` in ``workers`` processes; the merges are exactly
     ``train_superbpe``'s on the joined text. Stage two's pieces run over line breaks, so the
     corpus can be cut into blocks only where its split agrees (beside numbers or runs of
-    punctuation): a corpus without such places is counted in one block.
+    punctuation, or right after a special token): a corpus without such places is counted in
+    one block.
     """
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
-    num_merges = vocab_size - 256
-    check_transition(transition, num_merges)
+    specials, num_merges = _plan(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
     texts = None
     if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
@@ -251,10 +271,11 @@ def train_superbpe_corpus(
 
     def counted(split: str) -> Iterable[tuple[bytes, int]]:
         source = iter(texts) if texts is not None else sources
-        return drain(count_pieces(source, pattern=split, workers=workers, errors=errors,
-                                  block_bytes=block_bytes, on_bytes=on_bytes).counts)
+        return drain(count_pieces(source, pattern=split, special_tokens=specials,
+                                  workers=workers, errors=errors, block_bytes=block_bytes,
+                                  on_bytes=on_bytes).counts)
 
     result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
                                transition, progress, options)
-    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern)
+    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
 

@@ -16,6 +16,7 @@ from ui.kit.escape import md_escape
 from ui.kit.state import (
     current_text,
     derived,
+    import_tokenizer,
     parallel_set,
     projector_mode,
     sidebar,
@@ -55,26 +56,28 @@ if variant == SUPER:
         key="beyond_transition",
         help="SuperBPE's t. Stage one is classical BPE with the split pattern; after t merges, "
              "stage two merges across spaces too. 100% is classical BPE.")
-    transition = num_merges * share // 100
+    # the sidebar's special tokens: both cut the text at them and count them in the vocabulary
+    specials = list(settings.specials) if settings is not None else []
+    transition = max(num_merges - len(specials), 0) * share // 100
 
     # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
     # special tokens): not trained again, and its step-through is the one the session keeps
     sidebar_tok = ss.get("tok")
     same = (sidebar_tok is not None and settings is not None and ss.get("tok_text") == text
             and settings.pattern == pattern and settings.vocab_size == vocab_size
-            and not settings.specials)
+            and not specials)
 
     def make_super(progress):
         if same:
             classical = sidebar_tok
         else:
             classical = RegexTokenizer(pattern)
-            classical.train(text, vocab_size, progress=progress)
+            classical.train(text, vocab_size, progress=progress, special_tokens=specials)
         return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
-                                         progress=progress)
+                                         special_tokens=specials, progress=progress)
 
-    made = run_training(("superbpe", text_digest(text), vocab_size, transition, pattern),
-                        make_super)
+    made = run_training(("superbpe", text_digest(text), vocab_size, transition, pattern,
+                         tuple(specials)), make_super)
     if made is None:
         st.stop()
     classical, superbpe = made
@@ -93,13 +96,19 @@ if variant == SUPER:
                        help="Hugging Face tokenizers reads it and gives the same ids: SuperBPE is "
                             "ordinary BPE over stage two's split pattern.")
 
+    if st.button("Step through SuperBPE's merges", key="beyond_step", icon=":material/flag:",
+                 on_click=import_tokenizer, args=(superbpe, bv.step_name(superbpe)),
+                 help="Makes this SuperBPE the session's tokenizer (as an imported one) and opens "
+                      "Step through merges, which marks the merge where stage two begins."):
+        st.switch_page("pages/steps.py")
+
     st.subheader("The tokens, side by side")
     shown = bv.view_text(text)
     if shown != text:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
     for column, name, tok in ((left, bv.CLASSICAL, classical), (right, bv.SUPERBPE, superbpe)):
-        ids = tok.encode_ordinary(shown)
+        ids = bv.encoded(tok, shown)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
         column.caption(f"{name}: {len(ids):,} tokens")
@@ -126,9 +135,13 @@ if variant == SUPER:
 else:
     languages = parallel_set()
     size = min(vocab_size, MAX_TAX_VOCAB)
-    made = run_training(("parity", size, pattern),
+    kind = st.radio("Parity-aware BPE's variant", list(bv.PARITY_KINDS), key="beyond_parity_kind",
+                    horizontal=True, help=bv.PARITY_KINDS_HELP)
+    global_merges, window = bv.parity_settings(kind, size - 256)
+    made = run_training(("parity", size, pattern, global_merges, window),
                         lambda progress: parity_comparison(languages, size, pattern,
-                                                           progress=progress))
+                                                           global_merges=global_merges,
+                                                           window=window, progress=progress))
     if made is None:
         st.stop()
     st.write(

@@ -176,6 +176,11 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
     m[3].metric("Made by this merge", f"{made:,}",
                 help="How many tokens merge k made in this text (outlined below).")
 
+    stage = sv.stage_at(tok, k)  # SuperBPE: which stage made merge k, and where two begins
+    if stage is not None and stage.begins:
+        st.info(stage.words, icon=":material/flag:")
+    elif stage is not None:
+        st.caption(stage.words)
     left, right = st.columns(2)
     with left:
         if k and not made:

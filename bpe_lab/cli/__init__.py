@@ -48,6 +48,7 @@ what it writes (--out PATH):
 variants (each file is one language with --variant parity):
   bpe-lab train corpus.txt --vocab-size 8000 --variant superbpe --transition 6000 --out s.json --format hf
   bpe-lab train en.txt de.txt hi.txt --vocab-size 8000 --variant parity --out p.model
+  (both take --special-token as the classical trainer does)
 
 example (CS336's TinyStories run):
   bpe-lab train TinyStoriesV2-GPT4-train.txt --vocab-size 10000 --pattern gpt2 \\
@@ -151,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--global-merges", type=_int, metavar="J",
                    help="--variant parity: make the first J merges as classical BPE (the"
                         " paper's hybrid)")
+    t.add_argument("--window", type=_int, metavar="W",
+                   help="--variant parity: the authors' moving window: a language served more"
+                        " than --alpha x W / languages of the last W merges waits for the others")
+    t.add_argument("--alpha", type=float, metavar="A",
+                   help="--variant parity with --window: a language's share of the window"
+                        " (default: 2, the authors')")
     t.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
                         " the files must be readable there at the same paths")

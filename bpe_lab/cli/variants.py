@@ -8,7 +8,10 @@ classical trainer (commands.train).
   extension (``de.txt`` is "de"); each merge serves the language that costs most tokens per
   byte (``--parallel``: the most tokens, for files that say the same thing).
 
-Neither variant takes special tokens, --history or --dask (each says so and how to do without).
+Both take ``--special-token`` as the classical trainer does (the corpus is cut at each, no merge
+crosses one, and they count in --vocab-size); ``--variant parity`` also takes ``--window`` and
+``--alpha`` (the authors' moving window). Neither takes --history or --dask (each says so and
+how to do without).
 """
 
 from __future__ import annotations
@@ -30,17 +33,18 @@ VARIANTS = ("classic", "superbpe", "parity")
 def check_variant_options(args: argparse.Namespace) -> None:
     """UsageError for an option the chosen variant does not take, or one it needs."""
     variant = args.variant
+    window, alpha = getattr(args, "window", None), getattr(args, "alpha", None)
     if variant == "classic":
         for option, value in (("--transition", args.transition),
-                              ("--global-merges", args.global_merges)):
+                              ("--global-merges", args.global_merges), ("--window", window),
+                              ("--alpha", alpha)):
             if value is not None:
                 raise UsageError(f"{option} belongs to a variant: add --variant"
                                  f" {'superbpe' if option == '--transition' else 'parity'}")
         if args.parallel:
             raise UsageError("--parallel belongs to --variant parity")
         return
-    for option, given in (("--special-token", args.special_token), ("--history", args.history),
-                          ("--dask", args.dask)):
+    for option, given in (("--history", args.history), ("--dask", args.dask)):
         if given:
             raise UsageError(f"--variant {variant} does not take {option}; train without it"
                              " (or with --variant classic)")
@@ -49,16 +53,27 @@ def check_variant_options(args: argparse.Namespace) -> None:
             raise UsageError("--variant superbpe needs --transition T: how many merges stage one"
                              " makes inside words before stage two merges across them (e.g. 80%"
                              " of --vocab-size minus 256)")
-        if not 0 <= args.transition <= args.vocab_size - 256:
-            raise UsageError(f"--transition {args.transition} must be from 0 to"
-                             f" {args.vocab_size - 256} (--vocab-size minus 256)")
-        if args.global_merges is not None or args.parallel:
-            raise UsageError("--global-merges and --parallel belong to --variant parity")
+        specials = len(set(args.special_token or ()))
+        most = args.vocab_size - 256 - specials
+        if not 0 <= args.transition <= most:
+            raise UsageError(f"--transition {args.transition} must be from 0 to {most}"
+                             " (--vocab-size minus 256"
+                             f"{' and the special tokens' if specials else ''})")
+        if args.global_merges is not None or args.parallel or window is not None \
+                or alpha is not None:
+            raise UsageError("--global-merges, --parallel, --window and --alpha belong to"
+                             " --variant parity")
     else:
         if args.transition is not None:
             raise UsageError("--transition belongs to --variant superbpe")
         if args.global_merges is not None and args.global_merges < 0:
             raise UsageError(f"--global-merges {args.global_merges} must be 0 or more")
+        if window is not None and window < 0:
+            raise UsageError(f"--window {window} must be 0 (none) or more merges")
+        if alpha is not None and window is None:
+            raise UsageError("--alpha goes with --window W (the moving window it sizes)")
+        if alpha is not None and not alpha >= 1:
+            raise UsageError(f"--alpha {alpha} must be at least 1 (the authors' default is 2)")
 
 
 def language_files(paths: list[str]) -> dict[str, str]:
@@ -78,7 +93,8 @@ def train(args: argparse.Namespace) -> int:
     """Train ``args.variant`` on the corpus files and save it (the classical trainer's checks,
     progress bars and messages)."""
     clock = Clock()
-    inputs.check_vocab_size(args.vocab_size, [])
+    specials = inputs.specials_from(args.special_token)
+    inputs.check_vocab_size(args.vocab_size, specials)
     check_variant_options(args)
     pattern = inputs.pattern_from(args.pattern)
     workers, warning = inputs.workers_from(args.workers)
@@ -87,14 +103,14 @@ def train(args: argparse.Namespace) -> int:
         raise UsageError(f"--min-frequency {args.min_frequency} must be 0 or more")
     if args.max_token_bytes is not None and args.max_token_bytes < 2:
         raise UsageError(f"--max-token-bytes {args.max_token_bytes} must be 2 or more")
-    outputs.check_out(args.format, args.out)
+    outputs.check_out(args.format, args.out, args.force)
     total = inputs.check_corpus(args.corpus)
     inputs.check_pattern_speed(pattern, args.corpus)
     languages = language_files(args.corpus) if args.variant == "parity" else None
     if warning:
         print(f"bpe-lab: warning: {warning}", flush=True)
     bars = Bars()
-    num_merges = args.vocab_size - 256
+    num_merges = args.vocab_size - 256 - len(specials)
     # Parity reads one file per language (each read counts from 0 again); SuperBPE reads the
     # corpus a second time for stage two, after merging began (that read has no bar).
     read_so_far = [0, 0]  # bytes of the reads finished, of the current one
@@ -115,7 +131,7 @@ def train(args: argparse.Namespace) -> int:
 
     options = dict(pattern=pattern, workers=workers, errors=args.errors,
                    block_bytes=args.block_bytes, on_bytes=on_bytes, progress=progress,
-                   tie_rule=args.tie_rule, min_frequency=args.min_frequency or 0,
+                   special_tokens=specials, tie_rule=args.tie_rule, min_frequency=args.min_frequency or 0,
                    max_token_bytes=args.max_token_bytes)
     bars.start_bytes(total, "reading")
     try:
@@ -123,10 +139,12 @@ def train(args: argparse.Namespace) -> int:
             tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition, **options)
         else:
             tok = train_parity_corpus(languages, args.vocab_size, parallel=args.parallel,
-                                      global_merges=args.global_merges or 0, **options)
+                                      global_merges=args.global_merges or 0,
+                                      window=args.window or 0,
+                                      alpha=2 if args.alpha is None else args.alpha, **options)
         bars.close()
         tok.history = []  # the counts stay out of the files (no --history for variants)
-        written = outputs.save(tok, args.format, args.out)
+        written = outputs.save(tok, args.format, args.out, args.force)
     except KeyboardInterrupt:
         bars.close()
         raise training_interrupted(bars, clock, num_merges, total, args.out) from None

@@ -95,10 +95,14 @@ def parity_comparison(
     vocab_size: int = 1024,
     pattern: str = GPT4_SPLIT_PATTERN,
     *,
+    global_merges: int = 0,
+    window: int = 0,
     progress: ProgressCallback | None = None,
 ) -> ParityComparison:
     """Classical and parity-aware BPE trained on the same lines, measured on the held-out ones.
-    ``progress(done, total, record)`` follows parity-aware training (the longer one).
+    ``global_merges`` and ``window`` choose the authors' hybrid and moving-window variants
+    (bpe_core/parity.py). ``progress(done, total, record)`` follows parity-aware training (the
+    longer one).
 
     >>> from bpe_lab.who_pays.languages import load_parallel
     >>> result = parity_comparison(load_parallel(), 1024)
@@ -114,7 +118,8 @@ def parity_comparison(
     texts = {lang.code: "\n".join(lang.lines[:train]) for lang in languages}
     classical = RegexTokenizer(pattern)
     classical.train("\n".join(texts.values()), vocab_size)
-    parity = train_parity(texts, vocab_size, pattern=pattern, parallel=True, progress=progress)
+    parity = train_parity(texts, vocab_size, pattern=pattern, parallel=True,
+                          global_merges=global_merges, window=window, progress=progress)
     held_out = {lang.code: "\n".join(lang.lines[train:n]) for lang in languages}
     before = {c: measure_text(classical, t).tokens for c, t in held_out.items()}
     after = {c: measure_text(parity, t).tokens for c, t in held_out.items()}

@@ -66,13 +66,58 @@ def test_parity_takes_one_language_a_file_named_by_the_file(tmp_path):
         expected.merges.items())
 
 
+EOT = "<|endoftext|>"
+
+
+def test_superbpe_takes_special_tokens_and_hf_tokenizers_gives_the_same_ids(tmp_path):
+    text = EN[:3000] + EOT + EN[3000:] + EOT
+    corpus = write(tmp_path, "en.txt", text)
+    done = run_cli("train", corpus, "--vocab-size", 331, "--variant", "superbpe",
+                   "--transition", 40, "--special-token", EOT, "--format", "hf",
+                   "--out", "tok.json", "--workers", 2, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = train_superbpe(text, 331, 40, special_tokens=[EOT])
+    assert expected.special_tokens == {EOT: 330}
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tok.json"))
+    assert hf.token_to_id(EOT) == 330
+    sample = EN[:200] + EOT + EN[200:400]
+    assert hf.encode(sample).ids == expected.encode(sample, allowed_special="all")
+    assert hf.encode(sample).ids.count(330) == 1
+    loaded = bpe_core.load(str(tmp_path / "tok.json"))
+    assert list(loaded.merges.items()) == list(expected.merges.items())
+    assert loaded.special_tokens == {EOT: 330}
+
+
+def test_parity_takes_special_tokens_and_the_moving_window(tmp_path):
+    texts = {"en": EN[:2000] + EOT + EN[2000:4000], "el": EL + EOT + EL, "hi": HI + EOT + HI}
+    files = [write(tmp_path, f"{name}.txt", text) for name, text in texts.items()]
+    done = run_cli("train", *files, "--vocab-size", 401, "--variant", "parity", "--parallel",
+                   "--window", 30, "--alpha", 1.5, "--special-token", EOT, "--format",
+                   "tiktoken", "--out", "p.tiktoken", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = train_parity(texts, 401, window=30, alpha=1.5, special_tokens=[EOT])
+    assert expected.special_tokens == {EOT: 400}
+    loaded = bpe_core.load(str(tmp_path / "p.tiktoken"))
+    assert list(loaded.merges.items()) == list(expected.merges.items())
+    assert loaded.special_tokens == {EOT: 400}
+    sample = "Η γάτα" + EOT + "the cat"
+    assert loaded.encode(sample, allowed_special="all") == expected.encode(
+        sample, allowed_special="all")
+
+
 @pytest.mark.parametrize("args, words", [
     (["--variant", "superbpe"], "needs --transition"),
     (["--variant", "superbpe", "--transition", 500], "--transition 500 must be from 0 to 144"),
     (["--transition", 5], "add --variant superbpe"),
     (["--parallel"], "--parallel belongs to --variant parity"),
     (["--variant", "parity", "--transition", 5], "--transition belongs to --variant superbpe"),
-    (["--variant", "parity", "--special-token", "<|x|>"], "does not take --special-token"),
+    (["--variant", "parity", "--dask", "tcp://127.0.0.1:1"], "does not take --dask"),
+    (["--window", 10], "--window belongs to a variant: add --variant parity"),
+    (["--variant", "superbpe", "--transition", 5, "--window", 10], "belong to --variant parity"),
+    (["--variant", "parity", "--alpha", 3], "--alpha goes with --window"),
+    (["--variant", "parity", "--window", 10, "--alpha", 0.5], "--alpha 0.5 must be at least 1"),
+    (["--variant", "superbpe", "--transition", 144, "--special-token", "<|x|>"],
+     "--transition 144 must be from 0 to 143 (--vocab-size minus 256 and the special tokens)"),
     (["--variant", "superbpe", "--transition", 5, "--history"], "does not take --history"),
     (["sub/en.txt", "--variant", "parity"], "both name the language 'en'"),
 ])

@@ -5,24 +5,34 @@ The plain reference keeps every language's text as token lists and, before each 
 measures each language's cost (its tokens, or tokens per byte when the texts are not parallel),
 takes the worst (the first given among equals) that still has a pair, counts that language's
 pairs the seeds' way and merges the most frequent (the first to occur among equals) in every
-language. The first ``global_merges`` merges count the texts joined in order instead.
+language. The first ``global_merges`` merges count the texts joined in order instead. With a
+``window``, a language served more than ``alpha * window / languages`` of the last ``window``
+parity merges goes after the others. Special tokens cut every text before it is split.
 """
 
 from __future__ import annotations
 
+from collections import deque
+
 import pytest
+import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import best_pair, chunks_of, get_stats, merge
 
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
+from bpe_core.formats import to_hf_json
 from bpe_core.parity import train_parity, train_parity_corpus
+from bpe_core.split import cut_at_specials
 
 
 def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN,
-                 parallel: bool = True, global_merges: int = 0, tie_rule: str = "seen"):
+                 parallel: bool = True, global_merges: int = 0, tie_rule: str = "seen",
+                 window: int = 0, alpha: float = 2, specials: tuple = ()):
     """(merges {pair: id} in order, the language each merge served: a name or None)."""
-    streams = [[list(c.encode("utf-8")) for c in chunks_of(t, pattern)] for t in texts.values()]
+    streams = [[list(c.encode("utf-8")) for part in cut_at_specials(t, list(specials))
+                for c in chunks_of(part, pattern)] for t in texts.values()]
+    recent: deque = deque(maxlen=window or None)
     names = list(texts)
     sizes = [sum(map(len, s)) for s in streams]
 
@@ -32,11 +42,14 @@ def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPL
 
     merges, served = {}, []
     vocab = {i: bytes([i]) for i in range(256)}
-    for idx in range(256, vocab_size):
+    for idx in range(256, vocab_size - len(specials)):
         if idx - 256 < global_merges:
             order = [None]
         else:
             order = sorted(range(len(streams)), key=lambda m: (-cost(m), m))
+            if window:
+                over = [m for m in order if recent.count(m) > alpha * window / len(streams)]
+                order = [m for m in order if m not in over] + over
         pair = None
         for lang in order:
             stats: dict = {}
@@ -51,6 +64,8 @@ def naive_parity(texts: dict[str, str], vocab_size: int, pattern: str = GPT4_SPL
         merges[pair] = idx
         vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
         served.append(None if lang is None else names[lang])
+        if lang is not None and window:
+            recent.append(lang)
     return merges, served
 
 
@@ -111,6 +126,63 @@ def test_global_merges_are_classical_first():
     assert tok.served == [None, None, None]
 
 
+def test_the_moving_window_passes_over_a_language_served_more_than_its_share():
+    # Two languages, window 2, alpha 1: a language served more than 1 * 2 / 2 = 1 of the last 2
+    # merges goes last. "a" has 16 tokens, "b" 4. Without the window "a" stays worst for three
+    # merges: xy (a 8), xyxy (a 4), then a 4 = b 4 and "a" comes first: xyxyxyxy.
+    texts = {"a": "xy" * 8, "b": "zwzw"}
+    assert tokens_of(train_parity(texts, 259)) == [b"xy", b"xyxy", b"xyxyxyxy"]
+    # With it, "a" has 2 of the last 2 merges at the third: "b" is served, though not worse.
+    tok = train_parity(texts, 259, window=2, alpha=1)
+    assert tokens_of(tok) == [b"xy", b"xyxy", b"zw"] and tok.served == ["a", "a", "b"]
+    # alpha 2 allows 2 of 2: the window changes nothing.
+    assert tokens_of(train_parity(texts, 259, window=2)) == [b"xy", b"xyxy", b"xyxyxyxy"]
+    # Global merges do not enter the window: after one global xy, "a" gets xyxy and then the
+    # next, as the first parity merge is its only one in the window.
+    tok = train_parity(texts, 259, window=2, alpha=1, global_merges=1)
+    assert tok.served == [None, "a", "a"]
+
+
+def test_a_language_over_its_share_is_served_when_no_other_has_a_pair():
+    tok = train_parity({"a": "xy" * 8, "b": "q"}, 259, window=2, alpha=1)
+    assert tokens_of(tok) == [b"xy", b"xyxy", b"xyxyxyxy"]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"window": -1}, "window must be a whole number"),
+    ({"window": 1.5}, "window must be a whole number"),
+    ({"window": 10, "alpha": 0.5}, "alpha must be a number of at least 1"),
+])
+def test_bad_window_settings_are_refused_by_name(options, message):
+    with pytest.raises(ValueError, match=message):
+        train_parity({"a": "xy"}, 300, **options)
+
+
+def test_special_tokens_are_never_merged_across_and_take_the_ids_after_the_merges():
+    # Without cutting, "b<" ... would be pairs; cut at <|e|>, "ab" and "cd" are all there is.
+    texts = {"en": "ab<|e|>ab<|e|>", "xx": "cd<|e|>cd"}
+    tok = train_parity(texts, 256 + 3 + 1, special_tokens=["<|e|>"])
+    assert tokens_of(tok) == [b"ab", b"cd"] and tok.num_merges == 2
+    assert tok.special_tokens == {"<|e|>": 258}
+    assert tok.encode("ab<|e|>cd", allowed_special="all") == [256, 258, 257]
+    assert not any(b"<" in t or b"|" in t for t in tokens_of(tok))
+    with pytest.raises(ValueError, match="no room for the 256 bytes and 2 special tokens"):
+        train_parity(texts, 257, special_tokens=["<|e|>", "<|f|>"])
+
+
+def test_a_parity_tokenizer_json_keeps_its_special_token_in_hf_tokenizers(tmp_path):
+    texts = {"en": "the cat sat<|endoftext|>the cat", "el": "η γάτα<|endoftext|>η γάτα"}
+    tok = train_parity(texts, 256 + 12 + 1, special_tokens=["<|endoftext|>"])
+    path = tmp_path / "tokenizer.json"
+    path.write_text(to_hf_json(tok), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    eot = 256 + tok.num_merges
+    assert hf.token_to_id("<|endoftext|>") == eot == tok.special_tokens["<|endoftext|>"]
+    text = "the cat<|endoftext|>η γάτα"
+    assert hf.encode(text).ids == tok.encode(text, allowed_special="all")
+    assert tok.encode(text, allowed_special="all").count(eot) == 1
+
+
 def test_bad_languages_are_refused_by_name():
     with pytest.raises(ValueError, match="at least one language"):
         train_parity({}, 300)
@@ -129,12 +201,17 @@ TEXTS = st.dictionaries(st.sampled_from(["en", "fr", "el", "zh", "xx"]), TEXT, m
 
 @settings(max_examples=100, deadline=None)
 @given(texts=TEXTS, merges=st.integers(0, 60), parallel=st.booleans(),
-       global_merges=st.integers(0, 5), tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
-def test_matches_the_plain_reference(texts, merges, parallel, global_merges, tie_rule):
-    tok = train_parity(texts, 256 + merges, parallel=parallel, global_merges=global_merges,
-                       tie_rule=tie_rule)
-    expected, served = naive_parity(texts, 256 + merges, parallel=parallel,
-                                    global_merges=global_merges, tie_rule=tie_rule)
+       global_merges=st.integers(0, 5), tie_rule=st.sampled_from(["seen", "ids", "bytes"]),
+       window=st.sampled_from([0, 0, 1, 3, 8]), alpha=st.sampled_from([1, 1.5, 2]),
+       specials=st.sampled_from([(), ("<|e|>",), ("ab", "<s>")]))
+def test_matches_the_plain_reference(texts, merges, parallel, global_merges, tie_rule, window,
+                                     alpha, specials):
+    tok = train_parity(texts, 256 + len(specials) + merges, parallel=parallel,
+                       global_merges=global_merges, tie_rule=tie_rule, window=window,
+                       alpha=alpha, special_tokens=list(specials))
+    expected, served = naive_parity(texts, 256 + len(specials) + merges, parallel=parallel,
+                                    global_merges=global_merges, tie_rule=tie_rule,
+                                    window=window, alpha=alpha, specials=specials)
     assert list(tok.merges.items()) == list(expected.items())
     assert tok.served == served
 
@@ -160,3 +237,20 @@ def test_corpus_gives_the_merges_of_the_texts_with_one_and_two_workers(tmp_path)
         tok = train_parity_corpus(paths, 400, workers=workers, block_bytes=120)
         assert list(tok.merges.items()) == list(expected.merges.items())
         assert tok.served == expected.served and tok.languages == ["en", "el", "hi"]
+
+
+def test_corpus_with_special_tokens_and_a_window_gives_the_merges_of_the_texts(tmp_path):
+    docs = {name: text.replace(".\n", ".<|endoftext|>") for name, text in DOCS.items()}
+    paths = {}
+    for name, text in docs.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_bytes(text.encode("utf-8"))
+        paths[name] = str(path)
+    options = {"special_tokens": ["<|endoftext|>"], "window": 20, "alpha": 1}
+    expected = train_parity(docs, 401, parallel=False, **options)
+    assert expected.special_tokens == {"<|endoftext|>": 256 + expected.num_merges}
+    assert not any(b"<|" in expected.vocab[i] for i in expected.merges.values())
+    for workers in (1, 2):
+        tok = train_parity_corpus(paths, 401, workers=workers, block_bytes=120, **options)
+        assert list(tok.merges.items()) == list(expected.merges.items())
+        assert tok.special_tokens == expected.special_tokens and tok.served == expected.served

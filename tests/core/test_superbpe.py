@@ -58,13 +58,17 @@ def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_
 
 
 def naive_superbpe(text: str, vocab_size: int, transition: int, pattern: str = GPT4_SPLIT_PATTERN,
-                   tie_rule: str = "seen"):
-    """Merges of the plain two-stage loop, in order: {pair: id}."""
+                   tie_rule: str = "seen", specials: tuple = ()):
+    """Merges of the plain two-stage loop, in order: {pair: id}; the text cut at ``specials``
+    first (and they count in ``vocab_size``)."""
     merges: dict = {}
     vocab = {i: bytes([i]) for i in range(256)}
-    naive_loop([list(p.encode("utf-8")) for p in chunks_of(text, pattern)], merges, vocab,
-               256 + transition, tie_rule)
-    ids = [list(piece.encode("utf-8")) for piece in isolated_pieces(text)]
+    parts = [p for p in regex.split("|".join(map(regex.escape, specials)), text) if p] \
+        if specials else [text]
+    vocab_size -= len(specials)
+    naive_loop([list(p.encode("utf-8")) for part in parts for p in chunks_of(part, pattern)],
+               merges, vocab, 256 + transition, tie_rule)
+    ids = [list(piece.encode("utf-8")) for part in parts for piece in isolated_pieces(part)]
     for pair, idx in merges.items():  # stage one's merges, in order, on stage two's pieces
         ids = [merge(chunk, pair, idx) for chunk in ids]
     naive_loop(ids, merges, vocab, vocab_size, tie_rule)
@@ -140,11 +144,13 @@ HF_TEXTS = st.lists(WORDS, max_size=40).map(lambda ws: " ".join(ws)) | st.text(O
 
 @settings(max_examples=80, deadline=None)
 @given(text=TEXTS, extra=st.integers(0, 60), transition=st.integers(0, 40),
-       tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
-def test_matches_the_plain_two_stage_loop(text, extra, transition, tie_rule):
-    vocab_size = 256 + transition + extra
-    tok = train_superbpe(text, vocab_size, transition, tie_rule=tie_rule)
-    expected = naive_superbpe(text, vocab_size, transition, tie_rule=tie_rule)
+       tie_rule=st.sampled_from(["seen", "ids", "bytes"]),
+       specials=st.sampled_from([(), ("<|e|>",), ("the", ", ")]))
+def test_matches_the_plain_two_stage_loop(text, extra, transition, tie_rule, specials):
+    vocab_size = 256 + transition + extra + len(specials)
+    tok = train_superbpe(text, vocab_size, transition, tie_rule=tie_rule,
+                         special_tokens=list(specials))
+    expected = naive_superbpe(text, vocab_size, transition, tie_rule=tie_rule, specials=specials)
     assert list(tok.merges.items()) == list(expected.items())
 
 
@@ -245,3 +251,87 @@ def test_corpus_blocks_cut_anywhere_give_the_merges_of_the_joined_text(docs, blo
     assume(text.strip())  # an empty corpus is refused (CorpusError), as the classical trainer's
     tok = train_superbpe_corpus(iter(docs), 330, 30, workers=1, block_bytes=block)
     assert list(tok.merges.items()) == list(train_superbpe(text, 330, 30).merges.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Special tokens: never merged across in either stage, kept with their ids in every export
+
+EOT = "<|endoftext|>"
+
+
+def test_special_tokens_cut_both_stages_and_take_the_ids_after_the_merges():
+    # "a b" twice, with <|endoftext|> between: stage one (1 merge) " b"; stage two's pieces are
+    # "a b" and "a b" (cut at the special token), so "a b" is merged (twice) and nothing can
+    # join the special token's bytes or cross it ("a b<|" or "b a").
+    text = f"a b{EOT}a b{EOT}"
+    tok = train_superbpe(text, 256 + 3 + 1, transition=1, special_tokens=[EOT])
+    assert [tok.vocab[i] for i in tok.merges.values()] == [b" b", b"a b"]
+    assert tok.stop_reason and "stage two" in tok.stop_reason  # nothing else to merge
+    assert tok.special_tokens == {EOT: 258}
+    assert tok.encode(text, allowed_special="all") == [257, 258, 257, 258]
+    # Without cutting, stage two merges across it: "a b<|endoftext|>a b" is one piece.
+    uncut = train_superbpe(text, 256 + 40, transition=1)
+    assert any(b"<|" in uncut.vocab[i] for i in uncut.merges.values())
+    with pytest.raises(ValueError, match="transition 40 .* at most 38 .* special tokens"):
+        train_superbpe(text, 256 + 40, transition=40, special_tokens=[EOT, "<s>"])
+
+
+SPECIAL_PROSE = PROSE.replace("\n", EOT, 3)
+
+
+def test_with_special_tokens_it_matches_the_plain_two_stage_loop_on_the_parts():
+    tok = train_superbpe(SPECIAL_PROSE, 256 + 120 + 1, 50, special_tokens=[EOT])
+    expected = naive_superbpe(SPECIAL_PROSE, 256 + 120 + 1, 50, specials=(EOT,))
+    assert list(tok.merges.items()) == list(expected.items())
+    assert tok.special_tokens == {EOT: 256 + len(tok.merges)}  # (the text runs out first)
+
+
+def test_a_superbpe_tokenizer_json_with_a_special_token_gives_the_same_ids_in_hf(tmp_path):
+    tok = train_superbpe(SPECIAL_PROSE, 256 + 60 + 2, 30, special_tokens=[EOT, "<|pad|>"])
+    assert tok.superword_ids() and tok.num_merges == 60
+    assert tok.special_tokens == {EOT: 316, "<|pad|>": 317}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(to_hf_json(tok), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert hf.token_to_id(EOT) == 316 and hf.token_to_id("<|pad|>") == 317
+    for text in [SPECIAL_PROSE, f"By the way,{EOT} the cat<|pad|>{EOT}{EOT}sat", EOT]:
+        ids = tok.encode(text, allowed_special="all")
+        assert hf.encode(text).ids == ids
+        assert hf.decode(ids, skip_special_tokens=False) == text
+
+
+def test_tiktoken_and_the_other_formats_keep_the_special_tokens_with_their_ids(tmp_path):
+    import tiktoken
+
+    import bpe_core
+    from bpe_core.formats import tiktoken_encoding
+
+    tok = train_superbpe(SPECIAL_PROSE, 256 + 60 + 1, 30, special_tokens=[EOT])
+    text = f"By the way, the cat{EOT}sat on the mat.{EOT}"
+    expected = tok.encode(text, allowed_special="all")
+    assert expected.count(316) == 2
+    enc = tiktoken.Encoding(**tiktoken_encoding(tok))
+    assert enc.encode(text, allowed_special="all") == expected
+    tok.save(str(tmp_path / "s"))
+    tok.save_tiktoken(str(tmp_path / "s.tiktoken"))
+    tok.save_gpt2(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"))
+    for name in ("s.model", "s.tiktoken", "vocab.json"):
+        loaded = bpe_core.load(str(tmp_path / name))
+        assert loaded.special_tokens == {EOT: 316}, name
+        assert loaded.encode(text, allowed_special="all") == expected, name
+
+
+def test_corpus_with_special_tokens_gives_the_merges_of_the_joined_text(tmp_path):
+    docs = [PROSE + EOT, "The end. By the way, 12 cats!!" + EOT, "Ωμέγα by the way" + EOT] * 3
+    paths = []
+    for k, doc in enumerate(docs):
+        path = tmp_path / f"doc{k}.txt"
+        path.write_bytes(doc.encode("utf-8"))
+        paths.append(str(path))
+    expected = train_superbpe("".join(docs), 256 + 80 + 1, 40, special_tokens=[EOT])
+    assert expected.num_merges == 80
+    for workers in (1, 2):
+        tok = train_superbpe_corpus(paths, 256 + 80 + 1, 40, workers=workers, block_bytes=200,
+                                    special_tokens=[EOT])
+        assert list(tok.merges.items()) == list(expected.merges.items())
+        assert tok.special_tokens == expected.special_tokens == {EOT: 336}

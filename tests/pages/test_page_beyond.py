@@ -93,6 +93,25 @@ def test_parity_lowers_the_gini_on_the_parallel_texts(at):
     assert english["classical BPE: × English"] == english["parity-aware BPE: × English"] == 1.0
 
 
+def test_the_hybrid_and_the_window_are_settings_of_the_page(at):
+    at.radio(key="beyond_variant").set_value("Parity-aware BPE: fair merges").run()
+    plain = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    at.radio(key="beyond_parity_kind").set_value("hybrid: first half classical").run()
+    assert not at.exception
+    # vocabulary 512: 256 merges, the first 128 classical; the hybrid keeps more compression
+    hybrid = parity_comparison(load_parallel(), 512, global_merges=128)
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    assert rows["parity-aware BPE"]["tokens, all languages"] == hybrid.parity_total
+    assert hybrid.parity_total < plain["parity-aware BPE"]["tokens, all languages"]
+    assert frame(at, "beyond_parity_table")["merges chosen for it"].sum() == 128
+    at.radio(key="beyond_parity_kind").set_value("moving window of 100").run()
+    assert not at.exception
+    window = parity_comparison(load_parallel(), 512, window=100)
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_parity_summary").to_dict("records")}
+    assert rows["parity-aware BPE"]["tokens, all languages"] == window.parity_total
+    assert rows["parity-aware BPE"]["Gini over languages"] == pytest.approx(window.parity_gini)
+
+
 def test_stop_keeps_training_from_starting_until_train_is_pressed(at):
     before = frame(at, "beyond_summary")
     # Stop pressed as the transition moves: nothing trains, the page says so and waits
@@ -108,3 +127,90 @@ def test_stop_keeps_training_from_starting_until_train_is_pressed(at):
     expected = train_superbpe(at.session_state["text"], 512, 64)  # 25% of 256 merges
     assert after["tokens"].tolist()[1] == len(expected.encode_ordinary(at.session_state["text"]))
     assert after["tokens"].tolist()[1] != before["tokens"].tolist()[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Step through SuperBPE: the page marks the merge where stage two begins
+
+
+def stage_texts(app) -> list[str]:
+    """The stage sentences the steps page shows (an info box at the start of stage two, a
+    caption elsewhere)."""
+    return [e.value for e in [*app.info, *app.caption]
+            if e.value.startswith(("Stage ", "SuperBPE: "))]
+
+
+def test_step_through_superbpe_marks_where_stage_two_begins(at):
+    at.button(key="beyond_step").click().run()
+    assert not at.exception
+    # the session's tokenizer is now this SuperBPE (t = 80% of 256 merges = 204)
+    tok = at.session_state["imported"][0]
+    assert tok.variant == "superbpe" and tok.transition == 204 and tok.num_merges == 256
+    assert "stage two from merge 205" in at.session_state["imported"][1]
+    at.switch_page("pages/steps.py").run()  # (AppTest stays on the page it was given)
+    assert not at.exception
+    # the in-browser view told the server it stopped at 205 (ui/stepping/component.py)
+    at.session_state["step"] = 205
+    at.run()
+    assert [i.value for i in at.info if i.value.startswith("Stage two begins here: merge 205")]
+    at.toggle(key="step_instant").set_value(False).run()
+    assert "SuperBPE of the Superwords page" in " ".join(c.value for c in at.caption)
+
+    at.slider(key="step").set_value(205).run()
+    assert not at.exception
+    marker = [i.value for i in at.info if "Stage two begins here" in i.value]
+    assert marker == ["Stage two begins here: merge 205 is the first of 52 made across spaces,"
+                      " line breaks and single punctuation marks (superword merges); merges 1"
+                      " to 204 were stage one's."]
+
+    at.slider(key="step").set_value(204).run()
+    assert stage_texts(at) == ["Stage one, merge 204 of 204: inside the split pattern's pieces,"
+                               " as classical BPE. Stage two begins at merge 205."]
+    assert not [i for i in at.info if "Stage two begins here" in i.value]
+
+    at.slider(key="step").set_value(230).run()
+    assert stage_texts(at) == ["Stage two, merge 26 of 52 (merge 230): across spaces, line"
+                               " breaks and single punctuation marks (superword merges). It"
+                               " began at merge 205."]
+
+    table = next(d.value for d in at.dataframe if "bytes" in d.value.columns)
+    stages = dict(zip(table["step"], table["stage"], strict=True))
+    assert {stages[k] for k in range(1, 205)} == {"one"}
+    assert {stages[k] for k in range(205, 257)} == {"two (superword merges)"}
+    # a superword token is made in stage two, and none in stage one
+    words = dict(zip(table["step"], table["token"], strict=True))
+    assert any(" " in words[k].strip(" ·") or "·" in words[k].strip("·")
+               for k in range(205, 257))
+
+
+def test_a_classical_tokenizer_has_no_stages_on_the_steps_page():
+    from support import open_page as open_app
+
+    app = open_app("pages/steps.py")
+    app.toggle(key="step_instant").set_value(False).run()
+    app.slider(key="step").set_value(3).run()
+    assert not app.exception
+    assert stage_texts(app) == []
+    table = next(d.value for d in app.dataframe if "bytes" in d.value.columns)
+    assert "stage" not in table.columns
+
+
+def test_the_sidebars_special_tokens_are_cut_out_of_both_trainings(at):
+    eot = "<|endoftext|>"
+    text = (at.session_state["text"][:1500] + eot) * 2
+    at.text_area(key="text").set_value(text)
+    at.text_input(key="specials").set_value(eot)
+    at.button(key="train").click().run()
+    at.switch_page("pages/beyond.py").run()
+    assert not at.exception
+    # 512 tokens: the special token, and 255 merges of which 80% (204) are stage one's
+    superbpe = train_superbpe(text, 512, 204, special_tokens=[eot])
+    assert superbpe.special_tokens == {eot: 256 + superbpe.num_merges}
+    assert not any(b"<|" in superbpe.vocab[i] for i in superbpe.merges.values())
+    classical = RegexTokenizer()
+    classical.train(text, 512, special_tokens=[eot])
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["SuperBPE"]["tokens"] == len(superbpe.encode(text, allowed_special="all"))
+    assert rows["classical BPE"]["tokens"] == len(classical.encode(text, allowed_special="all"))
+    assert rows["SuperBPE"]["merges"] == superbpe.num_merges
+    assert "stage one of SuperBPE made 204 merges" in " ".join(c.value for c in at.caption)

@@ -172,8 +172,10 @@ SESSION_KEYS: dict[str, str] = {
     "beyond_result": "(what was trained for, the tokenizers or comparison): the last training",
     "beyond_summary": "dataframe: SuperBPE against classical BPE",
     "beyond_download": "download button: SuperBPE's tokenizer.json",
+    "beyond_step": "button: step through SuperBPE's merges (it becomes the session's tokenizer)",
     "beyond_chart": "chart: compression against merges",
     "beyond_curve_table": "dataframe: the chart as a table",
+    "beyond_parity_kind": "radio: parity-aware BPE's variant (plain, hybrid, moving window)",
     "beyond_parity_summary": "dataframe: Gini and all tokens, both ways",
     "beyond_parity_table": "dataframe: the language tax before and after",
     # -- Compare with GPT --

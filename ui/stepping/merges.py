@@ -135,6 +135,56 @@ def merge_html(info: MergeInfo | None, num_merges: int) -> str:
     )
 
 
+# -- SuperBPE's two stages ----------------------------------------------------------------------
+
+
+class Stage(NamedTuple):
+    """Which of SuperBPE's stages made merge k: ``stage`` 1 or 2 (0 at step 0), ``begins`` at
+    the first merge of stage two, and the same in a sentence."""
+
+    stage: int
+    begins: bool
+    words: str
+
+
+def transition_of(tok: Any) -> int | None:
+    """A SuperBPE tokenizer's transition (the merges of stage one); None for any other."""
+    if getattr(tok, "variant", None) != "superbpe":
+        return None
+    return getattr(tok, "transition", None)
+
+
+def stage_at(tok: Any, k: int) -> Stage | None:
+    """Where step ``k`` stands in SuperBPE's two stages; None for a tokenizer with one stage.
+
+    >>> from bpe_core.superbpe import train_superbpe
+    >>> tok = train_superbpe("a b a b", 259, transition=1)
+    >>> [(s.stage, s.begins) for s in (stage_at(tok, k) for k in range(4))]
+    [(0, False), (1, False), (2, True), (2, False)]
+    >>> stage_at(tok, 2).words.split(":")[0]
+    'Stage two begins here'
+    """
+    t = transition_of(tok)
+    if t is None:
+        return None
+    n = tok.num_merges
+    across = "across spaces, line breaks and single punctuation marks (superword merges)"
+    if t >= n:
+        return Stage(min(k, 1), False, f"SuperBPE: all {n:,} merges are stage one's (inside the"
+                     " split pattern's pieces); stage two made none.")
+    if k == 0:
+        return Stage(0, False, f"SuperBPE: merges 1 to {t:,} are stage one (inside the split"
+                     f" pattern's pieces, as classical BPE); stage two begins at merge {t + 1:,}.")
+    if k <= t:
+        return Stage(1, False, f"Stage one, merge {k:,} of {t:,}: inside the split pattern's"
+                     f" pieces, as classical BPE. Stage two begins at merge {t + 1:,}.")
+    if k == t + 1:
+        return Stage(2, True, f"Stage two begins here: merge {k:,} is the first of {n - t:,}"
+                     f" made {across}; merges 1 to {t:,} were stage one's.")
+    return Stage(2, False, f"Stage two, merge {k - t:,} of {n - t:,} (merge {k:,}): {across}."
+                 f" It began at merge {t + 1:,}.")
+
+
 # -- why this merge ---------------------------------------------------------------------------------
 
 
@@ -262,8 +312,13 @@ def merges_table(tok: Any) -> pd.DataFrame:
     vocab = tok.vocab
     frame["_search"] = [vocab[i][:SEARCH_BYTES].decode("utf-8", "replace").lower()
                         for i in frame["id"]]
-    return frame[["step", "token", "id", "left", "left id", "right", "right id", "count", "bytes",
-                  "_search"]]
+    columns = ["step", "token", "id", "left", "left id", "right", "right id", "count", "bytes"]
+    t = transition_of(tok)
+    if t is not None:  # SuperBPE: which stage made each merge
+        frame["stage"] = ["one" if step <= t else "two (superword merges)"
+                          for step in frame["step"]]
+        columns.insert(1, "stage")
+    return frame[[*columns, "_search"]]
 
 
 def search_merges(frame: pd.DataFrame, query: str, limit: int = TABLE_ROWS) -> tuple[pd.DataFrame, int]:

@@ -37,6 +37,14 @@ def superword_pieces(tok: Any, ids: Sequence[int]) -> list[Piece]:
     return out
 
 
+def encoded(tok: Any, text: str) -> list[int]:
+    """The text's ids, its special tokens as such (``encode_ordinary``, the faster path, for a
+    tokenizer without any)."""
+    if tok.special_tokens:
+        return tok.encode(text, allowed_special="all")
+    return tok.encode_ordinary(text)
+
+
 def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
     """The start of ``text`` whose tokens are drawn: about ``limit`` bytes, whole lines when a
     line ends near there.
@@ -57,7 +65,7 @@ def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
     num_bytes = len(text.encode("utf-8", "replace"))
     rows = []
     for name, tok in ((CLASSICAL, classical), (SUPERBPE, superbpe)):
-        ids = tok.encode_ordinary(text)
+        ids = encoded(tok, text)
         supers = {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
         rows.append({
             "tokenizer": name,
@@ -111,6 +119,40 @@ def stage_two_words(tok: Any) -> str:
             f" stage two made the other {stage_two:,} (merge {tok.transition + 1:,} on) across"
             " spaces, line breaks and single punctuation marks. The vertical rule marks the"
             " transition.")
+
+
+def step_name(tok: Any) -> str:
+    """What the sidebar calls a SuperBPE tokenizer sent to Step through merges.
+
+    >>> from bpe_core.superbpe import train_superbpe
+    >>> step_name(train_superbpe("a b a b", 259, transition=1))
+    'SuperBPE of the Superwords page (stage two from merge 2)'
+    """
+    return f"SuperBPE of the Superwords page (stage two from merge {tok.transition + 1:,})"
+
+
+# Parity-aware BPE's variants (Foroutan et al.'s code): the plain one, the hybrid (the first half
+# of the merges classical) and the moving window (100 merges, alpha 2: the authors' defaults).
+PARITY_KINDS = {
+    "every merge fair": (0.0, 0),
+    "hybrid: first half classical": (0.5, 0),
+    "moving window of 100": (0.0, 100),
+}
+PARITY_KINDS_HELP = (
+    "The authors' variants. Hybrid: the first half of the merges count all languages together, "
+    "as classical BPE, and only the rest go to the worst-off language (it keeps more of "
+    "classical BPE's compression). Moving window: a language served more than 2 × 100 ÷ 33 of "
+    "the last 100 merges waits for the others.")
+
+
+def parity_settings(kind: str, num_merges: int) -> tuple[int, int]:
+    """(global merges, window) of a choice in ``PARITY_KINDS`` for ``num_merges`` merges.
+
+    >>> parity_settings("hybrid: first half classical", 768), parity_settings("nonsense", 768)
+    ((384, 0), (0, 0))
+    """
+    share, window = PARITY_KINDS.get(kind, (0.0, 0))
+    return int(num_merges * share), window
 
 
 def parity_frame(result: Any) -> pd.DataFrame:
