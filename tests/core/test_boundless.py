@@ -288,3 +288,49 @@ def test_corpus_blocks_cut_anywhere_give_the_merges_of_the_joined_text(docs, blo
     assume(text.strip())  # an empty corpus is refused (CorpusError), as the classical trainer's
     tok = train_boundless_corpus(iter(docs), 330, workers=1, block_bytes=block)
     assert list(tok.merges.items()) == list(train_boundless(text, 330).merges.items())
+
+
+HOSTILE = ["a", "Z", "é", "e\u0301", "\u0301", "中", "7", "12", " ", "  ", "\t", "\n", "\r\n", "\r",
+           ".", "/", "'", "'s", "'ll", "😀", "\u00a0", "(", "x'", "don't"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.sampled_from(HOSTILE), min_size=2, max_size=30), pattern=PATTERNS)
+def test_every_cut_the_corpus_reader_may_make_keeps_the_word_runs(parts, pattern):
+    # split.proven_cuts gives a word-run pattern its base pattern's rule (beside line breaks)
+    from bpe_core.split import proven_cuts
+
+    runs = word_run_pattern(pattern)
+    text = "".join(parts)
+    for m in proven_cuts(runs).finditer(text):
+        c = m.start()
+        assert regex.findall(runs, text[:c]) + regex.findall(runs, text[c:]) == regex.findall(
+            runs, text), (text, c)
+
+
+@pytest.mark.parametrize("stop_at", [3, 200, 287])
+def test_progress_counts_both_phases_and_false_stops_with_a_working_tokenizer(stop_at):
+    from pydoc_data.topics import topics
+
+    text = "\n\n".join(v for _, v in sorted(topics.items()))[:6000]  # 144 merges in words
+    seen: list[tuple[int, int]] = []
+
+    def progress(done, total, record):
+        seen.append((done, total))
+        return len(seen) < stop_at
+
+    full = train_boundless(text, 400)
+    assert len(full.merges) == 144 and full.superword_ids()
+    tok = train_boundless(text, 400, progress=progress)
+    assert all(total == 2 * 144 for _, total in seen)
+    assert [d for d, _ in seen] == list(range(1, stop_at + 1))
+    assert tok.stop_reason.startswith("stopped by the progress callback")
+    assert len(tok.merges) < len(full.merges)
+    assert tok.decode(tok.encode(text)) == text
+    if stop_at > 144:  # stopped in phase two after stop_at - 144 merges: the full run's first
+        assert len(tok.merges) == stop_at - 144
+        k = tok.transition
+        assert [tok.vocab[i] for i in range(256, 256 + k)] == [
+            full.vocab[i] for i in range(256, 256 + k)]
+        supers = [tok.vocab[i] for i in tok.superword_ids()]
+        assert supers == [full.vocab[i] for i in full.superword_ids()][:len(supers)]
