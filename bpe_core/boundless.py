@@ -221,7 +221,7 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         reason = f"stopped by the progress callback after {taken()} merges"
     elif taken() < num_merges:
         reason = (f"no merge left after {taken()} merges ({kept} of phase one,"
-                  f" {len(supers)} supermerges)")
+                  f" {len(supers)} supermerge{'' if len(supers) == 1 else 's'})")
     return TrainResult(merges, history, reason), kept
 
 
