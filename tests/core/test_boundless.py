@@ -240,15 +240,16 @@ def test_hf_tokenizers_agrees_on_random_texts(tmp_path_factory, text):
     assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == tok.encode(text)
 
 
-def test_tiktoken_and_the_other_formats_hold_it_with_the_same_ids(tmp_path):
+@pytest.mark.parametrize("pattern", [GPT4_SPLIT_PATTERN, GPT2_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN])
+def test_tiktoken_and_the_other_formats_hold_it_with_the_same_ids(tmp_path, pattern):
     import tiktoken
 
     import bpe_core
     from bpe_core.formats import tiktoken_encoding
 
-    tok = train_boundless(PROSE, 400)
+    tok = train_boundless(PROSE + " Don't! the dog's x\u0301y", 400, pattern=pattern)
     enc = tiktoken.Encoding(**tiktoken_encoding(tok))
-    for text in [PROSE, "By the way, 12345!! ok\n\n  x é😄"]:
+    for text in [PROSE, "By the way, 12345!! ok\n\n  x é😄", "the cat's mat, don't\r\n x\u0301y"]:
         assert enc.encode(text) == tok.encode(text)
     tok.save(str(tmp_path / "s"))
     tok.save_tiktoken(str(tmp_path / "s.tiktoken"))
