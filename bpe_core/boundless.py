@@ -201,8 +201,8 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         return False if taken() >= num_merges else None
 
     train_bpe(chunks, num_merges, second_progress, base_vocab=vocab, **options)
-    if not stopped:
-        take_regular_while(lambda r: True)
+    if not stopped and take_regular_while(lambda r: True) is False:
+        stopped = True
 
     # ids: phase one's kept merges, then the supermerges renumbered after them
     new_id = {r.id: 256 + kept + k for k, r in enumerate(supers)}
