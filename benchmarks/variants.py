@@ -1,13 +1,17 @@
-"""SuperBPE and parity-aware BPE against classical BPE in this project: wall time, peak memory,
+"""SuperBPE, BoundlessBPE and parity-aware BPE against classical BPE in this project: wall time, peak memory,
 tokens per byte on held-out text, and the Gini coefficient over languages.
 
     python benchmarks/variants.py                     # everything, the defaults below
     python benchmarks/variants.py --part superbpe --vocab 2048 8192
+    python benchmarks/variants.py --part superbpe --vocab 2048 8192 --variants classical boundless
     python benchmarks/variants.py --part parity
 
 SuperBPE (bpe_core/superbpe.py; the transition at ``--share`` of the merges, 0.9 by default, as
 the paper's best setting, t = 180k of 200k) and classical BPE (``RegexTokenizer().train``, GPT-4's
-split) train on two English texts, and are measured on held-out text:
+split) train on two English texts, and are measured on held-out text; so does two-phase
+BoundlessBPE (bpe_core/boundless.py, GPT-4's split; it finds its transition itself), measured
+with its encoder (ordinary BPE over word runs, what its files hold) and with the paper's
+(``paper_encode``: supermerges only over whole pretokens):
 
 - ``english``: the Python documentation's help topics (pydoc_data, shipped with Python, real
   English prose with code), the first 90% of the topics train, the last 10% are measured;
@@ -77,6 +81,7 @@ def texts_of(corpus: str, tiny_mb: int, data: Path) -> tuple[str, str]:
 def child(job: dict) -> dict:
     """Train what ``job`` says; the time is training's alone, the peak the whole process's."""
     from bpe_core import RegexTokenizer
+    from bpe_core.boundless import paper_encode, train_boundless
     from bpe_core.superbpe import is_superword, train_superbpe
 
     if job["part"] == "superbpe":
@@ -86,14 +91,19 @@ def child(job: dict) -> dict:
         if job["variant"] == "classical":
             tok = RegexTokenizer()
             tok.train(train, vocab)
+        elif job["variant"] == "boundless":
+            tok = train_boundless(train, vocab)
         else:
             tok = train_superbpe(train, vocab, round(merges * job["share"]))
         seconds = time.perf_counter() - t0
         ids = tok.encode_ordinary(held)
+        superwords = (len(tok.superword_ids()) if job["variant"] == "boundless" else
+                      sum(is_superword(tok.vocab[i]) for i in tok.merges.values()))
         result = {"tokens": len(ids), "bytes": len(held.encode("utf-8")),
                   "merges": tok.num_merges, "train_bytes": len(train.encode("utf-8")),
-                  "superwords": sum(is_superword(tok.vocab[i]) for i in tok.merges.values()),
-                  "transition": getattr(tok, "transition", None)}
+                  "superwords": superwords, "transition": getattr(tok, "transition", None)}
+        if job["variant"] == "boundless":
+            result["paper_tokens"] = len(paper_encode(tok, held))
     else:
         from bpe_core.parity import train_parity
         from bpe_lab.who_pays.costs import measure_text
@@ -142,13 +152,15 @@ def load_average() -> str:
 
 
 def superbpe_part(args) -> None:
-    print("\nSuperBPE against classical BPE (GPT-4 split), tokens per byte on held-out text")
-    print(f"{'corpus':<8} {'vocab':>6} {'variant':<10} {'merges':>6} {'superw':>6} {'train s':>8}"
-          f" {'peak MB':>8} {'tok/byte':>9} {'gain':>7}  load")
+    print("\nSuperBPE and BoundlessBPE against classical BPE (GPT-4 split), tokens per byte on"
+          " held-out text (boundless: 'transition' is the one it found; 'paper' its tok/byte"
+          " with the paper's encoder)")
+    print(f"{'corpus':<8} {'vocab':>6} {'variant':<10} {'merges':>6} {'superw':>6} {'trans':>6}"
+          f" {'train s':>8} {'peak MB':>8} {'tok/byte':>9} {'gain':>7} {'paper':>8}  load")
     for corpus in args.corpora:
         for vocab in args.vocab:
             base = None
-            for variant in ("classical", "superbpe"):
+            for variant in args.variants:
                 job = {"part": "superbpe", "corpus": corpus, "vocab": vocab, "variant": variant,
                        "share": args.share, "tiny_mb": args.tiny_mb, "data": str(args.data)}
                 r = measure(job)
@@ -159,8 +171,11 @@ def superbpe_part(args) -> None:
                 gain = "" if base is None else f"{1 - r['tokens'] / base:>7.1%}"
                 if variant == "classical":
                     base = r["tokens"]
+                paper = (f"{r['paper_tokens'] / r['bytes']:>8.4f}" if "paper_tokens" in r
+                         else f"{'':>8}")
                 print(f"{corpus:<8} {vocab:>6} {variant:<10} {r['merges']:>6} {r['superwords']:>6}"
-                      f" {r['seconds']:>8.1f} {r['rss_mb']:>8.0f} {tpb:>9.4f} {gain:>7}"
+                      f" {r['transition'] if r['transition'] is not None else '':>6}"
+                      f" {r['seconds']:>8.1f} {r['rss_mb']:>8.0f} {tpb:>9.4f} {gain:>7} {paper}"
                       f"  {load_average()}", flush=True)
 
 
@@ -194,6 +209,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpora", nargs="+", choices=("english", "tiny"),
                         default=["english", "tiny"])
     parser.add_argument("--vocab", type=int, nargs="+", default=[2048, 8192, 32768])
+    parser.add_argument("--variants", nargs="+", choices=("classical", "superbpe", "boundless"),
+                        default=["classical", "superbpe", "boundless"],
+                        help="the superword part's rows (classical first: the gain is against it)")
     parser.add_argument("--parity-vocab", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192])
     parser.add_argument("--share", type=float, default=0.9,
                         help="SuperBPE's transition as a share of the merges (default 0.9)")

@@ -11,8 +11,8 @@ Read it in this order: ``merges.py`` (the seeds' helpers and merging by rank), `
 ``tiktoken_api.py`` and its ``save`` methods from ``saving.py``; ``words.py`` cuts text into words
 for the GPT patterns' fast path), ``encoders.py`` (the same vocabulary used other ways:
 BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast trainer with the
-seeds' exact merges), ``superbpe.py`` and ``parity.py`` (two trainers beyond the textbook:
-superword tokens, and merges fair across languages), ``split.py`` (where text is cut before
+seeds' exact merges), ``superbpe.py``, ``boundless.py`` and ``parity.py`` (trainers beyond the
+textbook: superword tokens, two ways, and merges fair across languages), ``split.py`` (where text is cut before
 counting), ``corpus.py`` (training on files of any size, counted on every core), ``steps.py``
 (tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read
 by ``oniguruma.py``, its decoder by ``decoders.py``), ``formats.py`` (the file formats as plain

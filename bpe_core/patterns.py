@@ -13,7 +13,7 @@ GPT4_SPLIT_PATTERN = (
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
 
-GPT4O_SPLIT_PATTERN = "|".join(
+_GPT4O_PARTS = (
     [
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
@@ -24,6 +24,7 @@ GPT4O_SPLIT_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
+GPT4O_SPLIT_PATTERN = "|".join(_GPT4O_PARTS)
 
 # -- digit rules: GPT-4's pattern with only its digit part changed (the Numbers page) -----------
 #
@@ -70,4 +71,19 @@ DIGIT_RULES: dict[str, str] = {
     "up to 2 digits": TWO_DIGIT_RULE,
     "up to 3 digits (GPT-4)": GPT4_DIGIT_RULE,
     "threes from the right": RIGHT_THREES_DIGIT_RULE,
+}
+
+# -- word runs: BoundlessBPE's coarser split (boundless.py) -------------------------------------
+#
+# A built-in pattern with one alternative put first: a run of consecutive pieces that the
+# pattern's word alternatives match (the ones that hold letters: contractions and words with
+# their leading space or mark), as one piece. Each repetition tries the word alternatives in the
+# pattern's own order at the place where the pattern itself would start its next match, so the
+# run is exactly the pattern's pieces there, joined; where no word alternative matches, the
+# pattern's own alternatives cut as before. No word alternative takes a line break.
+WORD_RUN_PATTERNS: dict[str, str] = {
+    GPT2_SPLIT_PATTERN: r"(?:'(?:[sdmt]|ll|ve|re)| ?\p{L}++)+|" + GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN: r"(?:'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++)+|"
+                        + GPT4_SPLIT_PATTERN,
+    GPT4O_SPLIT_PATTERN: "(?:" + "|".join(_GPT4O_PARTS[:2]) + ")+|" + GPT4O_SPLIT_PATTERN,
 }

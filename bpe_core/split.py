@@ -18,7 +18,7 @@ import regex
 
 from .limits import MAX_PATTERN_CHARS, MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read here too
 from .oniguruma import compile_translated, unguarded
-from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, WORD_RUN_PATTERNS
 from .text import shorten
 
 
@@ -87,6 +87,12 @@ _PROVEN_CUTS = {
     GPT4O_SPLIT_PATTERN: r"(?<=[\p{L}\p{N}])(?=[\r\n])"
                          r"|(?<=[^\s\p{L}\p{N}\p{M}\p{Cs}][\r\n]+)(?=[\p{L}\p{N}])",
 }
+# A word-run pattern (patterns.WORD_RUN_PATTERNS, BoundlessBPE's) cuts as its pattern does, with
+# consecutive word pieces joined. Both rules cut beside a line break, so the piece on that side
+# holds one: it is no word piece (no word alternative takes \r or \n) and is never joined. The
+# run's alternative, tried first at each place, fails at a line break as at the end of the text
+# (R1), and reads nothing past the piece it ends in; so the base rule holds for the runs too.
+_PROVEN_CUTS.update({runs: _PROVEN_CUTS[base] for base, runs in WORD_RUN_PATTERNS.items()})
 
 
 def proven_cuts(pattern: str) -> regex.Pattern | None:

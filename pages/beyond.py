@@ -1,12 +1,13 @@
-"""Superwords and fair merges: two variants of BPE from recent research, each trained beside
-classical BPE at the same vocabulary size. SuperBPE (Liu et al., 2025) on the sidebar's text;
-parity-aware BPE (Foroutan et al., 2026) on the parallel texts of the Language tax page."""
+"""Superwords and fair merges: variants of BPE from recent research, each trained beside
+classical BPE at the same vocabulary size. SuperBPE (Liu et al., 2025) and two-phase BoundlessBPE
+(Schmidt et al., 2026) on the sidebar's text; parity-aware BPE (Foroutan et al., 2026) on the parallel texts of the Language tax page."""
 
 from functools import partial
 
 import streamlit as st
 
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
+from bpe_core.boundless import train_boundless, word_run_pattern
 from bpe_core.formats import to_hf_json
 from bpe_core.superbpe import train_superbpe
 from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
@@ -32,33 +33,48 @@ ss = st.session_state
 
 st.title("Superwords and fair merges")
 st.write(
-    "Classical BPE merges the most frequent pair inside words, for everyone alike. Two recent "
+    "Classical BPE merges the most frequent pair inside words, for everyone alike. Recent "
     "variants change one rule each. **SuperBPE** lets tokens span words (\"by the way\") once "
-    "a transition point is passed. **Parity-aware BPE** gives each merge to the language that "
+    "a transition point is passed. **BoundlessBPE** joins whole words too, and finds that "
+    "transition by itself. **Parity-aware BPE** gives each merge to the language that "
     "is worst off so far. Each is trained here beside classical BPE at the same vocabulary size."
 )
 
 SUPER, FAIR = "SuperBPE: tokens across words", "Parity-aware BPE: fair merges"
-variant = st.radio("Variant", [SUPER, FAIR], key="beyond_variant", horizontal=True)
+BOUND = "BoundlessBPE: the transition found"
+variant = st.radio("Variant", [SUPER, BOUND, FAIR], key="beyond_variant", horizontal=True)
 settings = ss.get("tok_settings")
 pattern = settings.pattern if settings is not None and settings.pattern else GPT4_SPLIT_PATTERN
 vocab_size = int(ss.get("vocab_size") or 512)
 num_merges = vocab_size - 256
 
 
-if variant == SUPER:
+if variant in (SUPER, BOUND):
     text = current_text()
     if not text:
         st.info("The text is empty: paste some text in the sidebar or pick a sample.")
         st.stop()
-    share = st.slider(
-        "Transition: the share of the merges made inside words (stage one)", 0, 100, 80, 5,
-        key="beyond_transition",
-        help="SuperBPE's t. Stage one is classical BPE with the split pattern; after t merges, "
-             "stage two merges across spaces too. 100% is classical BPE.")
+    name = bv.SUPERBPE if variant == SUPER else bv.BOUNDLESS
     # the sidebar's special tokens: both cut the text at them and count them in the vocabulary
     specials = list(settings.specials) if settings is not None else []
-    transition = max(num_merges - len(specials), 0) * share // 100
+    if variant == SUPER:
+        share = st.slider(
+            "Transition: the share of the merges made inside words (stage one)", 0, 100, 80, 5,
+            key="beyond_transition",
+            help="SuperBPE's t. Stage one is classical BPE with the split pattern; after t "
+                 "merges, stage two merges across spaces too. 100% is classical BPE.")
+        transition = max(num_merges - len(specials), 0) * share // 100
+    else:
+        transition = None
+        try:
+            word_run_pattern(pattern)
+        except ValueError as e:
+            st.info(f"{e}: the sidebar's split pattern is another one.")
+            st.stop()
+        if specials:
+            st.info("BoundlessBPE does not take special tokens yet: clear the sidebar's special "
+                    "tokens to train it, or look at SuperBPE, which does.")
+            st.stop()
 
     # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
     # special tokens): not trained again, and its step-through is the one the session keeps
@@ -73,33 +89,38 @@ if variant == SUPER:
         else:
             classical = RegexTokenizer(pattern)
             classical.train(text, vocab_size, progress=progress, special_tokens=specials)
+        if transition is None:
+            return classical, train_boundless(text, vocab_size, pattern=pattern,
+                                              progress=progress)
         return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
                                          special_tokens=specials, progress=progress)
 
-    made = run_training(("superbpe", text_digest(text), vocab_size, transition, pattern,
+    made = run_training((name, text_digest(text), vocab_size, transition, pattern,
                          tuple(specials)), make_super)
     if made is None:
         st.stop()
     classical, superbpe = made
-    st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; stage "
-               f"one of SuperBPE made {superbpe.transition:,} merges.")
-    summary = derived("superbpe summary", (classical, superbpe), text,
-                      lambda: bv.superbpe_frame(text, classical, superbpe))
+    st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; "
+               + (f"stage one of SuperBPE made {superbpe.transition:,} merges." if variant == SUPER
+                  else f"BoundlessBPE kept {superbpe.transition:,} of its phase one's merges."))
+    summary = derived(f"{name} summary", (classical, superbpe), text,
+                      lambda: bv.superbpe_frame(text, classical, superbpe, name))
     st.markdown(md_escape(bv.gain_words(summary)))
     st.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})
 
-    st.download_button("Download SuperBPE as tokenizer.json",
+    st.download_button(f"Download {name} as tokenizer.json",
                        partial(lambda t: to_hf_json(t).encode("utf-8"), superbpe),
-                       file_name="superbpe-tokenizer.json", mime="application/json",
+                       file_name=f"{name.lower()}-tokenizer.json", mime="application/json",
                        key="beyond_download", on_click="ignore", icon="⬇️",
-                       help="Hugging Face tokenizers reads it and gives the same ids: SuperBPE is "
-                            "ordinary BPE over stage two's split pattern.")
+                       help=f"Hugging Face tokenizers reads it and gives the same ids: {name} is "
+                            "ordinary BPE over a coarser split pattern.")
 
-    if st.button("Step through SuperBPE's merges", key="beyond_step", icon=":material/flag:",
-                 on_click=import_tokenizer, args=(superbpe, bv.step_name(superbpe)),
-                 help="Makes this SuperBPE the session's tokenizer (as an imported one) and opens "
-                      "Step through merges, which marks the merge where stage two begins."):
+    if variant == SUPER and st.button(
+            "Step through SuperBPE's merges", key="beyond_step", icon=":material/flag:",
+            on_click=import_tokenizer, args=(superbpe, bv.step_name(superbpe)),
+            help="Makes this SuperBPE the session's tokenizer (as an imported one) and opens "
+                 "Step through merges, which marks the merge where stage two begins."):
         st.switch_page("pages/steps.py")
 
     st.subheader("The tokens, side by side")
@@ -107,11 +128,11 @@ if variant == SUPER:
     if shown != text:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
-    for column, name, tok in ((left, bv.CLASSICAL, classical), (right, bv.SUPERBPE, superbpe)):
+    for column, label, tok in ((left, bv.CLASSICAL, classical), (right, name, superbpe)):
         ids = bv.encoded(tok, shown)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
-        column.caption(f"{name}: {len(ids):,} tokens")
+        column.caption(f"{label}: {len(ids):,} tokens")
         column.html(body)
     st.caption("Outlined: superword tokens, which span a word boundary (a space or line break "
                "after something else). Classical BPE has none: its split pattern forbids them.")
@@ -121,12 +142,13 @@ if variant == SUPER:
         a = step_counts(classical, text, keep_steps=classical is ss.get("tok"))
         b = step_counts(superbpe, text, keep_steps=False)
     longest = max(len(a[0]), len(b[0]))
-    series = [Series(name, list(c) + [c[-1]] * (longest - len(c)), n)
-              for name, (c, n) in ((bv.CLASSICAL, a), (bv.SUPERBPE, b))]
+    series = [Series(label, list(c) + [c[-1]] * (longest - len(c)), n)
+              for label, (c, n) in ((bv.CLASSICAL, a), (name, b))]
     st.altair_chart(steps_chart(series, min(superbpe.transition, longest - 1),
                                 metric="compression ratio", large=projector_mode()),
                     width="stretch", key="beyond_chart")
-    st.caption(md_escape(bv.stage_two_words(superbpe)))
+    st.caption(md_escape(bv.stage_two_words(superbpe) if variant == SUPER
+                         else bv.phase_two_words(superbpe)))
     st.dataframe(bv.compression_frame({s.name: s.counts for s in series}, a[1],
                                       superbpe.transition),
                  hide_index=True, key="beyond_curve_table")

@@ -47,6 +47,7 @@ what it writes (--out PATH):
 
 variants (each file is one language with --variant parity):
   bpe-lab train corpus.txt --vocab-size 8000 --variant superbpe --transition 6000 --out s.json --format hf
+  bpe-lab train corpus.txt --vocab-size 8000 --variant boundless --out b.json --format hf
   bpe-lab train en.txt de.txt hi.txt --vocab-size 8000 --variant parity --out p.model
   (both take --special-token as the classical trainer does)
 
@@ -141,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="never make a token longer than N bytes")
     t.add_argument("--variant", choices=VARIANTS, default="classic",
                    help="classic (default); superbpe: tokens that span words after --transition"
-                        " merges (Liu et al. 2025); parity: each CORPUS file is one language,"
+                        " merges (Liu et al. 2025); boundless: two-phase BoundlessBPE, whose"
+                        " second phase finds that transition itself (Schmidt et al. 2026);"
+                        " parity: each CORPUS file is one language,"
                         " named by its file name, and each merge serves the language that costs"
                         " most (Foroutan et al. 2026)")
     t.add_argument("--transition", type=_int, metavar="T",

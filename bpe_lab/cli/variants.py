@@ -1,17 +1,19 @@
-"""``bpe-lab train --variant superbpe|parity``: the trainers of bpe_core/superbpe.py and
-bpe_core/parity.py from the command line, with the same reading, progress and saving as the
+"""``bpe-lab train --variant superbpe|boundless|parity``: the trainers of bpe_core/superbpe.py,
+boundless.py and parity.py from the command line, with the same reading, progress and saving as the
 classical trainer (commands.train).
 
 - ``--variant superbpe --transition T``: T merges of stage one inside the split pattern's
   pieces, then stage two over the paper's stage-two split up to ``--vocab-size``.
+- ``--variant boundless``: two-phase BoundlessBPE; phase two finds the transition itself
+  (GPT-2's, GPT-4's or GPT-4o's split pattern only).
 - ``--variant parity``: each CORPUS file is one language, named by its file name without the
   extension (``de.txt`` is "de"); each merge serves the language that costs most tokens per
   byte (``--parallel``: the most tokens, for files that say the same thing).
 
-Both take ``--special-token`` as the classical trainer does (the corpus is cut at each, no merge
-crosses one, and they count in --vocab-size); ``--variant parity`` also takes ``--window`` and
-``--alpha`` (the authors' moving window). Neither takes --history or --dask (each says so and
-how to do without).
+SuperBPE and parity take ``--special-token`` as the classical trainer does (the corpus is cut at
+each, no merge crosses one, and they count in --vocab-size); BoundlessBPE does not yet (it says
+so). ``--variant parity`` also takes ``--window`` and ``--alpha`` (the authors' moving window).
+No variant takes --history or --dask (each says so and how to do without).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from bpe_core.boundless import train_boundless_corpus, word_run_pattern
 from bpe_core.parity import train_parity_corpus
 from bpe_core.superbpe import train_superbpe_corpus
 
@@ -27,7 +30,7 @@ from .commands import training_interrupted
 from .inputs import UsageError
 from .progress import Bars, Clock, megabytes, memory_words
 
-VARIANTS = ("classic", "superbpe", "parity")
+VARIANTS = ("classic", "superbpe", "boundless", "parity")
 
 
 def check_variant_options(args: argparse.Namespace) -> None:
@@ -59,6 +62,17 @@ def check_variant_options(args: argparse.Namespace) -> None:
             raise UsageError(f"--transition {args.transition} must be from 0 to {most}"
                              " (--vocab-size minus 256"
                              f"{' and the special tokens' if specials else ''})")
+        if args.global_merges is not None or args.parallel or window is not None \
+                or alpha is not None:
+            raise UsageError("--global-merges, --parallel, --window and --alpha belong to"
+                             " --variant parity")
+    elif variant == "boundless":
+        if args.special_token:
+            raise UsageError("--variant boundless does not take --special-token yet; train"
+                             " without it (or with --variant superbpe or classic)")
+        if args.transition is not None:
+            raise UsageError("--variant boundless finds its transition itself; --transition"
+                             " belongs to --variant superbpe")
         if args.global_merges is not None or args.parallel or window is not None \
                 or alpha is not None:
             raise UsageError("--global-merges, --parallel, --window and --alpha belong to"
@@ -97,6 +111,11 @@ def train(args: argparse.Namespace) -> int:
     inputs.check_vocab_size(args.vocab_size, specials)
     check_variant_options(args)
     pattern = inputs.pattern_from(args.pattern)
+    if args.variant == "boundless":
+        try:
+            word_run_pattern(pattern)
+        except ValueError as e:
+            raise UsageError(f"--variant boundless: {e}") from None
     workers, warning = inputs.workers_from(args.workers)
     inputs.check_block_bytes(args.block_bytes)
     if args.min_frequency is not None and args.min_frequency < 0:
@@ -111,8 +130,9 @@ def train(args: argparse.Namespace) -> int:
         print(f"bpe-lab: warning: {warning}", flush=True)
     bars = Bars()
     num_merges = args.vocab_size - 256 - len(specials)
-    # Parity reads one file per language (each read counts from 0 again); SuperBPE reads the
-    # corpus a second time for stage two, after merging began (that read has no bar).
+    # Parity reads one file per language (each read counts from 0 again); SuperBPE and
+    # BoundlessBPE read the corpus a second time for their second stage or phase, after merging
+    # began (that read has no bar).
     read_so_far = [0, 0]  # bytes of the reads finished, of the current one
 
     def on_bytes(done: int, total_bytes: int | None = None) -> None:
@@ -137,6 +157,9 @@ def train(args: argparse.Namespace) -> int:
     try:
         if args.variant == "superbpe":
             tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition, **options)
+        elif args.variant == "boundless":
+            options.pop("special_tokens")  # none: refused above (check_variant_options)
+            tok = train_boundless_corpus(args.corpus, args.vocab_size, **options)
         else:
             tok = train_parity_corpus(languages, args.vocab_size, parallel=args.parallel,
                                       global_merges=args.global_merges or 0,
@@ -157,6 +180,9 @@ def train(args: argparse.Namespace) -> int:
         what = (f"SuperBPE: {tok.transition:,} merges in stage one, "
                 f"{tok.num_merges - tok.transition:,} in stage two,"
                 f" {len(tok.superword_ids()):,} superword tokens")
+    elif args.variant == "boundless":
+        what = (f"BoundlessBPE: phase two kept {tok.transition:,} of phase one's merges (the"
+                f" transition it found), then {len(tok.superword_ids()):,} supermerges")
     else:
         served = {name: tok.served.count(name) for name in tok.languages}
         what = "parity-aware BPE: merges served " + ", ".join(

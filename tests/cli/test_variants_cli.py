@@ -1,4 +1,4 @@
-"""``bpe-lab train --variant superbpe|parity``: the saved tokenizer is the library's, in every
+"""``bpe-lab train --variant superbpe|boundless|parity``: the saved tokenizer is the library's, in every
 format; what a variant does not take is refused by name, with exit code 2 and nothing written."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import tokenizers
 from cli_support import run_cli
 
 import bpe_core
+from bpe_core.boundless import train_boundless, word_run_pattern
 from bpe_core.parity import train_parity
 from bpe_core.superbpe import STAGE_TWO_PATTERN, train_superbpe
 
@@ -40,6 +41,26 @@ def test_superbpe_saves_in_every_format_with_the_librarys_ids(tmp_path, fmt):
     loaded = bpe_core.load(str(path / "vocab.json" if path.is_dir() else path))
     if fmt != "hf":  # a tokenizer.json's regex is read as Oniguruma reads it (other spelling)
         assert loaded.pattern == STAGE_TWO_PATTERN
+    assert list(loaded.merges.items()) == list(expected.merges.items())
+    assert loaded.encode(EN) == expected.encode(EN)
+    if fmt == "hf":
+        hf = tokenizers.Tokenizer.from_file(str(tmp_path / OUT[fmt]))
+        assert hf.encode(EN[:300]).ids == expected.encode(EN[:300])
+
+
+@pytest.mark.parametrize("fmt", ["minbpe", "hf"])
+def test_boundless_saves_with_the_librarys_ids_and_says_the_transition_it_found(tmp_path, fmt):
+    corpus = write(tmp_path, "en.txt", EN)
+    done = run_cli("train", corpus, "--vocab-size", 400, "--variant", "boundless",
+                   "--format", fmt, "--out", OUT[fmt], "--workers", 2, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = train_boundless(EN, 400)
+    assert expected.superword_ids() and expected.transition < 144
+    assert (f"phase two kept {expected.transition} of phase one's merges (the transition it"
+            f" found), then {len(expected.superword_ids())} supermerges") in done.stdout
+    loaded = bpe_core.load(str(tmp_path / OUT[fmt]))
+    if fmt != "hf":  # a tokenizer.json's regex is read as Oniguruma reads it (other spelling)
+        assert loaded.pattern == word_run_pattern(bpe_core.GPT4_SPLIT_PATTERN)
     assert list(loaded.merges.items()) == list(expected.merges.items())
     assert loaded.encode(EN) == expected.encode(EN)
     if fmt == "hf":
@@ -120,6 +141,12 @@ def test_parity_takes_special_tokens_and_the_moving_window(tmp_path):
      "--transition 144 must be from 0 to 143 (--vocab-size minus 256 and the special tokens)"),
     (["--variant", "superbpe", "--transition", 5, "--history"], "does not take --history"),
     (["sub/en.txt", "--variant", "parity"], "both name the language 'en'"),
+    (["--variant", "boundless", "--transition", 5], "finds its transition itself"),
+    (["--variant", "boundless", "--pattern", r"\w+|\s+"],
+     "GPT-2's, GPT-4's or GPT-4o's split pattern"),
+    (["--variant", "boundless", "--dask", "tcp://x:1"], "does not take --dask"),
+    (["--variant", "boundless", "--special-token", "<|x|>"],
+     "--variant boundless does not take --special-token yet"),
 ])
 def test_what_a_variant_does_not_take_is_refused_by_name(tmp_path, args, words):
     write(tmp_path, "en.txt", EN)

@@ -214,3 +214,35 @@ def test_the_sidebars_special_tokens_are_cut_out_of_both_trainings(at):
     assert rows["classical BPE"]["tokens"] == len(classical.encode(text, allowed_special="all"))
     assert rows["SuperBPE"]["merges"] == superbpe.num_merges
     assert "stage one of SuperBPE made 204 merges" in " ".join(c.value for c in at.caption)
+
+
+def test_boundless_beside_classical_finds_its_transition(at, tmp_path):
+    import tokenizers
+
+    from bpe_core.boundless import train_boundless
+    from bpe_core.formats import to_hf_json
+
+    at.radio(key="beyond_variant").set_value("BoundlessBPE: the transition found").run()
+    assert not at.exception
+    assert not at.slider  # no transition to set: phase two finds it
+    text = at.session_state["text"]
+    boundless = train_boundless(text, 512)
+    assert boundless.superword_ids(), "the sample text should make supermerges"
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["BoundlessBPE"]["tokens"] == len(boundless.encode_ordinary(text))
+    assert rows["BoundlessBPE"]["tokens"] < rows["classical BPE"]["tokens"]
+    assert rows["BoundlessBPE"]["superword tokens in the vocabulary"] == len(
+        boundless.superword_ids())
+    captions = " ".join(c.value for c in at.caption)
+    assert f"BoundlessBPE kept {boundless.transition:,} of its phase one's merges" in captions
+    assert f"merge {boundless.transition + 1:,} on" in captions
+    assert boundless.transition in frame(at, "beyond_curve_table")["merges"].tolist()
+    views = [h.value for h in at.html if "bpe-tokens" in h.value]
+    outlined = [len(re.findall(r'class="t [^"]*\bnew"', v)) for v in views]
+    assert outlined[0] == 0 and outlined[1] > 0
+    button = next(b for b in at.get("download_button") if "tokenizer.json" in str(b.proto.label))
+    assert button.proto.label == "Download BoundlessBPE as tokenizer.json"
+    path = tmp_path / "b.json"
+    path.write_text(to_hf_json(boundless), encoding="utf-8")
+    assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == boundless.encode_ordinary(
+        text)

@@ -1,5 +1,5 @@
-"""The Superwords and fair merges page's data (no Streamlit here): SuperBPE and classical BPE on
-one text, parity-aware and classical BPE on the parallel texts, as tables and drawable tokens.
+"""The Superwords and fair merges page's data (no Streamlit here): SuperBPE or BoundlessBPE and
+classical BPE on one text, parity-aware and classical BPE on the parallel texts, as tables and drawable tokens.
 
     >>> from bpe_core.superbpe import train_superbpe
     >>> tok = train_superbpe("a b a b", 259, transition=1)
@@ -19,22 +19,25 @@ from ui.kit.tokens_html import Piece
 
 CLASSICAL = "classical BPE"
 SUPERBPE = "SuperBPE"
+BOUNDLESS = "BoundlessBPE"
 PARITY = "parity-aware BPE"
 MAX_VIEW_BYTES = 1_200  # the stretch of text whose tokens are drawn side by side
 CHECKPOINTS = 6  # rows of the compression table besides the transition
 
 
+def superword_set(tok: Any) -> set[int]:
+    """The ids of a tokenizer's superword tokens: the ones it names (a SuperBPE or BoundlessBPE
+    tokenizer: ``superword_ids``), else the tokens that span a word boundary (``is_superword``)."""
+    if hasattr(tok, "superword_ids"):
+        return set(tok.superword_ids())
+    return {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
+
+
 def superword_pieces(tok: Any, ids: Sequence[int]) -> list[Piece]:
     """Ids as drawable tokens; a superword token (one that spans a word boundary) is outlined."""
     vocab = tok.vocab
-    marks: dict[int, bool] = {}
-    out = []
-    for i in ids:
-        mark = marks.get(i)
-        if mark is None:
-            mark = marks[i] = is_superword(vocab[i])
-        out.append(Piece(i, vocab[i], mark))
-    return out
+    supers = superword_set(tok)
+    return [Piece(i, vocab[i], i in supers) for i in ids]
 
 
 def encoded(tok: Any, text: str) -> list[int]:
@@ -59,14 +62,14 @@ def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
     return cut[:line_end] if line_end > len(cut) // 2 else cut
 
 
-def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
-    """One row each: merges, tokens of the text, tokens per byte, superword tokens in the
-    vocabulary and among the text's tokens."""
+def superbpe_frame(text: str, classical: Any, superbpe: Any, label: str = SUPERBPE) -> pd.DataFrame:
+    """One row each (``label``: the superword tokenizer's name): merges, tokens of the text, tokens
+    per byte, superword tokens in the vocabulary and among the text's tokens."""
     num_bytes = len(text.encode("utf-8", "replace"))
     rows = []
-    for name, tok in ((CLASSICAL, classical), (SUPERBPE, superbpe)):
+    for name, tok in ((CLASSICAL, classical), (label, superbpe)):
         ids = encoded(tok, text)
-        supers = {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
+        supers = superword_set(tok)
         rows.append({
             "tokenizer": name,
             "merges": tok.num_merges,
@@ -79,14 +82,16 @@ def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
 
 
 def gain_words(frame: pd.DataFrame) -> str:
-    """The saving in a sentence: SuperBPE's tokens against classical BPE's."""
+    """The saving in a sentence: the superword tokenizer's tokens (the second row) against
+    classical BPE's."""
+    name = frame["tokenizer"].iloc[1]
     classical, superbpe = (int(frame.loc[frame["tokenizer"] == n, "tokens"].iloc[0])
-                           for n in (CLASSICAL, SUPERBPE))
+                           for n in (CLASSICAL, name))
     if not classical:
         return "The text has no tokens."
     change = 1 - superbpe / classical
     more_or_fewer = "fewer" if change >= 0 else "more"
-    return (f"SuperBPE encodes this text with {superbpe:,} tokens against classical BPE's"
+    return (f"{name} encodes this text with {superbpe:,} tokens against classical BPE's"
             f" {classical:,}: {abs(change):.1%} {more_or_fewer}.")
 
 
@@ -153,6 +158,16 @@ def parity_settings(kind: str, num_merges: int) -> tuple[int, int]:
     """
     share, window = PARITY_KINDS.get(kind, (0.0, 0))
     return int(num_merges * share), window
+
+
+def phase_two_words(tok: Any) -> str:
+    """Where BoundlessBPE's supermerges begin, in a sentence."""
+    supers = tok.num_merges - tok.transition
+    return (f"Phase one learned {tok.num_merges:,} merges inside the split pattern's pieces;"
+            f" phase two kept the first {tok.transition:,} (the transition it found by itself:"
+            f" each later one occurred less often than a superword) and made {supers:,}"
+            f" supermerges (merge {tok.transition + 1:,} on), each joining whole words. The"
+            " vertical rule marks the transition.")
 
 
 def parity_frame(result: Any) -> pd.DataFrame:

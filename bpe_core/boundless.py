@@ -1,0 +1,328 @@
+"""BoundlessBPE in its two-phase form: superwords whose share of the vocabulary training finds.
+
+The definition implemented here is the two-phase BoundlessBPE of Schmidt, Tanner and Pinter,
+"Faster Superword Tokenization" (arXiv 2604.05192, 2026: the abstract's "two-phase
+formulation", which the paper shows gives the merges of the original BoundlessBPE of Schmidt et
+al., "Boundless Byte Pair Encoding: Breaking the Pre-tokenization Barrier", COLM 2025). Only
+the paper's abstract could be read here, not its numbered sections; the details below were
+checked against the authors' reference implementation (github.com/kensho-technologies/
+fastboundlessbpe, python/boundlessbpe/train.py: ``pretokenize_super`` and the BoundlessBPE
+branch of ``_train_internal_super``), read, not copied.
+
+With ``N = vocab_size - 256`` merges to make:
+
+1. **Phase one** is classical BPE inside the split pattern's pieces (pretokens), ``N`` merges
+   (``train_bpe``, the classical trainer), each with the count it had when it was chosen.
+2. **Supermerge candidates.** A pretoken is *eligible* when it holds a letter (\\p{L}; the
+   authors' ``SIMPLE_MERGE_PATTERN``) and phase one's ``N`` merges make it one token (it is
+   "full"). A candidate is a maximal run of two or more consecutive eligible pretokens, as a
+   sequence of those tokens. Candidates are counted by frequency, like pieces (" of the": 900
+   times): training never holds a whole document.
+3. **Phase two** runs BPE over the candidates: the most frequent pair of adjacent tokens
+   (both whole pretokens, or superwords made before) becomes a *supermerge*. Each supermerge
+   competes with the next of phase one's merges, in phase one's order: the supermerge is taken
+   when its count is greater than that merge's count (a tie goes to the regular merge, as in
+   the authors' code), else the regular merge is taken and the next one competes. This goes on
+   until ``N`` merges are taken. So phase one's merges are kept up to a point, the
+   *transition*, that phase two finds by itself (SuperBPE asks for it); the rest of the
+   vocabulary is superwords. A supermerge's tokens always exist by then: a pair's count is at
+   most the count of the merge that made each of its tokens, and counts never rise from merge to
+   merge, so with ties to the regular merge every parent is taken first.
+
+Ids: phase one's kept merges are ``256 .. 255 + transition``, the supermerges follow in the
+order they were made. Where this differs from the authors' code, on purpose:
+
+- pairs are counted as this project counts them everywhere (overlapping: "aaa" holds (a, a)
+  twice; the authors count it once), and ties between pairs follow ``tie_rule`` ("seen" by
+  default: the pair that occurs first; the authors take the smallest pair of bytes);
+- no PickyBPE deletions in phase one (the authors' option, off at tau > 1);
+- when phase one runs out of merges before ``N`` (a small text), supermerges fill the rest,
+  and when candidates run out, phase one's remaining merges do (the authors stop at phase one's
+  size, and stop when no candidate pair is left).
+
+**Encoding** is the authors' exported form (their export.py, "the SuperBPE trick"): ordinary
+BPE, all merges by rank, over a coarser split, ``patterns.WORD_RUN_PATTERNS``: the split
+pattern's pieces with runs of consecutive word pieces (the pieces that hold letters) joined.
+Phase one's merges come first, so a run's pretokens are merged as before and the supermerges
+then join them. So a BoundlessBPE tokenizer is an ordinary BPE tokenizer that every format with
+a split pattern holds (tokenizer.json runs in Hugging Face ``tokenizers`` with the same ids).
+It differs from the paper's own encoder, which joins only whole eligible pretokens, where a
+supermerge's token is also the first piece of a longer word that is not one token (" of" +
+" the" inside " of theirs" when " theirs" is " the" + "irs"), or where one of phase one's
+merges fits across two word pieces (after a contraction: "'s" + "am"). ``paper_encode`` is the
+paper's encoder, to measure the difference (benchmarks/variants.py prints both).
+
+Only GPT-2's, GPT-4's and GPT-4o's split patterns have a word-run pattern (another pattern is
+refused by name). Deterministic: the same merges from text in memory and from a corpus on disk
+read by any number of workers (both phases count their pieces in first-seen order, corpus.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import regex
+
+from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces, drain
+from .merges import apply_merges
+from .patterns import GPT4_SPLIT_PATTERN, WORD_RUN_PATTERNS
+from .split import compile_pattern, split_by_pattern
+from .superbpe import SuperBPETokenizer
+from .text import clean_text
+from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
+
+_LETTER = regex.compile(r"\p{L}")
+
+
+class BoundlessTokenizer(SuperBPETokenizer):
+    """A two-phase BoundlessBPE tokenizer: ``pattern`` is the word-run split (what encoding
+    uses), ``stage_one_pattern`` the split of phase one, ``transition`` how many of phase one's
+    merges phase two kept (ids ``256 .. 255 + transition``); the later ids are supermerges.
+
+    >>> tok = train_boundless("ab ab ab ab cd", 260)
+    >>> [tok.vocab[i] for i in range(256, 260)], tok.transition, tok.superword_ids()
+    ([b'ab', b' ab', b' c', b' ab ab'], 3, [259])
+    """
+
+    variant = "boundless"
+
+    def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
+                 transition: int = 0, **data) -> None:
+        super().__init__(WORD_RUN_PATTERNS[GPT4_SPLIT_PATTERN] if pattern is None else pattern,
+                         stage_one_pattern=stage_one_pattern, transition=transition, **data)
+
+    def superword_ids(self) -> list[int]:
+        """The supermerges' ids: every one joins two or more whole pretokens."""
+        return [i for i in self.merges.values() if self.is_stage_two(i)]
+
+
+def word_run_pattern(pattern: str) -> str:
+    """The word-run split of ``pattern`` (GPT-2's, GPT-4's or GPT-4o's), or ValueError."""
+    runs = WORD_RUN_PATTERNS.get(pattern)
+    if runs is None:
+        raise ValueError("BoundlessBPE needs GPT-2's, GPT-4's or GPT-4o's split pattern (it joins"
+                         " their word pieces into runs); train with one of them (GPT4_SPLIT_PATTERN"
+                         " is the default)")
+    return runs
+
+
+def candidates(runs: Iterable[tuple[bytes, int]], pattern: str,
+               merges: dict[tuple[int, int], int]) -> dict[tuple[int, ...], int]:
+    """Supermerge candidates from the word runs' counts (first-seen order): each run cut back
+    into ``pattern``'s pieces, each piece encoded with ``merges``, and every maximal stretch of
+    two or more pieces that hold a letter and are one token, as those tokens, added up."""
+    compiled = compile_pattern(pattern)
+    token_of: dict[str, int | None] = {}  # pretoken -> its one token, or None (not eligible)
+    out: dict[tuple[int, ...], int] = {}
+
+    def add(stretch: list[int], n: int) -> None:
+        if len(stretch) >= 2:
+            key = tuple(stretch)
+            out[key] = out.get(key, 0) + n
+
+    for run, n in runs:
+        text = run.decode("utf-8")
+        if not _LETTER.search(text):
+            continue
+        stretch: list[int] = []
+        for piece in split_by_pattern(compiled, text):
+            if piece not in token_of:
+                ids = apply_merges(list(piece.encode("utf-8")), merges)
+                token_of[piece] = ids[0] if len(ids) == 1 and _LETTER.search(piece) else None
+            token = token_of[piece]
+            if token is None:
+                add(stretch, n)
+                stretch = []
+            else:
+                stretch.append(token)
+        add(stretch, n)
+    return out
+
+
+def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pattern: str,
+                num_merges: int, progress: ProgressCallback | None, options: dict,
+                ) -> tuple[TrainResult, int]:
+    """Phase one on ``phase_one``'s pieces, then phase two on the word runs ``phase_two()``
+    gives (called after phase one, so a corpus is read a second time only then). Returns the
+    merges in id order and the transition. ``progress`` counts ``2 * num_merges`` steps:
+    phase one's merges, then the merges phase two has taken."""
+    total = 2 * num_merges
+    stopped = False
+
+    def first_progress(done: int, _total: int, record: MergeRecord) -> bool | None:
+        nonlocal stopped
+        if progress is not None and progress(done, total, record) is False:
+            stopped = True
+            return False
+        return None
+
+    one = train_bpe(phase_one, num_merges, first_progress, **options)
+    regular = one.history
+    if stopped:
+        return one, len(one.merges)
+    vocab = {i: bytes([i]) for i in range(256)}
+    for record in regular:
+        vocab[record.id] = record.token
+    found = candidates(phase_two(), pattern, one.merges)
+    chunks = list(found.items())
+
+    kept = 0  # phase one's merges taken so far
+    supers: list[MergeRecord] = []  # the supermerges taken, in order (phase-two ids)
+    first_super = 256 + len(regular)  # train_bpe's ids for phase two start after phase one's
+
+    def taken() -> int:
+        return kept + len(supers)
+
+    def take_regular_while(keep) -> bool | None:
+        """Take phase one's merges while ``keep(record)`` and room is left; False: stopped."""
+        nonlocal kept
+        while kept < len(regular) and taken() < num_merges and keep(regular[kept]):
+            kept += 1
+            if progress is not None and progress(num_merges + taken(), total,
+                                                 regular[kept - 1]) is False:
+                return False
+        return None
+
+    def second_progress(done: int, _total: int, record: MergeRecord) -> bool | None:
+        nonlocal stopped
+        # parents first (never needed, see the module's docstring), then every regular merge
+        # that occurs at least as often (ties go to the regular merge)
+        need = max((p for p in record.pair if 256 <= p < first_super), default=255) - 255
+        if take_regular_while(lambda r: r.id - 255 <= need or r.count >= record.count) is False:
+            stopped = True
+            return False
+        if taken() >= num_merges:
+            return False
+        supers.append(record)
+        if progress is not None and progress(num_merges + taken(), total, record) is False:
+            stopped = True
+            return False
+        return False if taken() >= num_merges else None
+
+    train_bpe(chunks, num_merges, second_progress, base_vocab=vocab, **options)
+    if not stopped and take_regular_while(lambda r: True) is False:
+        stopped = True
+
+    # ids: phase one's kept merges, then the supermerges renumbered after them
+    new_id = {r.id: 256 + kept + k for k, r in enumerate(supers)}
+
+    def renumber(i: int) -> int:
+        return new_id.get(i, i)
+
+    merges: dict[tuple[int, int], int] = {}
+    history: list[MergeRecord] = []
+    for r in [*regular[:kept], *supers]:
+        pair = (renumber(r.pair[0]), renumber(r.pair[1]))
+        merges[pair] = renumber(r.id)
+        history.append(MergeRecord(pair, renumber(r.id), r.token, r.count))
+    reason = None
+    if stopped:
+        reason = f"stopped by the progress callback after {taken()} merges"
+    elif taken() < num_merges:
+        reason = (f"no merge left after {taken()} merges ({kept} of phase one,"
+                  f" {len(supers)} supermerge{'' if len(supers) == 1 else 's'})")
+    return TrainResult(merges, history, reason), kept
+
+
+def _check(vocab_size: object, tie_rule: str, min_frequency: int,
+           max_token_bytes: int | None) -> tuple[int, dict]:
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
+    check_train_options(tie_rule, min_frequency, max_token_bytes)
+    return vocab_size - 256, {"tie_rule": tie_rule, "min_frequency": min_frequency,
+                              "max_token_bytes": max_token_bytes}
+
+
+def _boundless_tokenizer(result: TrainResult, kept: int, pattern: str) -> BoundlessTokenizer:
+    tok = BoundlessTokenizer(word_run_pattern(pattern), stage_one_pattern=pattern,
+                             transition=kept, merges=result.merges)
+    tok.history = result.history
+    tok.stop_reason = result.stop_reason
+    return tok
+
+
+def _counted(text: str, pattern: str) -> Iterable[tuple[bytes, int]]:
+    pieces = Counter(split_by_pattern(compile_pattern(pattern), text))
+    return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
+
+
+def train_boundless(
+    text: str,
+    vocab_size: int,
+    *,
+    pattern: str = GPT4_SPLIT_PATTERN,
+    progress: ProgressCallback | None = None,
+    tie_rule: str = "seen",
+    min_frequency: int = 0,
+    max_token_bytes: int | None = None,
+) -> BoundlessTokenizer:
+    """Train two-phase BoundlessBPE on ``text`` up to ``vocab_size`` (see the module).
+    ``progress(done, total, record)`` counts phase one's merges, then phase two's taken ones
+    (``total`` is twice the merges); False stops training."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    num_merges, options = _check(vocab_size, tie_rule, min_frequency, max_token_bytes)
+    runs = word_run_pattern(pattern)
+    text = clean_text(text)
+    result, kept = _two_phases(_counted(text, pattern), lambda: _counted(text, runs), pattern,
+                               num_merges, progress, options)
+    return _boundless_tokenizer(result, kept, pattern)
+
+
+def train_boundless_corpus(
+    sources: CorpusSources,
+    vocab_size: int,
+    *,
+    pattern: str = GPT4_SPLIT_PATTERN,
+    workers: int | None = None,
+    errors: str = "strict",
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+    on_bytes: BytesCallback | None = None,
+    progress: ProgressCallback | None = None,
+    tie_rule: str = "seen",
+    min_frequency: int = 0,
+    max_token_bytes: int | None = None,
+) -> BoundlessTokenizer:
+    """``train_boundless`` on a corpus read from disk (files, a path or a list of paths; an
+    iterator of str is read once and kept, since phase two reads the text again). Phase one
+    counts the pattern's pieces and phase two the word runs, each with ``count_pieces`` in
+    ``workers`` processes, blocks cut beside line breaks (no run holds one); the merges are
+    exactly ``train_boundless``'s on the joined text."""
+    num_merges, options = _check(vocab_size, tie_rule, min_frequency, max_token_bytes)
+    runs = word_run_pattern(pattern)
+    texts = None
+    if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
+        texts = list(sources)  # an iterator of str: phase two reads the text again
+
+    def counted(split: str) -> Iterable[tuple[bytes, int]]:
+        source = iter(texts) if texts is not None else sources
+        return drain(count_pieces(source, pattern=split, workers=workers, errors=errors,
+                                  block_bytes=block_bytes, on_bytes=on_bytes).counts)
+
+    result, kept = _two_phases(counted(pattern), lambda: counted(runs), pattern, num_merges,
+                               progress, options)
+    return _boundless_tokenizer(result, kept, pattern)
+
+
+def paper_encode(tok: BoundlessTokenizer, text: str) -> list[int]:
+    """``text`` encoded as the paper's own encoder does: phase one's kept merges inside each
+    pretoken, then the supermerges, by rank, over each run of consecutive pretokens that hold a
+    letter and are one token (see the module for where this differs from ``tok.encode``).
+    Ordinary text only (no special tokens)."""
+    first_super = 256 + tok.transition
+    regular = {p: i for p, i in tok.merges.items() if i < first_super}
+    supers = {p: i for p, i in tok.merges.items() if i >= first_super}
+    compiled = compile_pattern(tok.stage_one_pattern)
+    out: list[int] = []
+    stretch: list[int] = []
+    for piece in split_by_pattern(compiled, clean_text(text)):
+        ids = apply_merges(list(piece.encode("utf-8")), regular)
+        if len(ids) == 1 and _LETTER.search(piece):
+            stretch.append(ids[0])
+            continue
+        out += apply_merges(stretch, supers) if stretch else []
+        stretch = []
+        out += ids
+    out += apply_merges(stretch, supers) if stretch else []
+    return out
