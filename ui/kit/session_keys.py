@@ -34,6 +34,8 @@ SESSION_KEYS: dict[str, str] = {
     "text": "text area: the text every page shows",
     "upload": "file uploader: a .txt/.md file for the text",
     "notice": "a note about the text (cut, not UTF-8) or the link",
+    "_cut_corpus": "the file a cut text came from (my-text.txt for a paste): the sidebar offers"
+                   " the bpe-lab train command for all of it",
     "kind": "selectbox: the tokenizer (a KINDS label)",
     "pattern": "text input: the custom split pattern",
     "vocab_size": "number input: the vocabulary size",
