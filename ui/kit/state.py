@@ -97,7 +97,11 @@ PROJECTOR_CSS = f"""<style>
 # table, its text alternative) take the keyboard's focus, so the keyboard scrolls it too.
 # An uploader's list of file types wraps instead of ending in "…" in a narrow column, and so do
 # the main column's labels, metrics, buttons and page links (Streamlit ends them in "…"): on a
-# 1024x768 projector, projector mode's sizes no longer cut "Characters (code points)".
+# 1024x768 projector, projector mode's sizes no longer cut "Characters (code points)". A
+# multiselect's chosen values wrap too ("Yours: GPT-4 split, vocabulary 512" at 320 px).
+# A table's toolbar (search, download, full screen) shows over the 44 px above the table when
+# the pointer is on it: on a phone it covered the Merge forest's "by id", so that row of choices
+# keeps the room free.
 # Contrast (WCAG 2.1 AA, 4.5:1 for text; tests/browser/test_a11y_browser.py): Streamlit's captions
 # are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
 # on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
@@ -126,6 +130,10 @@ PAGE_CSS = """<style>
 .stMainBlockContainer [data-testid="stPageLink-NavLink"] span {
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: break-word; }
 .stMainBlockContainer [data-testid="stMetricValue"] .stMarkdownEllipsis { overflow-wrap: anywhere; }
+.st-key-forest_vocab_order { margin-bottom: 1.75rem; }
+[data-testid="stMultiSelectTagsContainer"] [data-tag] { height: auto; max-width: 100%; }
+[data-testid="stMultiSelectTagsContainer"] [data-tag] > span[title] {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
