@@ -12,11 +12,13 @@ from ui.kit.state import (
     derived,
     parallel_set,
     preset,
+    projector_mode,
     require_tokenizer,
     sidebar,
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.kit.tables import table_html
 from ui.who_pays import languages as lt
 
 sidebar()
@@ -108,6 +110,14 @@ for label, rows in costs.items():
     sentence = lt.tax_sentence(rows, tokenizer_label() if label == YOURS else label)
     if sentence:
         st.markdown(sentence)
+
+with st.expander("Read the story in every language, a sentence at a time"):
+    line = st.selectbox("Sentence", range(len(english.lines)), key="languages_sentence",
+                        format_func=lambda i: f"{i + 1} of {len(english.lines)}")
+    frame, tags = lt.sentence_frame(languages, tokenizers, line)
+    st.html(table_html(frame, large=projector_mode(), langs={"sentence": tags},
+                       formats={c: "," for c in frame.columns[2:]},
+                       label=f"Sentence {line + 1} in every language, and its tokens"))
 
 # -- English only, or every language? ------------------------------------------------------------
 

@@ -200,6 +200,7 @@ SESSION_KEYS: dict[str, str] = {
     "languages_chart": "chart: cost relative to English",
     "languages_table_for": "selectbox: which tokenizer's table",
     "languages_table": "dataframe: one tokenizer's costs",
+    "languages_sentence": "selectbox: the story's sentence read in every language",
     "languages_train": "button: train English-only vs all languages",
     "languages_trained": "the (vocab size, pattern) the comparison was last asked for",
     "languages_comparison_chart": "chart: the comparison",
