@@ -8,7 +8,7 @@ from pathlib import PurePath
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS
+from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS, MAX_UPLOAD_MB
 
 # label in the sidebar -> (kind, split pattern or preset name)
 KINDS: dict[str, tuple[str, str | None]] = {
@@ -118,7 +118,7 @@ MAX_TEXT_CHARS = 200_000
 # of it with a note of how many were cut. Streamlit's box refuses, without a word, any change
 # longer than its max_chars: with MAX_TEXT_CHARS there, a longer paste left the old text in place.
 # About what the uploader takes (10 MB): the server holds the paste once, in the callback that cuts it.
-MAX_PASTE_CHARS = 10_000_000
+MAX_PASTE_CHARS = MAX_UPLOAD_MB * 1_000_000
 # Training reads at most this much of the text (with a note when the text is longer). Text that
 # repeats trains fast at any size (each distinct chunk is counted once); random text costs about
 # 0.7 s (GPT-4 split) to 1.4 s (no split) at 200,000 characters and vocab 8,192.
