@@ -6,9 +6,11 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_lab.who_pays.costs import language_costs, train_comparison
-from ui.kit.choices import REGEX_TIMEOUT
+from ui.kit.choices import MAX_PASTE_CHARS, REGEX_TIMEOUT
 from ui.kit.escape import md_escape
 from ui.kit.state import (
+    cut_note,
+    cut_to,
     derived,
     parallel_set,
     preset,
@@ -66,10 +68,13 @@ with st.expander("Your own texts: measure them beside the story"):
         "relative to its English."
     )
     raw = st.text_area("Your texts", key="languages_own", height=160,
-                       max_chars=lt.MAX_OWN_CHARS * 2,
+                       max_chars=MAX_PASTE_CHARS, on_change=cut_to,
+                       args=("languages_own", lt.MAX_OWN_CHARS),
                        placeholder="name: Yoruba\nỌjà kan wà ní gbangba ìlú wa ní gbogbo "
                                    "àárọ̀ Sátidé.\n---\nname: my notes\n…")
     own, notes = lt.parse_own_texts(raw or "")
+    if cut_note("languages_own"):
+        notes.insert(0, cut_note("languages_own"))
     for note in notes:
         st.info(note)
     if own:

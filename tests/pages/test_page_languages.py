@@ -13,7 +13,7 @@ import bpe_core
 import bpe_lab.who_pays.costs
 from bpe_lab.who_pays.languages import load_parallel
 from ui.kit.state import PAGE_CSS
-from ui.who_pays.languages import COMPARISON_COLUMNS, COST_COLUMNS
+from ui.who_pays.languages import COMPARISON_COLUMNS, COST_COLUMNS, MAX_OWN_CHARS
 
 NAMES = [lang.name for lang in load_parallel()]
 HOSTILE = ("name: <img src=x onerror=alert(1)> **b**\nA [link](javascript:alert(1)) and "
@@ -124,3 +124,14 @@ def test_the_story_is_read_a_sentence_at_a_time_each_in_its_own_language(at):
             assert int(theirs.replace(",", "")) == len(gpt4o.encode_ordinary(text))
     assert dict(r[:2] for r in rows)["Emoji"] == "zxx"
     assert dict(r[:2] for r in rows)["Chinese (Simplified)"] == "zh-Hans"
+
+
+def test_own_texts_longer_than_the_page_measures_are_cut_with_how_much(at):
+    at.text_area(key="languages_own").set_value("name: long\n" + "ab " * 15_000).run()  # 45,011
+    assert not at.exception
+    assert len(at.session_state["languages_own"]) == MAX_OWN_CHARS
+    assert ("Keeping the first 20,000 of 45,011 characters: the last 25,011 were cut."
+            in [i.value for i in at.info])
+    assert "long" in table_for(at, "Yours")
+    at.text_area(key="languages_own").set_value("").run()
+    assert not any("were cut" in i.value for i in at.info)

@@ -36,6 +36,7 @@ SESSION_KEYS: dict[str, str] = {
     "notice": "a note about the text (cut, not UTF-8) or the link",
     "_cut_corpus": "the file a cut text came from (my-text.txt for a paste): the sidebar offers"
                    " the bpe-lab train command for all of it",
+    "_cut_note_": "prefix (_cut_note_<box's key>): what ui.kit.state.cut_to cut from a box's text",
     "kind": "selectbox: the tokenizer (a KINDS label)",
     "pattern": "text input: the custom split pattern",
     "vocab_size": "number input: the vocabulary size",

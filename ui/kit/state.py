@@ -136,6 +136,7 @@ PAGE_CSS = """<style>
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
+CUT_NOTE = "_cut_note_"  # session key prefix: what cut_to cut from a box's text
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
 
@@ -390,6 +391,22 @@ def _train_if_asked(clicked: bool) -> None:
 
 
 # -- what pages use ------------------------------------------------------------------------------
+
+
+def cut_to(key: str, limit: int) -> None:
+    """A text box's ``on_change`` (a box that takes a paste up to MAX_PASTE_CHARS): its text is
+    cut to ``limit`` characters, and ``cut_note(key)`` says by how much until the text changes.
+    Streamlit's box would refuse a paste over its max_chars without a word."""
+    ss = st.session_state
+    text, note = cap_text(ss.get(key) or "", limit, "Keeping")
+    if note:
+        ss[key] = text
+    ss[CUT_NOTE + key] = note
+
+
+def cut_note(key: str) -> str | None:
+    """What ``cut_to`` cut from the box ``key``'s text, as a sentence (None: nothing)."""
+    return st.session_state.get(CUT_NOTE + key)
 
 
 def projector_mode() -> bool:
