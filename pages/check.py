@@ -5,9 +5,9 @@ import streamlit as st
 
 from bpe_lab import check
 from ui.check import findings as cv
-from ui.kit.choices import parse_specials
+from ui.kit.choices import MAX_PASTE_CHARS, parse_specials
 from ui.kit.escape import md_escape
-from ui.kit.state import current_text, derived, sidebar
+from ui.kit.state import current_text, cut_note, cut_to, derived, sidebar
 
 MAX_MERGES_ASKED = 2_000  # the vocabulary size the page offers: 256 + specials + this
 DEMO_NAMES = {m.key: m.title for m in check.MISTAKES}
@@ -32,8 +32,11 @@ st.header("1. The task")
 source = st.radio("Text", ["The sidebar's text", "A text of my own"], horizontal=True,
                   key="check_source")
 if source == "A text of my own":
-    text = st.text_area("Your text", height=150, max_chars=check.MAX_CHECK_CHARS,
-                        key="check_text")
+    text = st.text_area("Your text", height=150, max_chars=MAX_PASTE_CHARS, key="check_text",
+                        on_change=cut_to, args=("check_text", check.MAX_CHECK_CHARS),
+                        help=f"The check reads at most {check.MAX_CHECK_CHARS:,} characters.")
+    if cut_note("check_text"):
+        st.info(cut_note("check_text"))
 else:
     text = current_text()
 if not text.strip():

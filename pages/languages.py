@@ -6,17 +6,21 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_lab.who_pays.costs import language_costs, train_comparison
-from ui.kit.choices import REGEX_TIMEOUT
+from ui.kit.choices import MAX_PASTE_CHARS, REGEX_TIMEOUT
 from ui.kit.escape import md_escape
 from ui.kit.state import (
+    cut_note,
+    cut_to,
     derived,
     parallel_set,
     preset,
+    projector_mode,
     require_tokenizer,
     sidebar,
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.kit.tables import table_html
 from ui.who_pays import languages as lt
 
 sidebar()
@@ -64,10 +68,13 @@ with st.expander("Your own texts: measure them beside the story"):
         "relative to its English."
     )
     raw = st.text_area("Your texts", key="languages_own", height=160,
-                       max_chars=lt.MAX_OWN_CHARS * 2,
+                       max_chars=MAX_PASTE_CHARS, on_change=cut_to,
+                       args=("languages_own", lt.MAX_OWN_CHARS),
                        placeholder="name: Yoruba\nỌjà kan wà ní gbangba ìlú wa ní gbogbo "
                                    "àárọ̀ Sátidé.\n---\nname: my notes\n…")
     own, notes = lt.parse_own_texts(raw or "")
+    if cut_note("languages_own"):
+        notes.insert(0, cut_note("languages_own"))
     for note in notes:
         st.info(note)
     if own:
@@ -108,6 +115,14 @@ for label, rows in costs.items():
     sentence = lt.tax_sentence(rows, tokenizer_label() if label == YOURS else label)
     if sentence:
         st.markdown(sentence)
+
+with st.expander("Read the story in every language, a sentence at a time"):
+    line = st.selectbox("Sentence", range(len(english.lines)), key="languages_sentence",
+                        format_func=lambda i: f"{i + 1} of {len(english.lines)}")
+    frame, tags = lt.sentence_frame(languages, tokenizers, line)
+    st.html(table_html(frame, large=projector_mode(), langs={"sentence": tags},
+                       formats={c: "," for c in frame.columns[2:]},
+                       label=f"Sentence {line + 1} in every language, and its tokens"))
 
 # -- English only, or every language? ------------------------------------------------------------
 

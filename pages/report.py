@@ -4,6 +4,7 @@ languages and a held-out text, against GPT-2, GPT-4 and GPT-4o; and how fast it 
 import streamlit as st
 
 from bpe_lab.who_pays.report import (
+    REPORT_CATEGORIES,
     SPEED_PASSES,
     compare_scores,
     measure_speed,
@@ -13,6 +14,7 @@ from bpe_lab.who_pays.report import (
 from ui.kit.escape import md_escape
 from ui.kit.state import (
     derived,
+    parallel_set,
     preset,
     report_texts,
     require_tokenizer,
@@ -21,6 +23,8 @@ from ui.kit.state import (
     trained_text,
     vocabulary_fact,
 )
+from ui.kit.tables import table_html
+from ui.who_pays import languages as lt
 from ui.who_pays import report as rc
 
 sidebar()
@@ -71,7 +75,13 @@ st.write(rc.card_summary(compared))
 st.altair_chart(rc.card_chart({rc.YOURS: yours, **theirs}), width="stretch", key="report_chart")
 with st.expander("Read the texts"):
     shown = st.selectbox("Text", list(texts), key="report_text")
-    st.code(texts[shown], language=None, wrap_lines=True, height=300)
+    if shown == REPORT_CATEGORIES[3]:  # "other languages": each its own cell, with its lang
+        frame, tags = lt.texts_frame([lang for lang in parallel_set() if lang.code != "en"])
+        with st.container(height=300):
+            st.html(table_html(frame, langs={"text": tags},
+                               label="The story in every language but English"))
+    else:
+        st.code(texts[shown], language=None, wrap_lines=True, height=300)
 
 st.header("Speed")
 tokenizers = {rc.YOURS: tok, **references}

@@ -20,6 +20,9 @@ from typing import NamedTuple
 
 LANGUAGES_DIR = Path(__file__).resolve().parent / "data" / "languages"
 TSV_HEADER = ["code", "name", "script", "spaced"]
+# A text's BCP 47 language tag (HTML's lang) where it is not the set's code: emoji have no
+# language ("zxx": no linguistic content). Every other code of the set is already its tag.
+BCP47 = {"emoji": "zxx"}
 
 
 class Language(NamedTuple):
@@ -30,6 +33,15 @@ class Language(NamedTuple):
     script: str  # the writing system, e.g. "Latin", "Devanagari"
     spaced: bool  # words are separated by spaces (tokens per word means something)
     lines: tuple[str, ...]  # the sentences, one per line, parallel across languages
+
+    @property
+    def lang(self) -> str:
+        """Its BCP 47 tag, for HTML's ``lang`` (a screen reader reads the text in its language).
+
+        >>> Language("zh-Hans", "Chinese", "Han", False, ()).lang, Language("emoji", "Emoji", "Emoji", True, ()).lang
+        ('zh-Hans', 'zxx')
+        """
+        return BCP47.get(self.code, self.code)
 
     @property
     def text(self) -> str:

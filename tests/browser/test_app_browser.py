@@ -95,6 +95,19 @@ def test_pasted_text_trained_and_shown_as_coloured_tokens(app):
     expect(app.sidebar.get_by_label("Text", exact=True)).to_have_value(text)
 
 
+def test_a_paste_longer_than_the_app_keeps_is_cut_and_the_cut_is_said(app):
+    """Streamlit's box once refused, without a word, a change longer than its limit (200,000):
+    the old text stayed. Now the app keeps the first 200,000 characters and says how many it cut."""
+    app.set_text("word " * 50_000)  # 250,000 characters
+    app.wait_idle(app.sidebar.get_by_text("press Train to train on them"))
+    expect(app.sidebar.get_by_text(
+        "Keeping the first 200,000 of 250,000 characters: the last 50,000 were cut.")).to_be_visible()
+    expect(app.sidebar.get_by_test_id("stCode")).to_contain_text(
+        "bpe-lab train my-text.txt --vocab-size=512 --pattern=gpt4 --out my-text.model")
+    kept = app.sidebar.get_by_label("Text", exact=True).input_value()
+    assert kept == ("word " * 50_000)[:200_000]
+
+
 def test_hostile_text_is_shown_as_text_and_never_runs(app):
     app.set_text(HOSTILE)
     app.wait_idle(app.sidebar.get_by_text("press Train to train on them"))

@@ -3,6 +3,7 @@ every file, and the files are clean UTF-8 in NFC."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -76,3 +77,24 @@ def test_a_malformed_set_is_refused_with_the_file_named(tmp_path):
     (tmp_path / "xx.txt").write_text("Uno.\n \n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"xx\.txt: line 2 is empty"):
         load_parallel(tmp_path)
+
+
+# Each language's tag in the IANA language subtag registry (BCP 47), by its English name:
+# HTML's lang, so that a screen reader reads each text in its own language. Emoji: "zxx", no
+# linguistic content.
+BCP47 = {
+    "English": "en", "Spanish": "es", "French": "fr", "German": "de", "Portuguese": "pt",
+    "Italian": "it", "Polish": "pl", "Turkish": "tr", "Vietnamese": "vi", "Indonesian": "id",
+    "Swahili": "sw", "Finnish": "fi", "Hungarian": "hu", "Russian": "ru", "Ukrainian": "uk",
+    "Greek": "el", "Arabic": "ar", "Persian": "fa", "Urdu": "ur", "Hebrew": "he", "Hindi": "hi",
+    "Bengali": "bn", "Tamil": "ta", "Thai": "th", "Chinese (Simplified)": "zh-Hans",
+    "Japanese": "ja", "Korean": "ko", "Burmese": "my", "Amharic": "am", "Georgian": "ka",
+    "Armenian": "hy", "Khmer": "km", "Emoji": "zxx",
+}
+
+
+def test_every_language_carries_its_bcp47_tag():
+    assert {lang.name: lang.lang for lang in LANGUAGES} == BCP47
+    # well formed: a language subtag, then perhaps a script (Title case) and a region
+    well_formed = re.compile(r"[a-z]{2,3}(-[A-Z][a-z]{3})?(-[A-Z]{2})?")
+    assert all(well_formed.fullmatch(lang.lang) for lang in LANGUAGES)

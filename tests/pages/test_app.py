@@ -1,15 +1,21 @@
 """AppTest tests for the frame: the shared sidebar, training, and state kept across pages."""
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from support import front_counts
 
+import bpe_core
 from ui.kit.samples import load_samples
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
 SAMPLES = load_samples()
 
 
@@ -129,3 +135,53 @@ def test_a_bad_link_is_explained_not_crashed():
     note = re.sub(r"\\(.)", r"\1", " ".join(i.value for i in app.info))  # as Markdown shows it
     assert "vocab 'lots'" in note and "kind '<script>'" in note and "step '-3'" in note
     assert app.number_input(key="vocab_size").value == 512
+
+
+def test_a_paste_longer_than_the_app_keeps_is_cut_with_how_much_and_the_command_for_all_of_it(at):
+    """Streamlit's box refused a paste over its limit without a word (the old text stayed); now
+    it takes it, and the app keeps the first 200,000 characters and says how many it cut."""
+    at.text_area(key="text").set_value("word " * 61_000).run()  # 305,000 characters
+    assert not at.exception
+    assert len(at.session_state["text"]) == 200_000
+    notes = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "Keeping the first 200,000 of 305,000 characters: the last 105,000 were cut." in notes
+    commands = [c.value for c in at.code if c.value.startswith("bpe-lab train")]
+    assert commands == ["bpe-lab train my-text.txt --vocab-size=512 --pattern=gpt4 --out my-text.model"]
+    # the command follows the sidebar's choices (special tokens count in the CLI's vocabulary)
+    at.selectbox(key="kind").set_value("Train: GPT-2 split").run()
+    at.number_input(key="vocab_size").set_value(1024).run()
+    at.text_input(key="specials").set_value("<|endoftext|>").run()
+    commands = [c.value for c in at.code if c.value.startswith("bpe-lab train")]
+    assert commands == ["bpe-lab train my-text.txt --vocab-size=1025 --pattern=gpt2 "
+                        "'--special-token=<|endoftext|>' --out my-text.model"]
+    # a text that fits clears the note
+    at.text_area(key="text").set_value("a short text").run()
+    assert at.session_state["text"] == "a short text"
+    assert "were cut" not in " ".join(i.value for i in at.info)
+    assert not [c for c in at.code if c.value.startswith("bpe-lab train")]
+
+
+def test_an_upload_cut_to_the_cap_offers_to_train_on_the_whole_file(at, tmp_path):
+    corpus = "".join(f"line {i} of my notes\n" for i in range(12_000))  # about 250,000
+    at.file_uploader(key="upload").set_value(("my notes.txt", corpus.encode(), "text/plain")).run()
+    assert not at.exception
+    assert at.session_state["text"] == corpus[:200_000]
+    notes = " ".join(i.value for i in at.info).replace("\\", "")
+    assert f"the last {len(corpus) - 200_000:,} were cut" in notes
+    [command] = [c.value for c in at.code if c.value.startswith("bpe-lab train")]
+    assert command == ("bpe-lab train 'my notes.txt' --vocab-size=512 --pattern=gpt4"
+                       " --out my-notes.model")
+    # the command as shown trains on every line of the file, and writes what Export & import opens
+    (tmp_path / "my notes.txt").write_text(corpus, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "bpe_lab", *shlex.split(command)[1:],
+                           "--workers", "1"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    tok = bpe_core.load(str(tmp_path / "my-notes.model"))
+    whole, kept = bpe_core.RegexTokenizer(), bpe_core.RegexTokenizer()
+    whole.train(corpus, 512)
+    kept.train(corpus[:200_000], 512)
+    assert tok.merges == whole.merges != kept.merges  # all of it, not what the app kept
+    # picking a sample afterwards drops the note
+    at.selectbox(key="sample").set_value("Source code").run()
+    assert not [c for c in at.code if c.value.startswith("bpe-lab train")]

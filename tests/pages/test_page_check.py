@@ -12,7 +12,7 @@ from support import open_page
 
 from bpe_core import GPT2_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer
 from bpe_core.formats import bytes_to_unicode
-from bpe_lab.check import MISTAKES, encode_with_mistake
+from bpe_lab.check import MAX_CHECK_CHARS, MISTAKES, encode_with_mistake
 from ui.kit.escape import md_escape
 
 TEXT = ("the cat sat on the mat.<|endoftext|>the dog sat on the log. the cat and the dog ran "
@@ -354,3 +354,15 @@ def test_the_page_shows_the_sentences_of_the_plain_report_the_command_line_print
         else:
             label, _, rest = line.partition(": ")
             assert md_escape(line) in shown or f"**{label}:** {md_escape(rest)}" in shown, line
+
+
+def test_a_text_longer_than_the_check_reads_is_cut_with_how_much(at):
+    """Streamlit's box refused a paste over its max_chars without a word; the page now keeps the
+    first MAX_CHECK_CHARS characters and says how many it cut."""
+    at.text_area(key="check_text").set_value("the cat sat. " * 20_000).run()  # 260,000
+    assert not at.exception
+    assert at.session_state["check_text"] == ("the cat sat. " * 20_000)[:MAX_CHECK_CHARS]
+    assert (f"Keeping the first {MAX_CHECK_CHARS:,} of 260,000 characters: the last "
+            f"{260_000 - MAX_CHECK_CHARS:,} were cut.") in [i.value for i in at.info]
+    at.text_area(key="check_text").set_value(TEXT).run()
+    assert not any("were cut" in i.value for i in at.info)

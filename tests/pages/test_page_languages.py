@@ -3,6 +3,7 @@ texts (hostile ones stay text), and the one-click English-only against all-langu
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -12,7 +13,7 @@ import bpe_core
 import bpe_lab.who_pays.costs
 from bpe_lab.who_pays.languages import load_parallel
 from ui.kit.state import PAGE_CSS
-from ui.who_pays.languages import COMPARISON_COLUMNS, COST_COLUMNS
+from ui.who_pays.languages import COMPARISON_COLUMNS, COST_COLUMNS, MAX_OWN_CHARS
 
 NAMES = [lang.name for lang in load_parallel()]
 HOSTILE = ("name: <img src=x onerror=alert(1)> **b**\nA [link](javascript:alert(1)) and "
@@ -67,8 +68,11 @@ def test_hostile_own_texts_join_the_table_and_stay_text(at):
         assert not re.search(r"(?<!\\)[<>\[\]]", value), value
     spec = at.get("vega_lite_chart")[0].proto.spec
     assert "<img src=x onerror=alert(1)> **b**" in spec  # a name in the chart's data, as text
-    # no element renders raw HTML (but the app's own CSS, on every page)
-    assert [h.value for h in at.get("html")] == [PAGE_CSS]
+    # no element renders raw HTML (but the app's own CSS, on every page, and the story's
+    # sentences, every cell escaped by ui.kit.tables.table_html, the own texts not among them)
+    drawn = [h.value for h in at.get("html")]
+    assert [h for h in drawn if "in every language, and its tokens" not in h] == [PAGE_CSS]
+    assert len(drawn) == 2 and "img src" not in drawn[1] and "<b>" not in drawn[1]
     at.text_area(key="languages_own").set_value("").run()
 
 
@@ -96,3 +100,38 @@ def test_the_button_trains_both_once_and_shows_the_comparison(at, monkeypatch):
     at.run()
     assert table(at, COMPARISON_COLUMNS) == rows  # still shown, not trained again
     assert calls == [(512, bpe_core.GPT4_SPLIT_PATTERN)]
+
+
+ROW = re.compile(r'<tr><td>([^<]*)</td><td lang="([^"]+)" dir="auto">([^<]*)</td>'
+                 r'<td class="num">([\d,]+)</td><td class="num">([\d,]+)</td></tr>')
+
+
+def test_the_story_is_read_a_sentence_at_a_time_each_in_its_own_language(at):
+    """Every row's sentence carries its language's lang (and dir="auto": Arabic, Persian, Urdu
+    and Hebrew run right to left), with its tokens under each tokenizer chosen."""
+    languages = load_parallel()
+    gpt4o = bpe_core.load_pretrained("o200k_base")
+    for line in (0, 4):
+        at.selectbox(key="languages_sentence").set_value(line).run()
+        assert not at.exception
+        [table] = [h.value for h in at.html if f"Sentence {line + 1} in every language" in h.value]
+        rows = ROW.findall(table)
+        assert [(name, lang) for name, lang, *_ in rows] == [(x.name, x.lang) for x in languages]
+        for (_, _, sentence, yours, theirs), language in zip(rows, languages, strict=True):
+            text = language.lines[line]
+            assert html.unescape(sentence) == text
+            assert int(yours.replace(",", "")) == len(at.session_state["tok"].encode_ordinary(text))
+            assert int(theirs.replace(",", "")) == len(gpt4o.encode_ordinary(text))
+    assert dict(r[:2] for r in rows)["Emoji"] == "zxx"
+    assert dict(r[:2] for r in rows)["Chinese (Simplified)"] == "zh-Hans"
+
+
+def test_own_texts_longer_than_the_page_measures_are_cut_with_how_much(at):
+    at.text_area(key="languages_own").set_value("name: long\n" + "ab " * 15_000).run()  # 45,011
+    assert not at.exception
+    assert len(at.session_state["languages_own"]) == MAX_OWN_CHARS
+    assert ("Keeping the first 20,000 of 45,011 characters: the last 25,011 were cut."
+            in [i.value for i in at.info])
+    assert "long" in table_for(at, "Yours")
+    at.text_area(key="languages_own").set_value("").run()
+    assert not any("were cut" in i.value for i in at.info)

@@ -3,9 +3,13 @@ and the note when the tokenizer was trained on a report text."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from support import open_page
 
+from bpe_lab.who_pays.languages import load_parallel
 from bpe_lab.who_pays.report import REPORT_CATEGORIES, REPORT_DIR, load_report_texts, score_texts
 
 
@@ -54,3 +58,16 @@ def test_training_on_a_report_text_is_flagged(at):
     assert not at.exception
     (warning,) = at.warning
     assert "long lines of prose" in warning.value and "flatters" in warning.value
+
+
+def test_the_other_languages_are_read_each_in_its_own_language(at):
+    at.selectbox(key="report_text").set_value("other languages").run()
+    assert not at.exception
+    [table] = [h.value for h in at.html if "The story in every language but English" in h.value]
+    rows = re.findall(r'<tr><td>([^<]*)</td><td lang="([^"]+)" dir="auto">([^<]*)</td></tr>',
+                      table)
+    others = [x for x in load_parallel() if x.code != "en"]
+    assert [(name, lang) for name, lang, _ in rows] == [(x.name, x.lang) for x in others]
+    assert [html.unescape(text) for *_, text in rows] == [x.text for x in others]
+    at.selectbox(key="report_text").set_value("code").run()
+    assert load_report_texts()["code"].strip() in [c.value.strip() for c in at.code]

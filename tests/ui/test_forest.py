@@ -590,6 +590,25 @@ def test_tree_chart_carries_the_frames_marks_tooltips_and_selections(classic):
     assert tree_chart(frame, edges, title="aaab", svg=True).to_dict() == spec
 
 
+def test_every_text_of_the_charts_is_12_px_or_more(prose_tok):
+    """On a phone the chart is as wide as the screen: Vega's 10 px labels were too small to read
+    (issue 34). Labels, sublabels, the legend and the step axis, in both charts."""
+    ids = prose_tok.encode(CORPORA["prose"][:2000])
+    forest = fo.forest_layout(prose_tok, [t for t, _ in fo.most_used(ids, 25)])
+    for levels, sublabels in (("depth", True), ("step", False)):
+        frame = node_frame(prose_tok, forest.nodes, levels=levels)
+        spec = tree_chart(frame, edge_frame(prose_tok, forest.nodes, levels=levels),
+                          levels=levels, sublabels=sublabels).to_dict()
+        texts = [layer["mark"]["fontSize"] for layer in spec["layer"]
+                 if layer["mark"]["type"] == "text"]
+        assert len(texts) == (2 if sublabels else 1) and min(texts) >= 12, texts
+        legend = spec["layer"][1]["encoding"]["color"]["legend"]
+        assert legend["labelFontSize"] >= 12
+        axis = spec["layer"][1]["encoding"]["y"].get("axis")
+        if levels == "step":
+            assert axis["labelFontSize"] >= 12 and axis["titleFontSize"] >= 12
+
+
 def test_forest_chart_by_step_has_an_axis_and_no_sublabels(prose_tok):
     ids = prose_tok.encode(CORPORA["prose"][:2000])
     forest = fo.forest_layout(prose_tok, [t for t, _ in fo.most_used(ids, 25)])
@@ -601,11 +620,11 @@ def test_forest_chart_by_step_has_an_axis_and_no_sublabels(prose_tok):
     node_rows = spec["datasets"][spec["layer"][1]["data"]["name"]]
     assert len(node_rows) == len(forest.nodes)
     assert [r["y"] for r in node_rows] == [prose_tok.step_of.get(n.id, 0) for n in forest.nodes]
-    # projector mode: the axis's numbers and title 1.6 times Vega's default 10 and 11 px
+    # projector mode: the axis's numbers and title 1.6 times their 12 px
     large = tree_chart(frame, edge_frame(prose_tok, forest.nodes, levels="step"), levels="step",
                        sublabels=False, large=True).to_dict()
     axis = large["layer"][1]["encoding"]["y"]["axis"]
-    assert (axis["labelFontSize"], axis["titleFontSize"]) == pytest.approx((16, 17.6))
+    assert (axis["labelFontSize"], axis["titleFontSize"]) == pytest.approx((19.2, 19.2))
 
 
 def test_selected_row_maps_a_table_selection_to_the_listed_id():

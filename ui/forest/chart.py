@@ -19,6 +19,7 @@ from bpe_core.base import EncodeTrace
 from ui.forest.trees import Node, copies, count_of, run_piece, token_text
 
 LABEL_CHARS = 12
+MIN_TEXT_PX = 12  # every text of the charts, at the least (WCAG: readable on a phone)
 # "chain": a node standing for a run of merges that each add a small piece (ui/forest/trees.py);
 # its purple stays at least 15 ΔE from the other kinds for colour-blind viewers (palette_check)
 KIND_COLOURS = {"byte": "#f0b65a", "merge": "#4a88c2", "chain": "#7b3294", "special": "#222222",
@@ -138,13 +139,16 @@ def tree_chart(
     node with that id is outlined). ``sublabels`` adds "id · step · ×count" under each node.
     ``svg`` asks for SVG rendering (text stays in the page, which browser tests can read).
     ``large`` (projector mode) draws nodes, labels and the legend 1.6 times their size.
+    Every text is ``MIN_TEXT_PX`` or more: on a phone the chart is as wide as the screen, and a
+    label at Vega's 10 px was too small to read.
     """
     scale = 1.6 if large else 1.0
+    text_px = MIN_TEXT_PX * scale
     pick = alt.selection_point(name="pick", fields=["id"], on="click")
     same = alt.selection_point(name="same", fields=["id"], on="pointerover", clear="pointerout")
     x = alt.X("x:Q", axis=None, scale=alt.Scale(zero=False, nice=False, padding=24))
-    axis = (alt.Axis(title="merge step", format=",d", labelFontSize=10 * scale,  # Vega's sizes
-                     titleFontSize=11 * scale) if levels == "step" else None)
+    axis = (alt.Axis(title="merge step", format=",d", labelFontSize=text_px,
+                     titleFontSize=text_px) if levels == "step" else None)
     y = alt.Y("y:Q", axis=axis, scale=alt.Scale(zero=False, nice=False, padding=24))
     kinds = [k for k in KIND_COLOURS if k in set(nodes["kind"])]
     edge_layer = alt.Chart(edges).mark_rule(color="#9a9a9a", strokeWidth=1.2).encode(
@@ -170,7 +174,7 @@ def tree_chart(
             color=alt.Color(
                 "kind:N",
                 scale=alt.Scale(domain=kinds, range=[KIND_COLOURS[k] for k in kinds]),
-                legend=alt.Legend(title=None, orient="bottom", labelFontSize=11 * scale,
+                legend=alt.Legend(title=None, orient="bottom", labelFontSize=text_px,
                                   symbolSize=100 * scale * scale),
             ),
             stroke=alt.when(same, empty=False).then(alt.value("#111111"))
@@ -184,13 +188,13 @@ def tree_chart(
         edge_layer,
         node_layer,
         alt.Chart(nodes)
-        .mark_text(dy=-15 * scale, fontSize=(12 if sublabels else 10) * scale)
+        .mark_text(dy=-16 * scale, fontSize=text_px)
         .encode(x=x, y=y, text="label:N"),
     ]
     if sublabels:
         layers.append(
             alt.Chart(nodes)
-            .mark_text(dy=17 * scale, fontSize=10 * scale, color="#555555")
+            .mark_text(dy=20 * scale, fontSize=text_px, color="#555555")
             .encode(x=x, y=y, text="sub:N")
         )
     chart = alt.layer(*layers).properties(height=round(chart_height(nodes, levels) * scale))

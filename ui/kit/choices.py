@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
+from pathlib import PurePath
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS
+from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS, MAX_UPLOAD_MB
 
 # label in the sidebar -> (kind, split pattern or preset name)
 KINDS: dict[str, tuple[str, str | None]] = {
@@ -112,6 +114,11 @@ DEFAULT_VOCAB = 512
 # session within about 150 MB (`python benchmarks/limits.py` measures it); at 1,000,000 characters
 # Compare took 7-11 s and a session 510 MB, and a classroom shares one server.
 MAX_TEXT_CHARS = 200_000
+# The sidebar's Text box takes a paste up to this long, and the app keeps the first MAX_TEXT_CHARS
+# of it with a note of how many were cut. Streamlit's box refuses, without a word, any change
+# longer than its max_chars: with MAX_TEXT_CHARS there, a longer paste left the old text in place.
+# About what the uploader takes (10 MB): the server holds the paste once, in the callback that cuts it.
+MAX_PASTE_CHARS = MAX_UPLOAD_MB * 1_000_000
 # Training reads at most this much of the text (with a note when the text is longer). Text that
 # repeats trains fast at any size (each distinct chunk is counted once); random text costs about
 # 0.7 s (GPT-4 split) to 1.4 s (no split) at 200,000 characters and vocab 8,192.
@@ -193,10 +200,56 @@ def text_problem(text: str | None) -> str | None:
 
 
 def cap_text(text: str, limit: int = MAX_TEXT_CHARS, what: str = "Using") -> tuple[str, str | None]:
-    """The text cut to ``limit`` characters, and a note when something was cut."""
+    """The text cut to ``limit`` characters, and a note when something was cut, saying how much.
+
+    >>> cap_text("abcdef", 4)
+    ('abcd', 'Using the first 4 of 6 characters: the last 2 were cut.')
+    """
     if len(text) <= limit:
         return text, None
-    return text[:limit], f"{what} the first {limit:,} of {len(text):,} characters."
+    return text[:limit], (f"{what} the first {limit:,} of {len(text):,} characters: the last"
+                          f" {len(text) - limit:,} were cut.")
+
+
+# The command line's names for the app's split patterns (bpe-lab train --pattern)
+CLI_PATTERNS = {GPT4_SPLIT_PATTERN: "gpt4", GPT2_SPLIT_PATTERN: "gpt2", GPT4O_SPLIT_PATTERN: "gpt4o",
+                "": "none", "gpt2": "gpt2", "cl100k_base": "gpt4", "o200k_base": "gpt4o"}
+PASTE_CORPUS = "my-text.txt"  # the file name offered for a pasted text
+
+
+def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
+                  specials_text: str) -> str:
+    """The ``bpe-lab train`` command that trains the sidebar's choice on all of ``corpus`` (a
+    file the app could take only the start of), writing a .model that Export & import opens.
+
+    The command line counts special tokens in ``--vocab-size`` (the app adds them after its
+    merges), so they are added to it; a pretrained choice trains with its split pattern, and an
+    imported one or a value that does not check out with the defaults.
+
+    >>> train_command("notes.txt", "Train: GPT-2 split", "", 1024, "<|endoftext|>")
+    "bpe-lab train notes.txt --vocab-size=1025 --pattern=gpt2 '--special-token=<|endoftext|>' --out notes.model"
+    >>> train_command("my notes.md", "Train: custom split pattern", "[a-z]+| ", 512, "")
+    "bpe-lab train 'my notes.md' --vocab-size=512 '--pattern=[a-z]+| ' --out my-notes.model"
+    """
+    try:
+        size = int(vocab_size)  # type: ignore[call-overload]
+        specials = parse_specials(specials_text)
+    except (TypeError, ValueError):
+        size, specials = DEFAULT_VOCAB, ()
+    size = min(max(size, MIN_VOCAB), MAX_VOCAB)
+    how, fixed = KINDS.get(kind, ("imported", None))
+    if how == "imported":
+        pattern = GPT4_SPLIT_PATTERN
+    elif fixed is not None:
+        pattern = fixed
+    stem = "-".join(PurePath(corpus).stem.split()).lstrip("-") or "corpus"
+    if corpus.startswith("-"):  # a file name, not an option
+        corpus = "./" + corpus
+    # --option=value: a pattern or a special token starting with "-" is not read as an option
+    words = ["bpe-lab", "train", corpus, f"--vocab-size={size + len(specials)}",
+             f"--pattern={CLI_PATTERNS.get(pattern, pattern)}"]
+    words += [f"--special-token={special}" for special in specials]
+    return shlex.join([*words, "--out", f"{stem}.model"])
 
 
 def train_tokenizer(text: str, settings: Settings, progress=None, candidates: int = 6,

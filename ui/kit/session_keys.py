@@ -34,6 +34,9 @@ SESSION_KEYS: dict[str, str] = {
     "text": "text area: the text every page shows",
     "upload": "file uploader: a .txt/.md file for the text",
     "notice": "a note about the text (cut, not UTF-8) or the link",
+    "_cut_corpus": "the file a cut text came from (my-text.txt for a paste): the sidebar offers"
+                   " the bpe-lab train command for all of it",
+    "_cut_note_": "prefix (_cut_note_<box's key>): what ui.kit.state.cut_to cut from a box's text",
     "kind": "selectbox: the tokenizer (a KINDS label)",
     "pattern": "text input: the custom split pattern",
     "vocab_size": "number input: the vocabulary size",
@@ -200,6 +203,7 @@ SESSION_KEYS: dict[str, str] = {
     "languages_chart": "chart: cost relative to English",
     "languages_table_for": "selectbox: which tokenizer's table",
     "languages_table": "dataframe: one tokenizer's costs",
+    "languages_sentence": "selectbox: the story's sentence read in every language",
     "languages_train": "button: train English-only vs all languages",
     "languages_trained": "the (vocab size, pattern) the comparison was last asked for",
     "languages_comparison_chart": "chart: the comparison",

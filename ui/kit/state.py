@@ -41,17 +41,20 @@ from ui.kit.choices import (
     DEFAULT_KIND,
     DEFAULT_VOCAB,
     KINDS,
+    MAX_PASTE_CHARS,
     MAX_PATTERN_CHARS,
     MAX_TEXT_CHARS,
     MAX_TRAIN_CHARS,
     MAX_VOCAB,
     MIN_VOCAB,
+    PASTE_CORPUS,
     Settings,
     cap_text,
     make_settings,
     query_from_settings,
     settings_from_query,
     text_problem,
+    train_command,
     train_tokenizer,
 )
 from ui.kit.escape import md_escape
@@ -94,7 +97,11 @@ PROJECTOR_CSS = f"""<style>
 # table, its text alternative) take the keyboard's focus, so the keyboard scrolls it too.
 # An uploader's list of file types wraps instead of ending in "…" in a narrow column, and so do
 # the main column's labels, metrics, buttons and page links (Streamlit ends them in "…"): on a
-# 1024x768 projector, projector mode's sizes no longer cut "Characters (code points)".
+# 1024x768 projector, projector mode's sizes no longer cut "Characters (code points)". A
+# multiselect's chosen values wrap too ("Yours: GPT-4 split, vocabulary 512" at 320 px).
+# A table's toolbar (search, download, full screen) shows over the 44 px above the table when
+# the pointer is on it: on a phone it covered the Merge forest's "by id", so that row of choices
+# keeps the room free.
 # Contrast (WCAG 2.1 AA, 4.5:1 for text; tests/browser/test_a11y_browser.py): Streamlit's captions
 # are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
 # on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
@@ -123,8 +130,13 @@ PAGE_CSS = """<style>
 .stMainBlockContainer [data-testid="stPageLink-NavLink"] span {
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: break-word; }
 .stMainBlockContainer [data-testid="stMetricValue"] .stMarkdownEllipsis { overflow-wrap: anywhere; }
+.st-key-forest_vocab_order { margin-bottom: 1.75rem; }
+[data-testid="stMultiSelectTagsContainer"] [data-tag] { height: auto; max-width: 100%; }
+[data-testid="stMultiSelectTagsContainer"] [data-tag] > span[title] {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
+CUT_NOTE = "_cut_note_"  # session key prefix: what cut_to cut from a box's text
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
 
@@ -188,6 +200,27 @@ def _use_sample() -> None:
     _keep("sample")
     if st.session_state["sample"] is not None:
         _set_text(samples()[st.session_state["sample"]])
+        _note_cut(None)
+
+
+def _note_cut(note: str | None, corpus: str | None = None) -> None:
+    """The sidebar's note about the text (None: no note), and the file it was cut from, if it
+    was: the sidebar then offers the command that trains on all of it."""
+    st.session_state["notice"] = note
+    st.session_state["_cut_corpus"] = corpus
+
+
+def _use_text() -> None:
+    """A typed or pasted text: longer than the app keeps, it is cut here, with a note saying by
+    how much (the box itself takes up to MAX_PASTE_CHARS)."""
+    text, cut = cap_text(st.session_state.get("text") or "", what="Keeping")
+    if cut:
+        _set_text(text)
+        _note_cut(cut, PASTE_CORPUS)
+    else:
+        _keep("text")
+        if st.session_state.get("_cut_corpus"):
+            _note_cut(None)
 
 
 def _match_sample() -> None:
@@ -213,7 +246,7 @@ def _use_upload() -> None:
         note = f"{upload.name} is not valid UTF-8: undecodable bytes became U+FFFD."
     text, cut = cap_text(text)
     _set_text(text)
-    st.session_state["notice"] = " ".join(n for n in (note, cut) if n) or None
+    _note_cut(" ".join(n for n in (note, cut) if n) or None, upload.name if cut else None)
 
 
 def _key(text: str, settings: Settings) -> tuple:
@@ -264,12 +297,21 @@ def sidebar() -> None:
         _match_sample()
         st.selectbox("Sample text", list(samples()), key="sample", on_change=_use_sample,
                      index=None, placeholder="Your own text")
-        st.text_area("Text", key="text", height=180, max_chars=MAX_TEXT_CHARS,
-                     help="Paste anything. Ctrl+Enter applies it.", on_change=_keep, args=("text",))
+        st.text_area("Text", key="text", height=180, max_chars=MAX_PASTE_CHARS,
+                     help=f"Paste anything. Ctrl+Enter applies it. The app keeps the first "
+                          f"{MAX_TEXT_CHARS:,} characters and says how many were cut.",
+                     on_change=_use_text)
         st.file_uploader("…or upload a .txt / .md file", type=["txt", "md"], key="upload",
                          on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
         if ss.get("notice"):
             st.info(md_escape(ss["notice"]))  # it quotes links and file names
+        if ss.get("_cut_corpus"):
+            corpus = ss["_cut_corpus"]
+            saved = "" if corpus != PASTE_CORPUS else f"save the whole text as {corpus}, "
+            st.caption(f"To use all of it as a corpus: {md_escape(saved)}train on it with the "
+                       "command line, then open the .model on the **Export & import** page.")
+            st.code(train_command(corpus, ss["kind"], ss["pattern"], ss["vocab_size"],
+                                  ss["specials"]), language="bash", wrap_lines=True)
         st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
         how = KINDS[ss["kind"]][0]
         preset_chosen = how in ("preset", "imported")
@@ -349,6 +391,22 @@ def _train_if_asked(clicked: bool) -> None:
 
 
 # -- what pages use ------------------------------------------------------------------------------
+
+
+def cut_to(key: str, limit: int) -> None:
+    """A text box's ``on_change`` (a box that takes a paste up to MAX_PASTE_CHARS): its text is
+    cut to ``limit`` characters, and ``cut_note(key)`` says by how much until the text changes.
+    Streamlit's box would refuse a paste over its max_chars without a word."""
+    ss = st.session_state
+    text, note = cap_text(ss.get(key) or "", limit, "Keeping")
+    if note:
+        ss[key] = text
+    ss[CUT_NOTE + key] = note
+
+
+def cut_note(key: str) -> str | None:
+    """What ``cut_to`` cut from the box ``key``'s text, as a sentence (None: nothing)."""
+    return st.session_state.get(CUT_NOTE + key)
 
 
 def projector_mode() -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -94,21 +95,27 @@ TABLE_CSS = """<style>
 
 def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
                formats: dict[str, str] | None = None, bar: str | None = None,
-               label: str | None = None) -> str:
+               label: str | None = None,
+               langs: Mapping[str, Sequence[str | None]] | None = None) -> str:
     """A small table as HTML, every cell escaped (st.table would read cells as markdown).
     ``formats``: column -> format spec of its numbers (``","``, ``".2f"``); ``bar``: a column
-    of numbers drawn with a bar behind each, its length against the column's largest.
+    of numbers drawn with a bar behind each, its length against the column's largest;
+    ``langs``: column -> each row's BCP 47 tag (or None), for text in other languages: its
+    cell carries ``lang`` (a screen reader reads it in that language) and ``dir="auto"``.
 
     >>> "&lt;b&gt;" in table_html(pd.DataFrame({"x": ["<b>"]}))
     True
     >>> ">1,234<" in table_html(pd.DataFrame({"n": [1234]}), formats={"n": ","})
     True
+    >>> '<td lang="de" dir="auto">Tag</td>' in table_html(pd.DataFrame({"x": ["Tag"]}),
+    ...                                                   langs={"x": ["de"]})
+    True
     """
-    formats = formats or {}
+    formats, langs = formats or {}, langs or {}
     top = max((v for v in frame[bar] if v == v), default=0) if bar else 0
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
-    for values in frame.head(max_rows).itertuples(index=False):
+    for row, values in enumerate(frame.head(max_rows).itertuples(index=False)):
         cells = []
         for column, v in zip(frame.columns, values):
             num = isinstance(v, int | float) and not isinstance(v, bool)
@@ -119,6 +126,9 @@ def table_html(frame: pd.DataFrame, *, large: bool = False, max_rows: int = 200,
                 share = f"{100 * v / top:.1f}%"
                 cls += (' style="min-width: 9em; background: linear-gradient(90deg, '
                         f'rgba(74,136,194,0.35) {share}, transparent {share})"')
+            lang = langs[column][row] if column in langs else None
+            if lang:
+                cls += f' lang="{html.escape(lang)}" dir="auto"'
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
     size = " large" if large else ""

@@ -9,7 +9,8 @@ tokens English needs for it, under the same tokenizer (1.0 for English, 3.0: thr
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -129,6 +130,41 @@ def parse_own_texts(raw: str, limit: int = MAX_OWN_CHARS) -> tuple[list[Language
 
 
 # -- what it costs: tables, charts, sentences ---------------------------------------------------
+
+
+def sentence_frame(languages: Sequence[Language], tokenizers: Mapping[str, Any],
+                   line: int) -> tuple[pd.DataFrame, list[str]]:
+    """One sentence of the story in every language, with its tokens under each tokenizer (text
+    counted as text: ``encode_ordinary``), and each row's BCP 47 tag for the sentence's cell.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> langs = [Language("en", "English", "Latin", True, ("Hi.",)),
+    ...          Language("de", "German", "Latin", True, ("Hallo.",))]
+    >>> frame, tags = sentence_frame(langs, {"bytes": BasicTokenizer()}, 0)
+    >>> frame.values.tolist(), tags
+    ([['English', 'Hi.', 3], ['German', 'Hallo.', 6]], ['en', 'de'])
+    """
+    rows = []
+    for lang in languages:
+        sentence = lang.lines[line]
+        row = {"language": lang.name, "sentence": sentence}
+        row.update({f"{label}: tokens": len(t.encode_ordinary(sentence))
+                    for label, t in tokenizers.items()})
+        rows.append(row)
+    return pd.DataFrame(rows), [lang.lang for lang in languages]
+
+
+def texts_frame(languages: Sequence[Language]) -> tuple[pd.DataFrame, list[str]]:
+    """Each language's whole story, one row each, and each row's BCP 47 tag (the Report card's
+    "other languages").
+
+    >>> frame, tags = texts_frame([Language("emoji", "Emoji", "Emoji", True, ("🛒", "🍎"))])
+    >>> frame.values.tolist(), tags
+    ([['Emoji', '🛒\\n🍎']], ['zxx'])
+    """
+    frame = pd.DataFrame({"language": [lang.name for lang in languages],
+                          "text": [lang.text for lang in languages]})
+    return frame, [lang.lang for lang in languages]
 
 
 def costs_frame(rows: Sequence[LanguageCost]) -> pd.DataFrame:
