@@ -55,7 +55,7 @@ def need_text(text: str) -> bool:
 
 
 def lesson_tokenizer(text: str):
-    return derived("lesson tokenizer", None, text, lambda: le.train_lesson(text))
+    return derived("lesson tokenizer", None, text, lambda: le.train_lesson(text), by_rule=False)
 
 
 # -- the eight steps ------------------------------------------------------------------------------

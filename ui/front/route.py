@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 from ui.classroom.route import NO_STORE  # an answer cached by the browser would freeze the view
 from ui.front.component import MAX_FRONT_CHARS, views_data
-from ui.kit.state import route_heard, route_pair
+from ui.kit.state import route_heard, route_pair, route_rule
 
 TOKENS_PATH = "/_bpelab/front/tokens"
 # the body's JSON: the text is at most MAX_FRONT_CHARS characters, each at most 12 bytes as JSON
@@ -55,7 +55,8 @@ async def front_tokens(request: Request) -> JSONResponse:
     text = text[:MAX_FRONT_CHARS]
     route_heard(key, text, seq, seed)  # the newest text is the server's, whatever comes next
     # in a thread: tokenizing must not hold up the server's event loop
-    views = await run_in_threadpool(views_data, *pair, text)
+    # special-token text read as the session's page reads it (ui.kit.special_rule)
+    views = await run_in_threadpool(views_data, *pair, text, None, None, route_rule(key))
     return JSONResponse({"views": views}, headers=NO_STORE)
 
 
