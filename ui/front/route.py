@@ -2,9 +2,10 @@
 
 ``POST /_bpelab/front/tokens`` with ``{"key": K, "text": T, "seq": N, "seed": S}`` (JSON) answers
 ``{"views": {"yours": ..., "gpt-4o": ...}}`` (``ui.front.component.views_data``): the text under the
-session's tokenizer and GPT-4o. The key is what ``ui.kit.state.route_key`` gave the session's page
-(128 random bits, handed only to that page); it stands for the session's tokenizer and GPT-4o,
-held weakly. The text is also kept as the session's newest (``route_heard``; ``seq`` numbers the
+session's tokenizer and GPT-4o, special-token text read by the session's rule as its page last
+ran (``route_rule``, ``ui.kit.special_rule``). The key is what ``ui.kit.state.route_key`` gave the
+session's page (128 random bits, handed only to that page); it stands for the session's tokenizer
+and GPT-4o, held weakly. The text is also kept as the session's newest (``route_heard``; ``seq`` numbers the
 box's texts, ``seed`` names the text it started from): the box asks at every key, so the page's
 next run shows what was typed even if the learner left the page before the box told the script.
 
