@@ -3,9 +3,9 @@
 import streamlit as st
 
 from ui.kit.state import (
+    allowed_special,
     current_text,
     derived,
-    allowed_special,
     projector_mode,
     require_tokenizer,
     rule_caption,

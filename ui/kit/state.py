@@ -57,8 +57,8 @@ from ui.kit.choices import (
 from ui.kit.escape import md_escape
 from ui.kit.samples import load_samples, sample_label
 from ui.kit.session_keys import KEEP_PREFIX, KEPT
+from ui.kit.session_keys import keep as _keep
 from ui.kit.special_rule import (
-    DEFAULT_RULE,
     RULE_HELP,
     RULES,
     allowed_for,
@@ -66,7 +66,6 @@ from ui.kit.special_rule import (
     rule_or_default,
     specials_of,
 )
-from ui.kit.session_keys import keep as _keep
 
 # Projector mode: larger token text and numbers, for the back row of a classroom. The custom
 # components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
@@ -185,8 +184,6 @@ def _init() -> None:
     ss.setdefault("vocab_size", DEFAULT_VOCAB)
     ss.setdefault("specials", "")
     ss.setdefault("projector", False)
-    if ss.get("special_rule") not in RULES:
-        ss["special_rule"] = DEFAULT_RULE
     ss.setdefault("train_memo", {})
 
 
@@ -261,7 +258,8 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
 
 
 def sidebar() -> None:
-    """The controls shared by every page: text, tokenizer, vocabulary size, special tokens, Train."""
+    """The controls shared by every page: text, how special-token text in it is read, tokenizer,
+    vocabulary size, special tokens, Train."""
     _init()
     shared = Shared(room_tokenizer, room_import, room_watcher)
     arrive(shared)  # a classroom room's state, for a student who follows the teacher
@@ -281,6 +279,7 @@ def sidebar() -> None:
                          on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
         if ss.get("notice"):
             st.info(md_escape(ss["notice"]))  # it quotes links and file names
+        ss["special_rule"] = rule_or_default(ss.get("special_rule"))  # a room's, a link's: checked
         st.radio("Special-token text such as `<|endoftext|>`", list(RULES), format_func=RULES.get,
                  key="special_rule", on_change=_keep, args=("special_rule",), help=RULE_HELP)
         st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
