@@ -423,7 +423,7 @@ def quiz_room():
         app.run()
         assert not app.exception
         assert app.session_state["_page"] == CLASSROOM  # sent to the Classroom page
-        assert [r.key for r in app.radio] == ["room_quiz_guess"]
+        assert [r.key for r in app.main.radio] == ["room_quiz_guess"]  # the page's one radio
         app.radio(key="room_quiz_guess").set_value(label).run()
         app.button(key="room_quiz_send").click().run()
         assert not app.exception
