@@ -14,10 +14,12 @@ from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import md_escape
 from ui.kit.state import (
+    allowed_special,
     current_text,
     derived,
     parallel_set,
     projector_mode,
+    rule_caption,
     sidebar,
     step_counts,
     text_digest,
@@ -80,11 +82,13 @@ if variant == SUPER:
     classical, superbpe = made
     st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; stage "
                f"one of SuperBPE made {superbpe.transition:,} merges.")
+    allowed = allowed_special()  # the sidebar's rule for special-token text
     summary = derived("superbpe summary", (classical, superbpe), text,
-                      lambda: bv.superbpe_frame(text, classical, superbpe))
+                      lambda: bv.superbpe_frame(text, classical, superbpe, allowed))
     st.markdown(md_escape(bv.gain_words(summary)))
     st.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})
+    st.caption(f"Token counts with {rule_caption(text, classical, superbpe)}.")
 
     st.download_button("Download SuperBPE as tokenizer.json",
                        partial(lambda t: to_hf_json(t).encode("utf-8"), superbpe),
@@ -99,7 +103,7 @@ if variant == SUPER:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
     for column, name, tok in ((left, bv.CLASSICAL, classical), (right, bv.SUPERBPE, superbpe)):
-        ids = tok.encode_ordinary(shown)
+        ids = tok.encode(shown, allowed_special=allowed)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
         column.caption(f"{name}: {len(ids):,} tokens")

@@ -9,10 +9,12 @@ from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import code_span
 from ui.kit.state import (
     active_tokenizer,
+    allowed_special,
     current_text,
     derived,
     preset,
     projector_mode,
+    rule_caption,
     sidebar,
     tokenizer_label,
 )
@@ -284,15 +286,17 @@ def step_real(text: str) -> None:
         tokenizers[f"Yours: {tokenizer_label()}"] = mine
     for name, p in PRESETS.items():
         tokenizers[p["title"]] = preset(name)
+    allowed = allowed_special()  # the sidebar's rule for special-token text
     try:
         counts = derived(("lesson counts", tuple(tokenizers)), tuple(tokenizers.values()), text,
-                         lambda: le.count_tokens(tokenizers, text))
+                         lambda: le.count_tokens(tokenizers, text, allowed))
     except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
         st.error(str(e))
         return
     left, right = st.columns([3, 2])
     with left:
         st.html(table_html(le.counts_frame(counts), large=large))
+        st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
     with right:
         st.altair_chart(le.counts_chart(counts, large=large), key="lesson_counts_chart",
                         width="stretch")
@@ -302,7 +306,7 @@ def step_real(text: str) -> None:
                          persist_state="session")
     tok = tokenizers[which]
     try:
-        ids = tok.encode_ordinary(text)
+        ids = tok.encode(text, allowed_special=allowed)
     except ValueError as e:
         st.error(str(e))
         return

@@ -495,12 +495,14 @@ class Count(NamedTuple):
     bytes_per_token: float | None
 
 
-def count_tokens(tokenizers: dict[str, bpe_core.Tokenizer], text: str) -> list[Count]:
-    """Tokens of ``text`` under each tokenizer (special-token text counts as ordinary text)."""
+def count_tokens(tokenizers: dict[str, bpe_core.Tokenizer], text: str,
+                 allowed_special: str = "none") -> list[Count]:
+    """Tokens of ``text`` under each tokenizer; special-token text counts as ordinary text
+    (``allowed_special="none"``, the default) or as the special token ("all")."""
     n_bytes = len(text.encode("utf-8", "replace"))
     out = []
     for name, tok in tokenizers.items():
-        n = len(tok.encode_ordinary(text))
+        n = len(tok.encode(text, allowed_special=allowed_special))
         out.append(Count(name, tok.vocab_size, n, n_bytes / n if n else None))
     return out
 

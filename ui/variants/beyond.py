@@ -51,13 +51,15 @@ def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
     return cut[:line_end] if line_end > len(cut) // 2 else cut
 
 
-def superbpe_frame(text: str, classical: Any, superbpe: Any) -> pd.DataFrame:
+def superbpe_frame(text: str, classical: Any, superbpe: Any,
+                   allowed_special: str = "none") -> pd.DataFrame:
     """One row each: merges, tokens of the text, tokens per byte, superword tokens in the
-    vocabulary and among the text's tokens."""
+    vocabulary and among the text's tokens; special-token text read by ``allowed_special``
+    ("none": as text; "all": as the special token; the page passes the sidebar's rule)."""
     num_bytes = len(text.encode("utf-8", "replace"))
     rows = []
     for name, tok in ((CLASSICAL, classical), (SUPERBPE, superbpe)):
-        ids = tok.encode_ordinary(text)
+        ids = tok.encode(text, allowed_special=allowed_special)
         supers = {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
         rows.append({
             "tokenizer": name,
