@@ -13,6 +13,7 @@ from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import md_escape
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     allowed_special,
     current_text,
@@ -103,7 +104,7 @@ if variant == SUPER:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
     for column, name, tok in ((left, bv.CLASSICAL, classical), (right, bv.SUPERBPE, superbpe)):
-        ids = tok.encode(shown, allowed_special=allowed)
+        ids = encode_by_rule(tok, shown, allowed)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
         column.caption(f"{name}: {len(ids):,} tokens")

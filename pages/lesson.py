@@ -7,6 +7,7 @@ import streamlit as st
 from bpe_core import PRESETS
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import code_span
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     active_tokenizer,
     allowed_special,
@@ -306,7 +307,7 @@ def step_real(text: str) -> None:
                          persist_state="session")
     tok = tokenizers[which]
     try:
-        ids = tok.encode(text, allowed_special=allowed)
+        ids = encode_by_rule(tok, text, allowed)
     except ValueError as e:
         st.error(str(e))
         return

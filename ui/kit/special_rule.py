@@ -48,6 +48,22 @@ def allowed_for(rule: object) -> str:
     return ALLOWED[rule_or_default(rule)]
 
 
+def encode_by_rule(tok, text: str, allowed_special: str = "none") -> list[int]:
+    """``tok``'s ids of ``text``, special-token text read by ``allowed_special`` ("none": as
+    text, by ``encode_ordinary``, the same ids as ``encode(text, disallowed_special=())``;
+    "all": as the special token). For a view that does not draw from the session's cache.
+
+    >>> from bpe_core import BasicTokenizer
+    >>> tok = BasicTokenizer()
+    >>> tok.register_special_tokens({"<|x|>": 256})
+    >>> encode_by_rule(tok, "a<|x|>"), encode_by_rule(tok, "a<|x|>", "all")
+    ([97, 60, 124, 120, 124, 62], [97, 256])
+    """
+    if allowed_special == "none":
+        return tok.encode_ordinary(text)
+    return tok.encode(text, allowed_special=allowed_special)
+
+
 def specials_of(*tokenizers: object) -> list[str]:
     """The special tokens' texts of some tokenizers (their aliases too), each once, in order."""
     out: dict[str, None] = {}

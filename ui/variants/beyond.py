@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from bpe_core.superbpe import is_superword
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.tokens_html import Piece
 
 CLASSICAL = "classical BPE"
@@ -59,7 +60,7 @@ def superbpe_frame(text: str, classical: Any, superbpe: Any,
     num_bytes = len(text.encode("utf-8", "replace"))
     rows = []
     for name, tok in ((CLASSICAL, classical), (SUPERBPE, superbpe)):
-        ids = tok.encode(text, allowed_special=allowed_special)
+        ids = encode_by_rule(tok, text, allowed_special)
         supers = {i for i in tok.merges.values() if is_superword(tok.vocab[i])}
         rows.append({
             "tokenizer": name,
