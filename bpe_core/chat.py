@@ -22,8 +22,11 @@ A user's own tokenizer wraps the same conversation in whichever of the two layou
 tokens allow (``own_format``); with neither set it says which tokens it would need.
 
 Every part is encoded on its own (the rule counts each value on its own, and an encoder cuts the
-text at special tokens first anyway), and message text is always ordinary text: a user who
-types ``<|end|>`` gets the tokens of those characters, never the special token.
+text at special tokens first anyway). Special-token text typed in a message follows tiktoken's
+``allowed_special``: by default (``"none"``) a user who types ``<|end|>`` gets the tokens of
+those characters; with ``allowed_special="all"`` each such text in a message's content becomes
+its special token, as ``encode(content, allowed_special="all")`` reads it. The format's own
+special tokens (``<|start|>``, ``<|im_end|>``...) are special either way.
 
     >>> chat = wrap([Message("user", "Hi")], "harmony")
     >>> chat.text
@@ -172,14 +175,17 @@ def what_it_needs(tok: Tokenizer) -> str:
             " register_special_tokens")
 
 
-def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> ChatTokens:
+def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None,
+         allowed_special: str = "none") -> ChatTokens:
     """The conversation wrapped as ``fmt`` ("gpt-oss", "harmony" or "chatml") and encoded by
     ``tok`` (the format's own encoding when None). ValueError when ``tok`` lacks the format's special tokens,
-    saying which."""
+    saying which. ``allowed_special``: how special-token text in a message's content is read,
+    "none" (as text, the default) or "all" (as the special token)."""
     messages = check_messages(messages)
     if fmt not in FORMATS:
         raise ValueError(f"unknown chat format {shorten(fmt)}; choose one of {', '.join(FORMATS)}")
     tok = chat_encoding(fmt) if tok is None else tok
+    content_ids = _content_encoder(tok, allowed_special)
     harmony = fmt in ("harmony", "gpt-oss")
     needs = HARMONY_NEEDS if harmony else CHATML_NEEDS
     missing = [s for s in needs if s not in tok.special_tokens]
@@ -192,7 +198,8 @@ def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> 
 
     def add(text: str, message: int, *, special: bool = False, content: bool = False) -> None:
         if text:
-            ids = [tok.special_tokens[text]] if special else tok.encode_ordinary(text)
+            ids = ([tok.special_tokens[text]] if special else content_ids(text) if content
+                   else tok.encode_ordinary(text))
             parts.append(ChatPart(text, ids, special, message, content))
 
     if fmt == "gpt-oss":
@@ -241,14 +248,28 @@ def wrap(messages: list, fmt: str = "harmony", tok: Tokenizer | None = None) -> 
     return ChatTokens(fmt, tok.name or "", parts, counts, reply, notes, preamble)
 
 
-def openai_rule(messages: list, tok: Tokenizer | None = None) -> int:
+def _content_encoder(tok: Tokenizer, allowed_special: str):
+    """How a message's own text is encoded: special-token text as text ("none") or as the
+    special token ("all")."""
+    if allowed_special == "none":
+        return tok.encode_ordinary
+    if allowed_special == "all":
+        return lambda text: tok.encode(text, allowed_special="all")
+    raise ValueError(f"allowed_special must be 'none' (special-token text is text) or 'all' (it"
+                     f" is the special token), not {shorten(allowed_special)}")
+
+
+def openai_rule(messages: list, tok: Tokenizer | None = None,
+                allowed_special: str = "none") -> int:
     """OpenAI's published count for the ChatML-era models (gpt-3.5-turbo-0613, gpt-4): 3 per
-    message, the tokens of each value, 1 more per name, 3 for the reply priming."""
+    message, the tokens of each value, 1 more per name, 3 for the reply priming; a message's
+    content read by ``allowed_special`` as in ``wrap``."""
     enc = chat_encoding("chatml") if tok is None else tok
+    content_ids = _content_encoder(enc, allowed_special)
     total = REPLY_PRIMING
     for m in check_messages(messages):
         total += TOKENS_PER_MESSAGE + len(enc.encode_ordinary(m.role))
-        total += len(enc.encode_ordinary(m.content))
+        total += len(content_ids(m.content))
         if m.name:
             total += TOKENS_PER_NAME + len(enc.encode_ordinary(m.name))
     return total

@@ -14,12 +14,15 @@ from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import md_escape
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
+    allowed_special,
     current_text,
     derived,
     import_tokenizer,
     parallel_set,
     projector_mode,
+    rule_caption,
     sidebar,
     step_counts,
     text_digest,
@@ -103,11 +106,13 @@ if variant in (SUPER, BOUND):
     st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; "
                + (f"stage one of SuperBPE made {superbpe.transition:,} merges." if variant == SUPER
                   else f"BoundlessBPE kept {superbpe.transition:,} of its phase one's merges."))
+    allowed = allowed_special()  # the sidebar's rule for special-token text
     summary = derived(f"{name} summary", (classical, superbpe), text,
-                      lambda: bv.superbpe_frame(text, classical, superbpe, name))
+                      lambda: bv.superbpe_frame(text, classical, superbpe, name, allowed))
     st.markdown(md_escape(bv.gain_words(summary)))
     st.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})
+    st.caption(f"Token counts with {rule_caption(text, classical, superbpe)}.")
 
     st.download_button(f"Download {name} as tokenizer.json",
                        partial(lambda t: to_hf_json(t).encode("utf-8"), superbpe),
@@ -129,7 +134,7 @@ if variant in (SUPER, BOUND):
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
     left, right = st.columns(2)
     for column, label, tok in ((left, bv.CLASSICAL, classical), (right, name, superbpe)):
-        ids = bv.encoded(tok, shown)
+        ids = encode_by_rule(tok, shown, allowed)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
                               css=column is left)  # one stylesheet for both
         column.caption(f"{label}: {len(ids):,} tokens")

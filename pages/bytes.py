@@ -16,7 +16,15 @@ from ui.decoding.utf8 import (
     ids_frame,
     parse_hex,
 )
-from ui.kit.state import active_tokenizer, current_text, sidebar, tokenizer_label
+from ui.kit.special_rule import SHORT
+from ui.kit.state import (
+    active_tokenizer,
+    allowed_special,
+    current_text,
+    sidebar,
+    special_rule,
+    tokenizer_label,
+)
 
 MAX_TEXT_SHOWN = 100_000
 
@@ -98,11 +106,13 @@ with ids_tab:
 
         def _fill() -> None:
             try:
-                st.session_state["bytes_ids"] = str(first_ids(tok, current_text()))
+                st.session_state["bytes_ids"] = str(first_ids(tok, current_text(),
+                                                              allowed_special=allowed_special()))
             except ValueError as e:  # a custom split pattern can time out on this text
                 st.session_state["_bytes_fill_error"] = str(e)
 
-        st.button("Fill in the ids of the text's first tokens", key="bytes_fill", on_click=_fill)
+        st.button("Fill in the ids of the text's first tokens", key="bytes_fill", on_click=_fill,
+                  help=f"The sidebar's text, {SHORT[special_rule()]} (the sidebar's choice).")
         if st.session_state.get("_bytes_fill_error"):
             st.error(st.session_state.pop("_bytes_fill_error"))
         pasted = st.text_area("Token ids", key="bytes_ids", placeholder="[15339, 1917]",

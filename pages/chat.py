@@ -12,7 +12,7 @@ from ui.chat.panel import (
     conversation_editor,
 )
 from ui.kit.escape import md_escape
-from ui.kit.state import active_tokenizer, sidebar, tokenizer_label
+from ui.kit.state import active_tokenizer, allowed_special, rule_caption, sidebar, tokenizer_label
 
 sidebar()
 
@@ -43,7 +43,7 @@ else:
     tok = chat_encoding(fmt)
 
 try:
-    chat = wrap(messages, fmt, tok)
+    chat = wrap(messages, fmt, tok, allowed_special())  # typed special-token text: the sidebar's rule
 except ValueError as e:
     st.error(md_escape(str(e)))
     st.stop()
@@ -53,11 +53,15 @@ cols = st.columns(3)
 cols[0].metric("Tokens in all", f"{chat.total:,}")
 cols[1].metric("Of the messages' text", f"{text_tokens:,}")
 cols[2].metric("Of the wrapper", f"{chat.total - text_tokens:,}")
+typed = "\n".join(m.content for m in messages)
+st.caption(f"Your messages' text: {rule_caption(typed, tok)}."
+           " The format's own special tokens around each message are special tokens either way.")
 if fmt == "chatml" and choice != CHAT_YOURS:
     st.caption(
         f"OpenAI's published rule for gpt-3.5-turbo and gpt-4 (openai-cookbook, \"How to count "
         f"tokens with tiktoken\": 3 per message, the tokens of its role, text and name, 1 more "
-        f"per name, 3 to prime the reply) gives {openai_rule(messages):,} tokens."
+        f"per name, 3 to prime the reply) gives "
+        f"{openai_rule(messages, allowed_special=allowed_special()):,} tokens."
     )
 elif fmt == "gpt-oss":
     st.caption(md_escape("What gpt-oss reads, as openai-harmony and the model's chat template"
@@ -76,4 +80,4 @@ for note in chat.notes:
 
 st.dataframe(chat_counts_frame(chat), hide_index=True, key="chat_counts")
 show_ids = st.toggle("Show ids instead of text", value=False, key="chat_ids")
-st.html(chat_html(chat, tok.vocab, ids=show_ids))
+st.html(chat_html(chat, tok.vocab, ids=show_ids, specials=set(tok.special_tokens.values())))

@@ -135,7 +135,7 @@ else:
             return None, None, str(e)
 
     with st.spinner("Training the reference and replaying the known mistakes…"):
-        mine, report, problem = derived(key, check, text, run_check)
+        mine, report, problem = derived(key, check, text, run_check, by_rule=False)
     if problem:
         st.error(md_escape(problem))
     else:
@@ -183,7 +183,8 @@ if sentence and ids_text.strip():
         else:
             with st.spinner("Training the reference…"):
                 reference_tok = derived(("check reference", settings_key), check, text,
-                                        lambda: check.train_reference(text, **settings))
+                                        lambda: check.train_reference(text, **settings),
+                                        by_rule=False)
         result = check.diagnose_encoding(reference_tok, sentence, ids_text)
     except ValueError as e:
         st.error(md_escape(str(e)))

@@ -19,6 +19,7 @@ from ui.kit.state import (
     current_text,
     derived,
     preset,
+    rule_caption,
     sidebar,
     step_through,
     tokenizer_label,
@@ -69,6 +70,7 @@ except ValueError as e:
 owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
+st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
 # Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
 # neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
 # page (benchmarks/compare_paint.py; docs/BENCHMARKS.md, "First visits").

@@ -7,12 +7,15 @@ import streamlit as st
 from bpe_core import PRESETS
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import code_span
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     active_tokenizer,
+    allowed_special,
     current_text,
     derived,
     preset,
     projector_mode,
+    rule_caption,
     sidebar,
     tokenizer_label,
 )
@@ -55,7 +58,7 @@ def need_text(text: str) -> bool:
 
 
 def lesson_tokenizer(text: str):
-    return derived("lesson tokenizer", None, text, lambda: le.train_lesson(text))
+    return derived("lesson tokenizer", None, text, lambda: le.train_lesson(text), by_rule=False)
 
 
 # -- the eight steps ------------------------------------------------------------------------------
@@ -284,15 +287,17 @@ def step_real(text: str) -> None:
         tokenizers[f"Yours: {tokenizer_label()}"] = mine
     for name, p in PRESETS.items():
         tokenizers[p["title"]] = preset(name)
+    allowed = allowed_special()  # the sidebar's rule for special-token text
     try:
         counts = derived(("lesson counts", tuple(tokenizers)), tuple(tokenizers.values()), text,
-                         lambda: le.count_tokens(tokenizers, text))
+                         lambda: le.count_tokens(tokenizers, text, allowed))
     except ValueError as e:  # a custom split pattern can time out on a text it was not trained on
         st.error(str(e))
         return
     left, right = st.columns([3, 2])
     with left:
         st.html(table_html(le.counts_frame(counts), large=large))
+        st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
     with right:
         st.altair_chart(le.counts_chart(counts, large=large), key="lesson_counts_chart",
                         width="stretch")
@@ -302,7 +307,7 @@ def step_real(text: str) -> None:
                          persist_state="session")
     tok = tokenizers[which]
     try:
-        ids = tok.encode_ordinary(text)
+        ids = encode_by_rule(tok, text, allowed)
     except ValueError as e:
         st.error(str(e))
         return

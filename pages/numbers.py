@@ -133,7 +133,8 @@ else:
         st.info(cut_note)
     try:
         with st.spinner("Training four tokenizers…"):
-            made = derived(("digit presets", vocab_size), None, text, _compare_presets)
+            made = derived(("digit presets", vocab_size), None, text, _compare_presets,
+                           by_rule=False)
     except ValueError as e:  # a split that took longer than REGEX_TIMEOUT
         st.error(md_escape(str(e)))
         st.stop()

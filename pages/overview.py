@@ -26,7 +26,9 @@ from ui.kit.state import (
     require_tokenizer,
     route_key,
     route_text,
+    rule_caption,
     sidebar,
+    special_rule,
     step_through,
     steps_component,
     tokenizer_label,
@@ -102,7 +104,8 @@ def as_you_type(tok) -> None:
         steps, mine = None, e
         st.error(str(e))
     # GPT-4o's ids of the same text, shared with Compare's (the box starts from the sidebar's text)
-    views = views_data(tok, gpt, text, mine, step_through(gpt, text).final)
+    rule = special_rule()  # the sidebar's rule for special-token text, also the route's
+    views = views_data(tok, gpt, text, mine, step_through(gpt, text).final, rule)
     heads = {"yours": f"Yours · {tokenizer_label(plain=True)}",
              REFERENCE_VIEW: f"GPT-4o · {REFERENCE}, vocabulary {gpt.vocab_size:,}"}
     type_box()(data={"text": text, "seed": ss["_front_seed"], "max": MAX_FRONT_CHARS,
@@ -110,7 +113,7 @@ def as_you_type(tok) -> None:
                      "settle": SETTLE_MS, "debounce": DEBOUNCE_MS, "patience": PATIENCE_MS,
                      "views": views, "heads": heads, "large": projector_mode(),
                      "url": TOKENS_PATH, "key": key, "seq": ss.get("_front_seq", -1),
-                     "pair": f"{id(tok)}.{id(gpt)}"},
+                     "pair": f"{id(tok)}.{id(gpt)}.{rule}"},
                key="front_box", on_text_change=_typed)
     if steps is None:
         return
@@ -140,7 +143,7 @@ st.fragment(as_you_type)(tok)
 
 with st.expander("What training made: the merges and the sidebar text's token ids"):
     try:  # the session keeps the encoding (shared with the Tokens page): a rerun does not redo it
-        ids = step_through(tok, sidebar_text).final  # == tok.encode(text, allowed_special="all")
+        ids = step_through(tok, sidebar_text).final  # tok.encode under the sidebar's rule
     except ValueError as e:  # a custom split pattern can time out on a text it was not made for
         st.error(str(e))
         st.stop()
@@ -148,7 +151,7 @@ with st.expander("What training made: the merges and the sidebar text's token id
     per = f"{n_bytes / len(ids):.2f} bytes per token" if ids else "no tokens"
     st.caption(f"Tokenizer: {tokenizer_label()}. The sidebar's text: {n_bytes:,} "
                f"byte{'s' if n_bytes != 1 else ''}, {len(ids):,} token{'s' if len(ids) != 1 else ''}, "
-               f"{per}.")
+               f"{per}; {rule_caption(sidebar_text, tok)}.")
     if getattr(tok, "stop_reason", None):
         st.info(f"Training stopped early: {tok.stop_reason}. The text has no more pairs to merge.")
     merges_col, ids_col = st.columns(2)

@@ -16,6 +16,7 @@ from ui.kit.state import (
     derived,
     projector_mode,
     require_tokenizer,
+    rule_caption,
     samples,
     sidebar,
     step_counts,
@@ -78,7 +79,7 @@ ss.setdefault("step_metric", sv.CHART_CHOICES[0])
 if ss.get("step_heldout") not in samples():
     ss["step_heldout"] = sv.default_heldout(samples(), [training or text])
 
-st.caption(f"Tokenizer: {tokenizer_label()} · {n:,} merges")
+st.caption(f"Tokenizer: {tokenizer_label()} · {n:,} merges · {rule_caption(text, tok)}")
 try:  # the summary the Tokens page keeps too: the text's tokens after all merges
     final = derived("tokens summary", tok, text, lambda: summarise(step_through(tok, text)))
 except ValueError:  # a custom split pattern can time out: the step view below says so

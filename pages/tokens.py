@@ -3,10 +3,12 @@
 import streamlit as st
 
 from ui.kit.state import (
+    allowed_special,
     current_text,
     derived,
     projector_mode,
     require_tokenizer,
+    rule_caption,
     sidebar,
     step_through,
     tokenizer_label,
@@ -59,7 +61,7 @@ large = large or projector_mode()
 counts = token_counts(text, tokens.total)
 for col, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     col.metric(label, value)
-st.caption(f"Tokenizer: {tokenizer_label()}")
+st.caption(f"Tokenizer: {tokenizer_label()} · {rule_caption(text, tok)}")
 hint = bytes_hint([t.token for t in tokens.shown], text, tok.num_merges)
 if hint:
     st.info(hint)
@@ -86,7 +88,7 @@ else:
         st.caption("The split pattern cuts the text into chunks first; merges never cross a "
                    "chunk boundary. Hover a chunk for its text and size.")
     try:
-        chunks, special = chunks_of(tok, text)
+        chunks, special = chunks_of(tok, text, allowed_special())
     except ValueError as e:
         st.error(str(e))
         st.stop()

@@ -9,6 +9,7 @@ from ui.kit.choices import train_tokenizer
 from ui.kit.escape import md_escape
 from ui.kit.state import (
     active_tokenizer,
+    allowed_special,
     current_text,
     derived,
     projector_mode,
@@ -77,7 +78,7 @@ else:
     with st.spinner("Training the variants…"):
         for name, options in chosen.items():
             key = ("variant", tuple(sorted(options.items())))
-            tok = derived(key, classic, trained_on, lambda o=options: train(o))
+            tok = derived(key, classic, trained_on, lambda o=options: train(o), by_rule=False)
             made[name] = (tok, va.part_ways(classic, tok, options), options)
 
     st.dataframe(va.variants_frame(classic, {n: (t, p) for n, (t, p, _) in made.items()}),
@@ -129,8 +130,11 @@ samples = middle.number_input("Samples", 1, 10, 4, key="variants_samples")
 seed = right.number_input("Seed", 0, 1_000_000, 0, key="variants_seed")
 
 try:
-    shown = encode_variants(tok, sentence, dropout_samples=int(samples), p=p, seed=int(seed))
-    whole = derived("encoders", tok, text, lambda: encode_variants(tok, text))
+    allowed = allowed_special()  # the sidebar's rule for special-token text
+    shown = encode_variants(tok, sentence, dropout_samples=int(samples), p=p, seed=int(seed),
+                            allowed_special=allowed)
+    whole = derived("encoders", tok, text,
+                    lambda: encode_variants(tok, text, allowed_special=allowed))
 except ValueError as e:
     st.error(str(e))
     st.stop()

@@ -8,6 +8,7 @@ import os
 import pydoc_data.topics
 import re
 import textwrap
+from html.parser import HTMLParser
 from pathlib import Path
 
 from naive import naive_train_stream
@@ -157,3 +158,47 @@ def front_counts(at) -> dict[str, str]:
         out[f"{prefix}tokens" if prefix else "Tokens"] = f"{n:,}"
         out[f"{prefix}bytes per token"] = f"{view['bytes'] / n:.2f}" if n else "–"
     return {k[0].upper() + k[1:]: v for k, v in out.items()}
+
+
+# -- the app's HTML tables (ui.kit.tables.table_html), as a browser reads them -----------------------
+
+
+class _Table(HTMLParser):
+    """The header and body cells of an HTML table, as the browser would read them."""
+
+    def __init__(self, markup: str):
+        super().__init__()
+        self.head, self.body, self._cell = [], [], None
+        self.feed(markup)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr" and self.head:
+            self.body.append([])
+        if tag in ("th", "td"):
+            self._cell = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td"):
+            (self.head if tag == "th" else self.body[-1]).append("".join(self._cell))
+            self._cell = None
+
+
+def cell_number(cell: str):
+    """ "100,261" -> 100261, "4.60" -> 4.6; other text as it is."""
+    for kind in (int, float):
+        try:
+            return kind(cell.replace(",", ""))
+        except ValueError:
+            pass
+    return cell
+
+
+def html_table(app, first_header: str) -> list[dict]:
+    """The rows of the page's HTML table whose first column is ``first_header``."""
+    found = [_Table(h.value) for h in app.html if f"<th>{first_header}</th>" in h.value]
+    assert len(found) == 1, f"one table of {first_header!r} expected, found {len(found)}"
+    return [dict(zip(found[0].head, map(cell_number, r), strict=True)) for r in found[0].body]

@@ -155,6 +155,38 @@ def test_hostile_text_is_drawn_as_text(front):
     assert page.evaluate("() => window.__pwned") is None
 
 
+def test_the_box_reads_special_token_text_by_the_sidebars_rule_and_says_so(front):
+    """The route answers each key under the rule the sidebar chose, and each view says it."""
+    page, _ = front
+    gpt4o = tiktoken_reference("o200k_base")
+    box = page.get_by_label("Type here")
+    text = "the end<|endoftext|>the start"
+    box.fill(text)  # typed: the route answers, no page run
+    theirs = page.locator('[data-view="gpt-4o"]')
+    note = page.locator('[data-side="gpt-4o"] .rule')
+    expect(theirs).to_have_attribute("data-tokens",
+                                     str(len(gpt4o.encode(text, disallowed_special=()))))
+    expect(note).to_have_text("special tokens read as text · <|endoftext|> appears 1 time; "
+                              "read as text")
+    page.locator(IDLE).wait_for(state="attached")
+    page.get_by_test_id("stSidebar").get_by_text("Read as special tokens").click()
+    expect(note).to_contain_text("read as the special token")
+    expect(theirs).to_have_attribute("data-tokens",
+                                     str(len(gpt4o.encode(text, allowed_special="all"))))
+    page.locator(IDLE).wait_for(state="attached")
+    answered = []  # what the route answers from now on: (text asked, GPT-4o's ids)
+    page.on("response", lambda r: answered.append(
+        (r.request.post_data_json["text"], r.json()["views"]["gpt-4o"]["ids"]))
+        if r.url.endswith("/_bpelab/front/tokens") and r.ok else None)
+    box.press("Control+End")
+    box.press_sequentially("<|endoftext|>", delay=5)  # the first key is asked of the route
+    expect(theirs).to_have_attribute("data-tokens", str(len(gpt4o.encode(
+        text + "<|endoftext|>", allowed_special="all"))))
+    expect(note).to_contain_text("<|endoftext|> appears 2 times; read as the special token")
+    assert answered  # the route answered under the rule chosen, as the page's script does
+    assert all(ids == gpt4o.encode(asked, allowed_special="all") for asked, ids in answered)
+
+
 PASTE_JS = """([text]) => {
   const box = document.querySelector('[data-testid=bpe-type] textarea');
   box.focus();

@@ -49,6 +49,9 @@ def go_to(app, root, slider, k: int) -> None:
 def test_every_step_drawn_is_bpe_cores_tokens(app):
     app.set_text(MIXED)
     app.sidebar.get_by_label("Special tokens (comma-separated)").fill("<|endoftext|>")
+    # the text's <|endoftext|> as the special token (the sidebar's default reads it as text)
+    app.sidebar.get_by_text("Read as special tokens").click()
+    app.wait_idle()
     app.train()
     app.go("Step through merges")
     root, slider = view(app)

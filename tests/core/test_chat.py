@@ -10,7 +10,7 @@ import pytest
 from parity_corpus import openai_files_dir, tiktoken_harmony
 
 from bpe_core import RegexTokenizer
-from bpe_core.chat import Message, own_format, wrap
+from bpe_core.chat import Message, openai_rule, own_format, wrap
 from bpe_core.pretrained import GPT4_SPLIT_PATTERN
 
 CONVERSATIONS = [
@@ -73,6 +73,26 @@ def test_message_text_that_spells_a_special_token_stays_text(harmony_reference):
     assert content.ids == harmony_reference.encode_ordinary(messages[0].content)
     assert 200007 not in content.ids and 200006 not in content.ids
     assert chat.messages[0].content == len(content.ids)
+
+
+def test_typed_special_token_text_read_as_the_special_token_when_asked(chatml_reference):
+    """allowed_special="all": a message's own text reads as tiktoken's encode(content,
+    allowed_special="all"); the format's tokens around it are special either way."""
+    content = "one<|endoftext|>two <|im_end|> three"
+    messages = [Message("user", content)]
+    as_text, as_special = wrap(messages, "chatml"), wrap(messages, "chatml", allowed_special="all")
+    part = next(p for p in as_special.parts if p.content)
+    assert part.ids == chatml_reference.encode(content, allowed_special="all")
+    assert 100257 in part.ids and 100265 in part.ids  # <|endoftext|>, <|im_end|>: one id each
+    assert as_special.messages[0].content == len(part.ids)
+    assert as_text.messages[0].content == len(chatml_reference.encode(content,
+                                                                     disallowed_special=()))
+    # the wrapper is the same under both readings, and so is its share of OpenAI's rule
+    assert as_special.messages[0].overhead == as_text.messages[0].overhead == 4
+    assert openai_rule(messages, allowed_special="all") == as_special.total
+    assert openai_rule(messages) == as_text.total
+    with pytest.raises(ValueError, match="'none' .* or 'all'"):
+        wrap(messages, "chatml", allowed_special="some")
 
 
 def test_harmony_overhead_per_message(harmony_reference):

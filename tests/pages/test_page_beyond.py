@@ -209,9 +209,16 @@ def test_the_sidebars_special_tokens_are_cut_out_of_both_trainings(at):
     assert not any(b"<|" in superbpe.vocab[i] for i in superbpe.merges.values())
     classical = RegexTokenizer()
     classical.train(text, 512, special_tokens=[eot])
+    # the sidebar's rule: special-token text read as text by default, then as the special token
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["SuperBPE"]["tokens"] == len(superbpe.encode(text, allowed_special="none"))
+    assert rows["classical BPE"]["tokens"] == len(classical.encode(text, allowed_special="none"))
+    at.radio(key="special_rule").set_value("special").run()
+    assert not at.exception
     rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
     assert rows["SuperBPE"]["tokens"] == len(superbpe.encode(text, allowed_special="all"))
     assert rows["classical BPE"]["tokens"] == len(classical.encode(text, allowed_special="all"))
+    assert rows["SuperBPE"]["tokens"] < len(superbpe.encode(text, allowed_special="none"))
     assert rows["SuperBPE"]["merges"] == superbpe.num_merges
     assert "stage one of SuperBPE made 204 merges" in " ".join(c.value for c in at.caption)
 

@@ -185,6 +185,21 @@ def test_teacher_shows_code_and_link_and_students_follow_text_tokenizer_and_step
     assert metrics(a)["Students"] == "2"
 
 
+def test_students_read_special_token_text_by_the_teachers_rule():
+    """The class counts alike: the sidebar's rule for special-token text is the room's too."""
+    a, code = teacher()
+    a.radio(key="special_rule").set_value("special").run()
+    assert not a.exception and rooms().room(code).state["special_rule"] == "special"
+    b = new_app()
+    assert b.radio(key="special_rule").value == "text"  # the default, before joining
+    join_by_form(b, typed(code), "Bea")
+    assert b.radio(key="special_rule").value == "special"
+    a.radio(key="special_rule").set_value("text").run()
+    b.run()
+    assert not b.exception and b.radio(key="special_rule").value == "text"
+    assert in_room(b)["following"]  # taking the teacher's rule is no edit of the student's
+
+
 # -- 2. leave, rejoin, explore ---------------------------------------------------------------------
 
 
@@ -408,7 +423,7 @@ def quiz_room():
         app.run()
         assert not app.exception
         assert app.session_state["_page"] == CLASSROOM  # sent to the Classroom page
-        assert [r.key for r in app.radio] == ["room_quiz_guess"]
+        assert [r.key for r in app.main.radio] == ["room_quiz_guess"]  # the page's one radio
         app.radio(key="room_quiz_guess").set_value(label).run()
         app.button(key="room_quiz_send").click().run()
         assert not app.exception

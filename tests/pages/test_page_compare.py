@@ -1,10 +1,9 @@
 """AppTest tests for the Compare page: counts, coloured views, escaping, messages."""
 
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from support import open_page
+from support import html_table, open_page
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PRESET_TITLES = ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
@@ -13,47 +12,6 @@ PRESET_TITLES = ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
 @pytest.fixture
 def at():
     return open_page("pages/compare.py")
-
-
-class _Table(HTMLParser):
-    """The header and body cells of an HTML table, as the browser would read them."""
-
-    def __init__(self, markup: str):
-        super().__init__()
-        self.head, self.body, self._cell = [], [], None
-        self.feed(markup)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr" and self.head:
-            self.body.append([])
-        if tag in ("th", "td"):
-            self._cell = []
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def handle_endtag(self, tag):
-        if tag in ("th", "td"):
-            (self.head if tag == "th" else self.body[-1]).append("".join(self._cell))
-            self._cell = None
-
-
-def number(cell: str):
-    """ "100,261" -> 100261, "4.60" -> 4.6; other text as it is."""
-    for kind in (int, float):
-        try:
-            return kind(cell.replace(",", ""))
-        except ValueError:
-            pass
-    return cell
-
-
-def html_table(app, first_header: str) -> list[dict]:
-    """The rows of the page's HTML table whose first column is ``first_header``."""
-    found = [_Table(h.value) for h in app.html if f"<th>{first_header}</th>" in h.value]
-    assert len(found) == 1, f"one table of {first_header!r} expected, found {len(found)}"
-    return [dict(zip(found[0].head, map(number, r), strict=True)) for r in found[0].body]
 
 
 def rows(app) -> dict[str, dict]:

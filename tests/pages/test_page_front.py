@@ -65,8 +65,8 @@ def test_the_sidebar_text_counts_say_one_token_not_one_tokens(at):
     at.text_area(key="text").set_value("hello").run()
     at.selectbox(key="kind").set_value("Pretrained: GPT-4o (o200k_base)").run()
     assert front_counts(at)["Tokens"] == "1" and front_counts(at)["GPT-4o bytes per token"] == "5.00"
-    assert any("The sidebar's text: 5 bytes, 1 token, 5.00 bytes per token." in c.value
-               for c in at.caption)
+    assert any("The sidebar's text: 5 bytes, 1 token, 5.00 bytes per token; special tokens read"
+               " as text." in c.value for c in at.caption)
 
 
 def test_a_new_sidebar_text_starts_the_box_again(at):

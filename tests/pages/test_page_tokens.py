@@ -151,8 +151,14 @@ def test_special_token_stands_out(at):
     at.text_input(key="specials").input("<|endoftext|>").run()
     at.button(key="train").click().run()
     assert not at.exception and not at.error
+    pattern = r'<span class="t [^"]*special[^"]*" role="listitem" title="([^"]*)">([^<]*)<'
+    # by default the sidebar reads special-token text as text: no special token, and it says so
+    assert re.findall(pattern, view(at)) == []
+    captions = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption]  # Markdown's escapes undone
+    assert any("<|endoftext|> appears 20 times; read as text" in c for c in captions)
+    at.sidebar.radio(key="special_rule").set_value("special").run()  # read as special tokens
     markup = view(at)
-    special = re.findall(r'<span class="t [^"]*special[^"]*" role="listitem" title="([^"]*)">([^<]*)<', markup)
+    special = re.findall(pattern, markup)
     assert len(special) == 20
     assert special[0][1] == "&lt;|endoftext|&gt;"
     assert "special token" in special[0][0]

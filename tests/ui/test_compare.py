@@ -123,11 +123,18 @@ def test_compare_html_is_bounded():
 
 
 def test_special_tokens_are_flagged(gpt2):
-    enc = encode_text("GPT-2", gpt2, "a<|endoftext|>b")
+    # special-token text read as the special token (the sidebar's second choice)
+    enc = encode_text("GPT-2", gpt2, "a<|endoftext|>b", allowed_special="all")
     assert enc.ids == [64, 50256, 65]
     assert enc.special == [False, True, False]
     body, _ = compare_html(enc, set())
     assert "special" in body
+
+
+def test_special_token_text_is_text_by_default(gpt2):
+    enc = encode_text("GPT-2", gpt2, "a<|endoftext|>b")
+    assert enc.ids == gpt2.encode("a<|endoftext|>b", disallowed_special=())
+    assert 50256 not in enc.ids and not any(enc.special)
 
 
 def test_encode_all_encodes_each_tokenizer_in_order(gpt2):

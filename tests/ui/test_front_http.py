@@ -67,16 +67,31 @@ def text_of(view: dict) -> str:
     return "".join("".join(part for _, part in view["labels"][str(i)][0]) for i in view["ids"])
 
 
-def test_both_views_have_their_tokenizers_ids(mine, gpt):
+def test_both_views_have_their_tokenizers_ids(mine, gpt, session):
+    # the default rule: <|endoftext|> typed in the box is text (tiktoken's disallowed_special=())
+    status, body = ask({"key": route_key(mine, gpt), "text": TEXT})
+    assert status == 200
+    yours, theirs = body["views"]["yours"], body["views"]["gpt-4o"]
+    assert theirs["ids"] == tiktoken_reference("o200k_base").encode(TEXT, disallowed_special=())
+    assert yours["ids"] == mine.encode(TEXT, disallowed_special=())
+    assert 300 not in yours["ids"] and 199999 not in theirs["ids"]
+    assert yours["note"] == theirs["note"] == (
+        "special tokens read as text · <|endoftext|> appears 1 time; read as text")
+    assert yours["bytes"] == theirs["bytes"] == len(TEXT.encode())
+    assert text_of(yours) == text_of(theirs) == TEXT  # every byte drawn, nothing more
+
+
+def test_the_route_reads_special_token_text_by_the_sessions_rule(mine, gpt, session):
+    session["special_rule"] = "special"  # the sidebar's other choice, as the page last ran
     status, body = ask({"key": route_key(mine, gpt), "text": TEXT})
     assert status == 200
     yours, theirs = body["views"]["yours"], body["views"]["gpt-4o"]
     assert theirs["ids"] == tiktoken_reference("o200k_base").encode(TEXT, allowed_special="all")
     assert yours["ids"] == mine.encode(TEXT, allowed_special="all")
-    assert 300 in yours["ids"]  # the special token, as one token
+    assert 300 in yours["ids"] and 199999 in theirs["ids"]  # the special token, as one token
     assert yours["labels"]["300"][2] is True and yours["labels"][str(yours["ids"][0])][2] is False
-    assert yours["bytes"] == theirs["bytes"] == len(TEXT.encode())
-    assert text_of(yours) == text_of(theirs) == TEXT  # every byte drawn, nothing more
+    assert "read as the special token" in yours["note"]
+    assert text_of(yours) == text_of(theirs) == TEXT
 
 
 def test_a_sessions_key_stands_for_its_tokenizers_and_not_beyond_them(gpt, session):

@@ -279,8 +279,9 @@ def test_counts_under_the_real_tokenizers(gpt4):
     assert list(frame["tokenizer"]) == ["lesson", "GPT-4"]
     assert frame["vocabulary"][1] == "100,261"
     assert le.count_tokens({"GPT-4": gpt4}, "")[0].bytes_per_token is None
-    # special-token text is ordinary text here: no ValueError
+    # special-token text is ordinary text by default (no ValueError); one token when asked
     assert le.count_tokens({"GPT-4": gpt4}, "<|endoftext|>")[0].tokens > 1
+    assert le.count_tokens({"GPT-4": gpt4}, "<|endoftext|>", "all")[0].tokens == 1
     assert json.dumps(le.counts_chart(counts, large=True).to_dict())
 
 

@@ -252,7 +252,10 @@ def test_legend():
 
 def test_chunks_known_answers(tok):
     text = "Hello world, it's 2024!<|endoftext|>  Bye"
-    chunks, special = chunks_of(tok, text)
+    # by default special-token text is text: the split pattern cuts it like any other
+    assert chunks_of(tok, text) == (["Hello", " world", ",", " it", "'s", " ", "202", "4", "!<|",
+                                     "endoftext", "|>", " ", " Bye"], [False] * 13)
+    chunks, special = chunks_of(tok, text, allowed_special="all")  # read as the special token
     assert chunks == ["Hello", " world", ",", " it", "'s", " ", "202", "4", "!",
                       "<|endoftext|>", " ", " Bye"]
     assert special == [False] * 9 + [True, False, False]

@@ -9,6 +9,7 @@ words and numbers.
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 
 import pandas as pd
 import streamlit as st
@@ -53,13 +54,15 @@ def conversation_editor() -> list[Message]:
     return messages
 
 
-def chat_html(chat: ChatTokens, vocab: dict[int, bytes], *, ids: bool = False) -> str:
+def chat_html(chat: ChatTokens, vocab: dict[int, bytes], *, ids: bool = False,
+              specials: Collection[int] = ()) -> str:
     """One block per message (and one for the reply priming): role, counts, tokens with the
-    format's special tokens marked; ``ids`` shows each token's id instead of its text."""
+    format's special tokens marked, and in a message's text the ids in ``specials`` (special-token
+    text read as the special token); ``ids`` shows each token's id instead of its text."""
     blocks = []
     first = [PREAMBLE] if chat.preamble else []
     for i in [*first, *range(len(chat.messages)), -1]:
-        tokens = [Piece(t, vocab[t], special=part.special)
+        tokens = [Piece(t, vocab[t], special=part.special or t in specials)
                   for part in chat.parts if part.message == i for t in part.ids]
         name = ("the reply priming" if i == -1 else "the model's system message"
                 if i == PREAMBLE else f"message {i + 1}")

@@ -180,6 +180,7 @@ def shared_state() -> dict[str, Any]:
     state: dict[str, Any] = {
         "text": text, "kind": kind, "pattern": ss.get("pattern", ""),
         "vocab_size": ss.get("vocab_size"), "specials": ss.get("specials", ""),
+        "special_rule": ss.get("special_rule"),  # the class counts special-token text alike
         "step": ss.get("step") if isinstance(ss.get("step"), int) else 0,
         # the page only when students follow it: any other change reruns every student's page
         "page": ss.get("_page") if ss["_room"].get("follow_page") else None,
@@ -495,7 +496,7 @@ def answer(quiz_id: int, pair: tuple[int, int] | None) -> None:
 def _take(room: Room, shared: Shared) -> None:
     """Make the room's state this session's (before the sidebar is drawn)."""
     state = room.state
-    for key in ("text", "kind", "pattern", "vocab_size", "specials"):
+    for key in (*SIDEBAR, "special_rule"):  # the rule for special-token text: the teacher's too
         if state.get(key) is not None:
             keep(key, state[key])
     trained = state.get("trained")

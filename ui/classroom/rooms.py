@@ -108,7 +108,7 @@ PREFIX = "bpelab:"
 
 # What the teacher's "state" may hold; anything else is refused (a student never writes it).
 STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", "train_text",
-                "imported", "page", "follow_page", "step"}
+                "imported", "page", "follow_page", "step", "special_rule"}
 
 
 # -- codes, tokens, names --------------------------------------------------------------------------

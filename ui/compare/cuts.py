@@ -62,10 +62,12 @@ class TextCuts:
         return set(self.starts[1:-1])
 
 
-def encode_text(label: str, tok, text: str, steps=None) -> TextCuts:
-    """Encode ``text`` (special tokens allowed, as on the other pages) and note every token's start.
-    ``steps``: the text's ``StepThrough`` for this tokenizer when the session has it already (it
-    holds the same ids and offsets: the text is then not encoded again).
+def encode_text(label: str, tok, text: str, steps=None, allowed_special: object = "none") -> TextCuts:
+    """Encode ``text`` and note every token's start. ``steps``: the text's ``StepThrough`` for
+    this tokenizer when the session has it already (it holds the same ids and offsets, under the
+    session's rule for special-token text: the text is then not encoded again); otherwise the
+    text is encoded with ``allowed_special`` ("none", the default: special-token text is text;
+    "all": it is the special token).
 
     >>> from bpe_core import BasicTokenizer
     >>> enc = encode_text("bytes", BasicTokenizer(), "hé")
@@ -73,7 +75,7 @@ def encode_text(label: str, tok, text: str, steps=None) -> TextCuts:
     ([104, 195, 169], [0, 1, 2, 3])
     """
     if steps is None:
-        steps = tok.step_through(text, allowed_special="all")
+        steps = tok.step_through(text, allowed_special=allowed_special)
     vocab = tok.vocab
     return TextCuts(
         label=label,
@@ -85,10 +87,12 @@ def encode_text(label: str, tok, text: str, steps=None) -> TextCuts:
     )
 
 
-def encode_all(tokenizers: Mapping[str, object], text: str) -> dict[str, TextCuts]:
+def encode_all(tokenizers: Mapping[str, object], text: str,
+               allowed_special: object = "none") -> dict[str, TextCuts]:
     """``encode_text`` for every ``label: tokenizer`` (the page keeps each one in the session's
     cache, ``ui.kit.state.derived``)."""
-    return {label: encode_text(label, tok, text) for label, tok in tokenizers.items()}
+    return {label: encode_text(label, tok, text, allowed_special=allowed_special)
+            for label, tok in tokenizers.items()}
 
 
 # -- the summary -----------------------------------------------------------------------------

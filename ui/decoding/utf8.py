@@ -443,10 +443,11 @@ def ids_frame(tok, ids: list[int], limit: int = MAX_ID_ROWS) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["#", "id", "token", "bytes"])
 
 
-def first_ids(tok, text: str, n: int = 30) -> list[int]:
-    """The ids of the first ``n`` tokens of ``text`` (special tokens allowed, as elsewhere).
+def first_ids(tok, text: str, n: int = 30, allowed_special: object = "none") -> list[int]:
+    """The ids of the first ``n`` tokens of ``text``, special-token text read as
+    ``allowed_special`` says (the page passes the session's rule: "none", text; "all", special).
 
     Only the start of the text is encoded; the split pattern keeps tokens inside chunks, so
     the first tokens come out as in the whole text unless a chunk crosses the cut.
     """
-    return tok.encode(text[: max(200, 40 * n)], allowed_special="all")[:n]
+    return tok.encode(text[: max(200, 40 * n)], allowed_special=allowed_special)[:n]

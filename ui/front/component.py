@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ui.kit.special_rule import DEFAULT_RULE, allowed_for, rule_note, specials_of
 from ui.kit.tokens_html import CSS_RULES, PALETTE, label_parts, token_title
 
 MAX_FRONT_CHARS = 5_000  # the box holds at most this many characters
@@ -46,35 +47,41 @@ def seed_text(sidebar_text: str) -> str:
     return cut[: line + 1] if line > MAX_FRONT_CHARS // 2 else cut
 
 
-def view_data(tok: Any, ids: Sequence[int]) -> dict[str, Any]:
+def view_data(tok: Any, ids: Sequence[int], note: str = "") -> dict[str, Any]:
     """One tokenizer's tokens for the box's view, as plain JSON: the ``ids``, the bytes they
     stand for, and once per distinct id its label (``label_parts``: the one spelling of a token,
     drawn by the component as DOM nodes with ``textContent``), its hover text and whether it is
-    a special token."""
+    a special token; ``note``: the rule for special-token text, in words, drawn beside the
+    count."""
     specials = set(tok.special_tokens.values())
     labels = {}
     for i in set(ids):
         token = tok.vocab[i]
         special = i in specials
         labels[str(i)] = [label_parts(token), token_title(i, token, special=special), special]
-    return {"ids": list(ids), "labels": labels, "bytes": sum(len(tok.vocab[i]) for i in ids)}
+    return {"ids": list(ids), "labels": labels, "bytes": sum(len(tok.vocab[i]) for i in ids),
+            "note": note}
 
 
 def views_data(mine: Any, reference: Any, text: str,
                mine_ids: Sequence[int] | ValueError | None = None,
-               reference_ids: Sequence[int] | None = None) -> dict[str, Any]:
-    """Both views of ``text``: ``{"yours": ..., "gpt-4o": ...}``. ``mine_ids`` and
-    ``reference_ids`` are what the page has already (from the session's cache): the ids, or for
-    ``mine_ids`` the ValueError that encoding them raised; the route passes neither and encodes.
-    A view whose split pattern times out on the text (a custom pattern can) is
+               reference_ids: Sequence[int] | None = None,
+               rule: str = DEFAULT_RULE) -> dict[str, Any]:
+    """Both views of ``text``: ``{"yours": ..., "gpt-4o": ...}``, special-token text read by
+    ``rule`` (``ui.kit.special_rule``: "text" or "special"). ``mine_ids`` and ``reference_ids``
+    are what the page has already (from the session's cache, under the same rule): the ids, or
+    for ``mine_ids`` the ValueError that encoding them raised; the route passes neither and
+    encodes. A view whose split pattern times out on the text (a custom pattern can) is
     ``{"error": message}``."""
     out: dict[str, Any] = {}
+    allowed = allowed_for(rule)
     for which, tok, ids in (("yours", mine, mine_ids), (REFERENCE_VIEW, reference, reference_ids)):
         try:
             if isinstance(ids, ValueError):
                 raise ids
-            out[which] = view_data(tok, tok.encode(text, allowed_special="all")
-                                   if ids is None else ids)
+            note = rule_note(rule, text, specials_of(tok))
+            out[which] = view_data(tok, tok.encode(text, allowed_special=allowed)
+                                   if ids is None else ids, note)
         except ValueError as e:
             out[which] = {"error": str(e)}
     return out
@@ -102,6 +109,8 @@ _BOX_CSS = CSS_RULES + """
 .bpe-type .stat .name { font-size: calc(0.875rem * var(--bpe-scale, 1)); color: #31333f; }
 .bpe-type .stat .value { font-size: calc(2rem * var(--bpe-scale, 1)); line-height: 1.2; }
 .bpe-type .front-view .bpe-tokens { max-height: 22rem; }
+.bpe-type .rule { font-size: calc(0.875rem * var(--bpe-scale, 1)); color: #31333f;
+  margin: 0 0 0.4rem; overflow-wrap: anywhere; }
 .bpe-type .error { color: #7d353b; background: #ffecec; border-radius: 6px; padding: 8px 10px;
   white-space: pre-wrap; }
 """
@@ -119,6 +128,7 @@ _BOX_HTML = """
         <div class="stat"><div class="name">Tokens</div><div class="value count"></div></div>
         <div class="stat"><div class="name">Bytes per token</div><div class="value per"></div></div>
       </div>
+      <div class="rule"></div>
       <div class="front-view" data-view="yours" data-tokens="0"></div>
     </div>
     <div class="side" data-side="gpt-4o">
@@ -127,6 +137,7 @@ _BOX_HTML = """
         <div class="stat"><div class="name">GPT-4o tokens</div><div class="value count"></div></div>
         <div class="stat"><div class="name">GPT-4o bytes per token</div><div class="value per"></div></div>
       </div>
+      <div class="rule"></div>
       <div class="front-view" data-view="gpt-4o" data-tokens="0"></div>
     </div>
   </div>
@@ -141,6 +152,7 @@ const PALETTE_SIZE = @PALETTE_SIZE@;
 function drawView(side, view, large) {
   const body = side.querySelector(".front-view");
   const count = side.querySelector(".count"), per = side.querySelector(".per");
+  side.querySelector(".rule").textContent = view.note || "";  // which rule the count follows
   if (view.error !== undefined) {
     const error = document.createElement("div");
     error.className = "error";

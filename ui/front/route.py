@@ -2,9 +2,10 @@
 
 ``POST /_bpelab/front/tokens`` with ``{"key": K, "text": T, "seq": N, "seed": S}`` (JSON) answers
 ``{"views": {"yours": ..., "gpt-4o": ...}}`` (``ui.front.component.views_data``): the text under the
-session's tokenizer and GPT-4o. The key is what ``ui.kit.state.route_key`` gave the session's page
-(128 random bits, handed only to that page); it stands for the session's tokenizer and GPT-4o,
-held weakly. The text is also kept as the session's newest (``route_heard``; ``seq`` numbers the
+session's tokenizer and GPT-4o, special-token text read by the session's rule as its page last
+ran (``route_rule``, ``ui.kit.special_rule``). The key is what ``ui.kit.state.route_key`` gave the
+session's page (128 random bits, handed only to that page); it stands for the session's tokenizer
+and GPT-4o, held weakly. The text is also kept as the session's newest (``route_heard``; ``seq`` numbers the
 box's texts, ``seed`` names the text it started from): the box asks at every key, so the page's
 next run shows what was typed even if the learner left the page before the box told the script.
 
@@ -29,7 +30,7 @@ from starlette.routing import Route
 
 from ui.classroom.route import NO_STORE  # an answer cached by the browser would freeze the view
 from ui.front.component import MAX_FRONT_CHARS, views_data
-from ui.kit.state import route_heard, route_pair
+from ui.kit.state import route_heard, route_pair, route_rule
 
 TOKENS_PATH = "/_bpelab/front/tokens"
 # the body's JSON: the text is at most MAX_FRONT_CHARS characters, each at most 12 bytes as JSON
@@ -55,7 +56,8 @@ async def front_tokens(request: Request) -> JSONResponse:
     text = text[:MAX_FRONT_CHARS]
     route_heard(key, text, seq, seed)  # the newest text is the server's, whatever comes next
     # in a thread: tokenizing must not hold up the server's event loop
-    views = await run_in_threadpool(views_data, *pair, text)
+    # special-token text read as the session's page reads it (ui.kit.special_rule)
+    views = await run_in_threadpool(views_data, *pair, text, None, None, route_rule(key))
     return JSONResponse({"views": views}, headers=NO_STORE)
 
 

@@ -12,7 +12,8 @@ import streamlit as st
 # is a new widget to Streamlit and starts from its default, so every value is mirrored under
 # "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
 # the widget is re-seeded from the mirror on every run (ui/kit/state.py).
-KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector")
+KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector",
+        "special_rule")
 KEEP_PREFIX = "_keep_"
 
 
@@ -33,6 +34,7 @@ SESSION_KEYS: dict[str, str] = {
     "sample": "selectbox: the sample text (None: the user's own text)",
     "text": "text area: the text every page shows",
     "upload": "file uploader: a .txt/.md file for the text",
+    "special_rule": "radio: special-token text in the text read as text or as special tokens",
     "notice": "a note about the text (cut, not UTF-8) or the link",
     "_cut_corpus": "the file a cut text came from (my-text.txt for a paste): the sidebar offers"
                    " the bpe-lab train command for all of it",

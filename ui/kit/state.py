@@ -61,6 +61,14 @@ from ui.kit.escape import md_escape
 from ui.kit.samples import load_samples, sample_label
 from ui.kit.session_keys import KEEP_PREFIX, KEPT
 from ui.kit.session_keys import keep as _keep
+from ui.kit.special_rule import (
+    RULE_HELP,
+    RULES,
+    allowed_for,
+    rule_note,
+    rule_or_default,
+    specials_of,
+)
 
 # Projector mode: larger token text and numbers, for the back row of a classroom. The custom
 # components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
@@ -283,7 +291,8 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
 
 
 def sidebar() -> None:
-    """The controls shared by every page: text, tokenizer, vocabulary size, special tokens, Train."""
+    """The controls shared by every page: text, how special-token text in it is read, tokenizer,
+    vocabulary size, special tokens, Train."""
     _init()
     shared = Shared(room_tokenizer, room_import, room_watcher)
     arrive(shared)  # a classroom room's state, for a student who follows the teacher
@@ -312,6 +321,9 @@ def sidebar() -> None:
                        "command line, then open the .model on the **Export & import** page.")
             st.code(train_command(corpus, ss["kind"], ss["pattern"], ss["vocab_size"],
                                   ss["specials"]), language="bash", wrap_lines=True)
+        ss["special_rule"] = rule_or_default(ss.get("special_rule"))  # a room's, a link's: checked
+        st.radio("Special-token text such as `<|endoftext|>`", list(RULES), format_func=RULES.get,
+                 key="special_rule", on_change=_keep, args=("special_rule",), help=RULE_HELP)
         st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
         how = KINDS[ss["kind"]][0]
         preset_chosen = how in ("preset", "imported")
@@ -414,6 +426,23 @@ def projector_mode() -> bool:
     return bool(st.session_state.get("projector"))
 
 
+def special_rule() -> str:
+    """The sidebar's rule for special-token text in the learner's text: "text" (the default) or
+    "special" (``ui.kit.special_rule``). Every view that encodes that text follows it."""
+    return rule_or_default(st.session_state.get("special_rule"))
+
+
+def allowed_special() -> str:
+    """``encode``'s ``allowed_special`` under the session's rule: "none" (text) or "all"."""
+    return allowed_for(special_rule())
+
+
+def rule_caption(text: str, *tokenizers: bpe_core.Tokenizer) -> str:
+    """The session's rule for special-token text in words, and which special tokens' text
+    ``text`` holds (of ``tokenizers``), for a caption beside a token count (Markdown-escaped)."""
+    return md_escape(rule_note(special_rule(), text, specials_of(*tokenizers)))
+
+
 def current_text() -> str:
     """The text in the sidebar (at most MAX_TEXT_CHARS characters)."""
     return cap_text(st.session_state.get("text", ""))[0]
@@ -487,9 +516,14 @@ def text_digest(text: str) -> str:
     return known[1]
 
 
-def derived(kind: str, owner: object, text: str | None, make: Callable[[], T]) -> T:
+def derived(kind: str, owner: object, text: str | None, make: Callable[[], T], *,
+            by_rule: bool = True) -> T:
     """``make()``, once per ``(kind, owner, text)`` in this session: the one cache of data that a
     session derives from a tokenizer (``owner``; or a tuple of tokenizers) and a text.
+
+    An entry with a text is also kept per rule for special-token text (``special_rule``): what
+    is derived from an encoding changes with it. ``by_rule=False``: ``make`` never encodes the
+    text with that rule (a training), so one entry serves both rules.
 
     An entry holds its owner, so the owner's id cannot be reused by another object while the
     entry lives; the text is keyed by its digest. Shared read-only data (the GPT vocabularies)
@@ -497,7 +531,8 @@ def derived(kind: str, owner: object, text: str | None, make: Callable[[], T]) -
     """
     memo = st.session_state.setdefault(DERIVED, {})
     owners = owner if isinstance(owner, tuple) else (owner,)
-    key = (kind, tuple(map(id, owners)), None if text is None else text_digest(text))
+    key = (kind, tuple(map(id, owners)), None if text is None else text_digest(text),
+           special_rule() if by_rule and text is not None else None)
     entry = memo.pop(key, None)
     if entry is None or any(a is not b for a, b in zip(entry[0], owners, strict=True)):
         if len(memo) >= DERIVED_SIZE:
@@ -529,8 +564,10 @@ def chart_template(names: tuple[str, ...], metric: str, n: int) -> dict:
 
 
 def step_through(tok: bpe_core.Tokenizer, text: str) -> bpe_core.StepThrough:
-    """``tok.step_through(text)`` (special tokens allowed), kept for the session."""
-    return derived("steps", tok, text, lambda: tok.step_through(text, allowed_special="all"))
+    """``tok.step_through(text)`` under the session's rule for special-token text, kept for the
+    session."""
+    allowed = allowed_special()
+    return derived("steps", tok, text, lambda: tok.step_through(text, allowed_special=allowed))
 
 
 def step_counts(tok: bpe_core.Tokenizer, text: str, keep_steps: bool = True) -> tuple[array, int]:
@@ -540,7 +577,8 @@ def step_counts(tok: bpe_core.Tokenizer, text: str, keep_steps: bool = True) -> 
     the counts, not the step-through they come from."""
 
     def make():
-        steps = step_through(tok, text) if keep_steps else tok.step_through(text, "all")
+        steps = (step_through(tok, text) if keep_steps
+                 else tok.step_through(text, allowed_special()))
         return array("q", steps.token_counts()), steps.num_bytes
 
     return derived("counts", tok, text, make)
@@ -629,6 +667,7 @@ def route_key(mine: Any, reference: Any) -> str:
         if entry is None:
             entry = _routes[key] = {"seq": -1, "seed": None, "text": None}
         entry["pair"] = (weakref.ref(mine), weakref.ref(reference))
+        entry["rule"] = special_rule()  # the route reads special-token text as the page does
         _routes.move_to_end(key)
         while len(_routes) > ROUTE_KEYS:
             _routes.popitem(last=False)
@@ -644,6 +683,14 @@ def route_pair(key: str) -> tuple[Any, Any] | None:
         return None
     mine, reference = pair[0](), pair[1]()
     return None if mine is None or reference is None else (mine, reference)
+
+
+def route_rule(key: str) -> str:
+    """The rule for special-token text of the session behind ``key``, as its page last ran (the
+    default for a key not known)."""
+    with _route_lock:
+        entry = _routes.get(key)
+    return rule_or_default(None if entry is None else entry.get("rule"))
 
 
 def route_heard(key: str, text: str, seq: int, seed: int) -> None:

@@ -503,13 +503,15 @@ def token_counts(text: str, tokens: Sequence | int) -> dict[str, str]:
 # -- the split pattern's chunks -------------------------------------------------------------------
 
 
-def chunks_of(tok, text: str) -> tuple[list[str], list[bool]]:
+def chunks_of(tok, text: str, allowed_special: object = "none") -> tuple[list[str], list[bool]]:
     """How ``tok`` cuts ``text`` before merging: ``(chunks, is_special)``, in order.
 
-    Special tokens (all of them are allowed, as on the page) are chunks of their own; the text
-    between them is cut by the split pattern (not at all for a tokenizer without one).
+    Special-token text read as special tokens (``allowed_special="all"``: the page passes the
+    session's rule, ``ui.kit.special_rule``) is chunks of its own; the rest of the text is cut
+    by the split pattern (not at all for a tokenizer without one). With ``"none"`` (the
+    default) it is ordinary text.
     """
-    pieces = tok.chunks(text, allowed_special="all")
+    pieces = tok.chunks(text, allowed_special=allowed_special)
     return [chunk for chunk, _ in pieces], [special_id is not None for _, special_id in pieces]
 
 

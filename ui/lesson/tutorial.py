@@ -24,6 +24,7 @@ from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, BasicTokenizer, Reg
 from bpe_core.base import get_stats, merge
 from ui.kit.escape import code_span
 from ui.kit.palette import CVD_SAFE_PALETTE, neighbour_report
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.tables import merge_table
 from ui.kit.tokens_html import CSS, PALETTE, pair_label, pieces, token_label, token_text, visible  # noqa: F401 (pages draw with le.pieces)
 
@@ -495,12 +496,14 @@ class Count(NamedTuple):
     bytes_per_token: float | None
 
 
-def count_tokens(tokenizers: dict[str, bpe_core.Tokenizer], text: str) -> list[Count]:
-    """Tokens of ``text`` under each tokenizer (special-token text counts as ordinary text)."""
+def count_tokens(tokenizers: dict[str, bpe_core.Tokenizer], text: str,
+                 allowed_special: str = "none") -> list[Count]:
+    """Tokens of ``text`` under each tokenizer; special-token text counts as ordinary text
+    (``allowed_special="none"``, the default) or as the special token ("all")."""
     n_bytes = len(text.encode("utf-8", "replace"))
     out = []
     for name, tok in tokenizers.items():
-        n = len(tok.encode_ordinary(text))
+        n = len(encode_by_rule(tok, text, allowed_special))
         out.append(Count(name, tok.vocab_size, n, n_bytes / n if n else None))
     return out
 

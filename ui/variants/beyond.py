@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from bpe_core.superbpe import is_superword
+from ui.kit.special_rule import encode_by_rule
 from ui.kit.tokens_html import Piece
 
 CLASSICAL = "classical BPE"
@@ -40,14 +41,6 @@ def superword_pieces(tok: Any, ids: Sequence[int]) -> list[Piece]:
     return [Piece(i, vocab[i], i in supers) for i in ids]
 
 
-def encoded(tok: Any, text: str) -> list[int]:
-    """The text's ids, its special tokens as such (``encode_ordinary``, the faster path, for a
-    tokenizer without any)."""
-    if tok.special_tokens:
-        return tok.encode(text, allowed_special="all")
-    return tok.encode_ordinary(text)
-
-
 def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
     """The start of ``text`` whose tokens are drawn: about ``limit`` bytes, whole lines when a
     line ends near there.
@@ -62,13 +55,16 @@ def view_text(text: str, limit: int = MAX_VIEW_BYTES) -> str:
     return cut[:line_end] if line_end > len(cut) // 2 else cut
 
 
-def superbpe_frame(text: str, classical: Any, superbpe: Any, label: str = SUPERBPE) -> pd.DataFrame:
+def superbpe_frame(text: str, classical: Any, superbpe: Any, label: str = SUPERBPE,
+                   allowed_special: str = "none") -> pd.DataFrame:
     """One row each (``label``: the superword tokenizer's name): merges, tokens of the text, tokens
-    per byte, superword tokens in the vocabulary and among the text's tokens."""
+    per byte, superword tokens in the vocabulary and among the text's tokens; special-token text
+    read by ``allowed_special`` ("none": as text; "all": as the special token; the page passes the
+    sidebar's rule)."""
     num_bytes = len(text.encode("utf-8", "replace"))
     rows = []
     for name, tok in ((CLASSICAL, classical), (label, superbpe)):
-        ids = encoded(tok, text)
+        ids = encode_by_rule(tok, text, allowed_special)
         supers = superword_set(tok)
         rows.append({
             "tokenizer": name,
