@@ -52,6 +52,10 @@ supermerge's token is also the first piece of a longer word that is not one toke
 merges fits across two word pieces (after a contraction: "'s" + "am"). ``paper_encode`` is the
 paper's encoder, to measure the difference (benchmarks/variants.py prints both).
 
+``special_tokens`` (e.g. ``["<|endoftext|>"]``) are as in SuperBPE: the text is cut at them
+before either phase splits it, so no merge or supermerge runs across or inside one (a word run
+ends at one); they take the ids after all the merges and count in ``vocab_size``.
+
 Only GPT-2's, GPT-4's and GPT-4o's split patterns have a word-run pattern (another pattern is
 refused by name). Deterministic: the same merges from text in memory and from a corpus on disk
 read by any number of workers (both phases count their pieces in first-seen order, corpus.py).
@@ -59,7 +63,6 @@ read by any number of workers (both phases count their pieces in first-seen orde
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 import regex
@@ -68,7 +71,7 @@ from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pie
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN, WORD_RUN_PATTERNS
 from .split import compile_pattern, split_by_pattern
-from .superbpe import SuperBPETokenizer
+from .superbpe import SuperBPETokenizer, count_split, plan_merges
 from .text import clean_text
 from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
 
@@ -86,6 +89,8 @@ class BoundlessTokenizer(SuperBPETokenizer):
     """
 
     variant = "boundless"
+    variant_title = "BoundlessBPE"
+    part = "phase"
 
     def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
                  transition: int = 0, **data) -> None:
@@ -225,26 +230,24 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
     return TrainResult(merges, history, reason), kept
 
 
-def _check(vocab_size: object, tie_rule: str, min_frequency: int,
-           max_token_bytes: int | None) -> tuple[int, dict]:
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
+def _check(vocab_size: object, special_tokens: object, tie_rule: str, min_frequency: int,
+           max_token_bytes: int | None) -> tuple[list[str], int, dict]:
+    """(the special tokens, the number of merges, train_bpe's options), or ValueError."""
+    specials, num_merges = plan_merges(vocab_size, 0, special_tokens)
     check_train_options(tie_rule, min_frequency, max_token_bytes)
-    return vocab_size - 256, {"tie_rule": tie_rule, "min_frequency": min_frequency,
-                              "max_token_bytes": max_token_bytes}
+    return specials, num_merges, {"tie_rule": tie_rule, "min_frequency": min_frequency,
+                                  "max_token_bytes": max_token_bytes}
 
 
-def _boundless_tokenizer(result: TrainResult, kept: int, pattern: str) -> BoundlessTokenizer:
+def _boundless_tokenizer(result: TrainResult, kept: int, pattern: str,
+                         specials: list[str]) -> BoundlessTokenizer:
+    first = 256 + len(result.merges)  # the special tokens take the ids after the merges
     tok = BoundlessTokenizer(word_run_pattern(pattern), stage_one_pattern=pattern,
-                             transition=kept, merges=result.merges)
+                             transition=kept, merges=result.merges,
+                             special_tokens={s: first + i for i, s in enumerate(specials)})
     tok.history = result.history
     tok.stop_reason = result.stop_reason
     return tok
-
-
-def _counted(text: str, pattern: str) -> Iterable[tuple[bytes, int]]:
-    pieces = Counter(split_by_pattern(compile_pattern(pattern), text))
-    return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
 
 
 def train_boundless(
@@ -252,6 +255,7 @@ def train_boundless(
     vocab_size: int,
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
+    special_tokens: Iterable[str] | None = None,
     progress: ProgressCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
@@ -262,12 +266,14 @@ def train_boundless(
     (``total`` is twice the merges); False stops training."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    num_merges, options = _check(vocab_size, tie_rule, min_frequency, max_token_bytes)
+    specials, num_merges, options = _check(vocab_size, special_tokens, tie_rule, min_frequency,
+                                           max_token_bytes)
     runs = word_run_pattern(pattern)
     text = clean_text(text)
-    result, kept = _two_phases(_counted(text, pattern), lambda: _counted(text, runs), pattern,
-                               num_merges, progress, options)
-    return _boundless_tokenizer(result, kept, pattern)
+    result, kept = _two_phases(count_split(text, pattern, specials),
+                               lambda: count_split(text, runs, specials), pattern, num_merges,
+                               progress, options)
+    return _boundless_tokenizer(result, kept, pattern, specials)
 
 
 def train_boundless_corpus(
@@ -275,6 +281,7 @@ def train_boundless_corpus(
     vocab_size: int,
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
+    special_tokens: Iterable[str] | None = None,
     workers: int | None = None,
     errors: str = "strict",
     block_bytes: int = DEFAULT_BLOCK_BYTES,
@@ -289,7 +296,8 @@ def train_boundless_corpus(
     counts the pattern's pieces and phase two the word runs, each with ``count_pieces`` in
     ``workers`` processes, blocks cut beside line breaks (no run holds one); the merges are
     exactly ``train_boundless``'s on the joined text."""
-    num_merges, options = _check(vocab_size, tie_rule, min_frequency, max_token_bytes)
+    specials, num_merges, options = _check(vocab_size, special_tokens, tie_rule, min_frequency,
+                                           max_token_bytes)
     runs = word_run_pattern(pattern)
     texts = None
     if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
@@ -297,12 +305,13 @@ def train_boundless_corpus(
 
     def counted(split: str) -> Iterable[tuple[bytes, int]]:
         source = iter(texts) if texts is not None else sources
-        return drain(count_pieces(source, pattern=split, workers=workers, errors=errors,
-                                  block_bytes=block_bytes, on_bytes=on_bytes).counts)
+        return drain(count_pieces(source, pattern=split, special_tokens=specials,
+                                  workers=workers, errors=errors, block_bytes=block_bytes,
+                                  on_bytes=on_bytes).counts)
 
     result, kept = _two_phases(counted(pattern), lambda: counted(runs), pattern, num_merges,
                                progress, options)
-    return _boundless_tokenizer(result, kept, pattern)
+    return _boundless_tokenizer(result, kept, pattern, specials)
 
 
 def paper_encode(tok: BoundlessTokenizer, text: str) -> list[int]:

@@ -74,6 +74,8 @@ class SuperBPETokenizer(RegexTokenizer):
     """
 
     variant = "superbpe"
+    variant_title = "SuperBPE"
+    part = "stage"  # what its two parts are called (BoundlessBPE: "phase")
 
     def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
                  transition: int = 0, **data) -> None:
@@ -187,7 +189,7 @@ def _superbpe_tokenizer(result: TrainResult, made: int, pattern: str, stage_two_
     return tok
 
 
-def _counted(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[bytes, int]]:
+def count_split(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[bytes, int]]:
     compiled = compile_pattern(pattern)
     pieces: Counter[str] = Counter()
     for part in cut_at_specials(text, specials):
@@ -195,8 +197,9 @@ def _counted(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[byt
     return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
 
 
-def _plan(vocab_size: object, transition: object, special_tokens: object) -> tuple[list[str], int]:
-    """(the special tokens, the number of merges), or ValueError."""
+def plan_merges(vocab_size: object, transition: object, special_tokens: object,
+                ) -> tuple[list[str], int]:
+    """(the special tokens, the number of merges), or ValueError (BoundlessBPE's too)."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
     specials = training_specials(special_tokens)
@@ -229,11 +232,11 @@ def train_superbpe(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    specials, num_merges = _plan(vocab_size, transition, special_tokens)
+    specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
     text = clean_text(text)
-    result, made = _two_stages(_counted(text, pattern, specials),
-                               lambda: _counted(text, stage_two_pattern, specials),
+    result, made = _two_stages(count_split(text, pattern, specials),
+                               lambda: count_split(text, stage_two_pattern, specials),
                                num_merges, transition, progress, options)
     return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
 
@@ -263,7 +266,7 @@ def train_superbpe_corpus(
     punctuation, or right after a special token): a corpus without such places is counted in
     one block.
     """
-    specials, num_merges = _plan(vocab_size, transition, special_tokens)
+    specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
     texts = None
     if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):

@@ -71,10 +71,6 @@ if variant in (SUPER, BOUND):
         except ValueError as e:
             st.info(f"{e}: the sidebar's split pattern is another one.")
             st.stop()
-        if specials:
-            st.info("BoundlessBPE does not take special tokens yet: clear the sidebar's special "
-                    "tokens to train it, or look at SuperBPE, which does.")
-            st.stop()
 
     # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
     # special tokens): not trained again, and its step-through is the one the session keeps
@@ -91,7 +87,7 @@ if variant in (SUPER, BOUND):
             classical.train(text, vocab_size, progress=progress, special_tokens=specials)
         if transition is None:
             return classical, train_boundless(text, vocab_size, pattern=pattern,
-                                              progress=progress)
+                                              special_tokens=specials, progress=progress)
         return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
                                          special_tokens=specials, progress=progress)
 

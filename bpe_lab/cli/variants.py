@@ -10,9 +10,8 @@ classical trainer (commands.train).
   extension (``de.txt`` is "de"); each merge serves the language that costs most tokens per
   byte (``--parallel``: the most tokens, for files that say the same thing).
 
-SuperBPE and parity take ``--special-token`` as the classical trainer does (the corpus is cut at
-each, no merge crosses one, and they count in --vocab-size); BoundlessBPE does not yet (it says
-so). ``--variant parity`` also takes ``--window`` and ``--alpha`` (the authors' moving window).
+Every variant takes ``--special-token`` as the classical trainer does (the corpus is cut at
+each, no merge or supermerge crosses one, and they count in --vocab-size). ``--variant parity`` also takes ``--window`` and ``--alpha`` (the authors' moving window).
 No variant takes --history or --dask (each says so and how to do without).
 """
 
@@ -67,9 +66,6 @@ def check_variant_options(args: argparse.Namespace) -> None:
             raise UsageError("--global-merges, --parallel, --window and --alpha belong to"
                              " --variant parity")
     elif variant == "boundless":
-        if args.special_token:
-            raise UsageError("--variant boundless does not take --special-token yet; train"
-                             " without it (or with --variant superbpe or classic)")
         if args.transition is not None:
             raise UsageError("--variant boundless finds its transition itself; --transition"
                              " belongs to --variant superbpe")
@@ -158,7 +154,6 @@ def train(args: argparse.Namespace) -> int:
         if args.variant == "superbpe":
             tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition, **options)
         elif args.variant == "boundless":
-            options.pop("special_tokens")  # none: refused above (check_variant_options)
             tok = train_boundless_corpus(args.corpus, args.vocab_size, **options)
         else:
             tok = train_parity_corpus(languages, args.vocab_size, parallel=args.parallel,

@@ -246,3 +246,24 @@ def test_boundless_beside_classical_finds_its_transition(at, tmp_path):
     path.write_text(to_hf_json(boundless), encoding="utf-8")
     assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == boundless.encode_ordinary(
         text)
+
+
+def test_boundless_is_cut_at_the_sidebars_special_tokens_too(at):
+    from bpe_core.boundless import train_boundless
+
+    eot = "<|endoftext|>"
+    text = (at.session_state["text"][:1500] + eot) * 2
+    at.text_area(key="text").set_value(text)
+    at.text_input(key="specials").set_value(eot)
+    at.button(key="train").click().run()
+    at.switch_page("pages/beyond.py").run()
+    at.radio(key="beyond_variant").set_value("BoundlessBPE: the transition found").run()
+    assert not at.exception
+    assert not [i for i in at.info if "special tokens" in i.value]
+    boundless = train_boundless(text, 512, special_tokens=[eot])
+    assert boundless.special_tokens == {eot: 256 + boundless.num_merges}
+    assert not any(b"<|" in boundless.vocab[i] for i in boundless.merges.values())
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["BoundlessBPE"]["tokens"] == len(boundless.encode(text, allowed_special="all"))
+    assert rows["BoundlessBPE"]["merges"] == boundless.num_merges == 255
+
