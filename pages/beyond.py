@@ -112,11 +112,12 @@ if variant in (SUPER, BOUND):
                        help=f"Hugging Face tokenizers reads it and gives the same ids: {name} is "
                             "ordinary BPE over a coarser split pattern.")
 
-    if variant == SUPER and st.button(
-            "Step through SuperBPE's merges", key="beyond_step", icon=":material/flag:",
+    if st.button(
+            f"Step through {name}'s merges", key="beyond_step", icon=":material/flag:",
             on_click=import_tokenizer, args=(superbpe, bv.step_name(superbpe)),
-            help="Makes this SuperBPE the session's tokenizer (as an imported one) and opens "
-                 "Step through merges, which marks the merge where stage two begins."):
+            help=f"Makes this {name} the session's tokenizer (as an imported one) and opens "
+                 f"Step through merges, which marks the merge where {superbpe.part} two "
+                 "begins."):
         st.switch_page("pages/steps.py")
 
     st.subheader("The tokens, side by side")

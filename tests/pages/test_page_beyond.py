@@ -137,7 +137,7 @@ def stage_texts(app) -> list[str]:
     """The stage sentences the steps page shows (an info box at the start of stage two, a
     caption elsewhere)."""
     return [e.value for e in [*app.info, *app.caption]
-            if e.value.startswith(("Stage ", "SuperBPE: "))]
+            if e.value.startswith(("Stage ", "SuperBPE: ", "Phase ", "BoundlessBPE: "))]
 
 
 def test_step_through_superbpe_marks_where_stage_two_begins(at):
@@ -267,3 +267,44 @@ def test_boundless_is_cut_at_the_sidebars_special_tokens_too(at):
     assert rows["BoundlessBPE"]["tokens"] == len(boundless.encode(text, allowed_special="all"))
     assert rows["BoundlessBPE"]["merges"] == boundless.num_merges == 255
 
+
+def test_step_through_boundless_marks_where_phase_two_begins(at):
+    from bpe_core.boundless import train_boundless
+
+    at.radio(key="beyond_variant").set_value("BoundlessBPE: the transition found").run()
+    assert at.button(key="beyond_step").proto.label == "Step through BoundlessBPE's merges"
+    at.button(key="beyond_step").click().run()
+    assert not at.exception
+    expected = train_boundless(at.session_state["text"], 512)
+    t, n = expected.transition, expected.num_merges
+    assert 0 < t < n == 256
+    tok = at.session_state["imported"][0]
+    assert tok.variant == "boundless" and tok.transition == t
+    assert list(tok.merges.items()) == list(expected.merges.items())
+    assert f"phase two from merge {t + 1}" in at.session_state["imported"][1]
+    at.switch_page("pages/steps.py").run()
+    assert not at.exception
+    at.toggle(key="step_instant").set_value(False).run()
+    assert "BoundlessBPE of the Superwords page" in " ".join(c.value for c in at.caption)
+
+    at.slider(key="step").set_value(t + 1).run()
+    assert not at.exception
+    marker = [i.value for i in at.info if "Phase two begins here" in i.value]
+    assert marker == [f"Phase two begins here: merge {t + 1} is the first of {n - t}"
+                      " supermerges, each joining whole words (pretokens) into a superword;"
+                      f" merges 1 to {t} were phase one's."]
+    at.slider(key="step").set_value(t).run()
+    assert stage_texts(at) == [f"Phase one, merge {t} of {t}: inside the split pattern's"
+                               " pieces, as classical BPE (the ones phase two kept). Phase two"
+                               f" begins at merge {t + 1}."]
+    at.slider(key="step").set_value(n).run()
+    assert stage_texts(at) == [f"Phase two, merge {n - t} of {n - t} (merge {n}): a supermerge,"
+                               " joining whole words (pretokens) into a superword. It began at"
+                               f" merge {t + 1}."]
+    table = next(d.value for d in at.dataframe if "bytes" in d.value.columns)
+    stages = dict(zip(table["step"], table["stage"], strict=True))
+    assert {stages[k] for k in range(1, t + 1)} == {"one"}
+    assert {stages[k] for k in range(t + 1, n + 1)} == {"two (supermerges)"}
+    # every supermerge's token holds two words or more: a space or line break inside it
+    words = dict(zip(table["step"], table["token"], strict=True))
+    assert all(any(c in words[k].strip(" ·↵") for c in " ·↵") for k in range(t + 1, n + 1))
