@@ -71,7 +71,7 @@ from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pie
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN, WORD_RUN_PATTERNS
 from .split import compile_pattern, split_by_pattern
-from .superbpe import SuperBPETokenizer, count_split, plan_merges
+from .superbpe import StageCallback, SuperBPETokenizer, count_split, plan_merges, stage_words
 from .text import clean_text
 from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
 
@@ -146,22 +146,24 @@ def candidates(runs: Iterable[tuple[bytes, int]], pattern: str,
 
 
 def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pattern: str,
-                num_merges: int, progress: ProgressCallback | None, options: dict,
-                ) -> tuple[TrainResult, int]:
+                num_merges: int, progress: ProgressCallback | None,
+                on_stage: StageCallback | None, options: dict) -> tuple[TrainResult, int]:
     """Phase one on ``phase_one``'s pieces, then phase two on the word runs ``phase_two()``
     gives (called after phase one, so a corpus is read a second time only then). Returns the
-    merges in id order and the transition. ``progress`` counts ``2 * num_merges`` steps:
-    phase one's merges, then the merges phase two has taken."""
-    total = 2 * num_merges
+    merges in id order and the transition. ``on_stage`` is told as each phase begins ("phase
+    one", then "phase two", each ``num_merges``); ``progress`` counts phase one's merges, then
+    the merges phase two has taken (kept regular ones and supermerges), each from 1."""
     stopped = False
 
     def first_progress(done: int, _total: int, record: MergeRecord) -> bool | None:
         nonlocal stopped
-        if progress is not None and progress(done, total, record) is False:
+        if progress is not None and progress(done, num_merges, record) is False:
             stopped = True
             return False
         return None
 
+    if on_stage is not None:
+        on_stage(stage_words("phase", 1), num_merges)
     one = train_bpe(phase_one, num_merges, first_progress, **options)
     regular = one.history
     if stopped:
@@ -171,6 +173,8 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         vocab[record.id] = record.token
     found = candidates(phase_two(), pattern, one.merges)
     chunks = list(found.items())
+    if on_stage is not None:
+        on_stage(stage_words("phase", 2), num_merges)
 
     kept = 0  # phase one's merges taken so far
     supers: list[MergeRecord] = []  # the supermerges taken, in order (phase-two ids)
@@ -184,7 +188,7 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         nonlocal kept
         while kept < len(regular) and taken() < num_merges and keep(regular[kept]):
             kept += 1
-            if progress is not None and progress(num_merges + taken(), total,
+            if progress is not None and progress(taken(), num_merges,
                                                  regular[kept - 1]) is False:
                 return False
         return None
@@ -200,7 +204,7 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         if taken() >= num_merges:
             return False
         supers.append(record)
-        if progress is not None and progress(num_merges + taken(), total, record) is False:
+        if progress is not None and progress(taken(), num_merges, record) is False:
             stopped = True
             return False
         return False if taken() >= num_merges else None
@@ -257,13 +261,15 @@ def train_boundless(
     pattern: str = GPT4_SPLIT_PATTERN,
     special_tokens: Iterable[str] | None = None,
     progress: ProgressCallback | None = None,
+    on_stage: StageCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
 ) -> BoundlessTokenizer:
     """Train two-phase BoundlessBPE on ``text`` up to ``vocab_size`` (see the module).
-    ``progress(done, total, record)`` counts phase one's merges, then phase two's taken ones
-    (``total`` is twice the merges); False stops training."""
+    ``on_stage(words, total)`` is told as each phase begins ("phase one", then "phase two",
+    each at most ``total`` = the merges), and ``progress(done, total, record)`` counts that
+    phase's merges from 1 (phase one's learned, then phase two's taken); False stops training."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     specials, num_merges, options = _check(vocab_size, special_tokens, tie_rule, min_frequency,
@@ -272,7 +278,7 @@ def train_boundless(
     text = clean_text(text)
     result, kept = _two_phases(count_split(text, pattern, specials),
                                lambda: count_split(text, runs, specials), pattern, num_merges,
-                               progress, options)
+                               progress, on_stage, options)
     return _boundless_tokenizer(result, kept, pattern, specials)
 
 
@@ -287,6 +293,7 @@ def train_boundless_corpus(
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     on_bytes: BytesCallback | None = None,
     progress: ProgressCallback | None = None,
+    on_stage: StageCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
@@ -310,7 +317,7 @@ def train_boundless_corpus(
                                   on_bytes=on_bytes).counts)
 
     result, kept = _two_phases(counted(pattern), lambda: counted(runs), pattern, num_merges,
-                               progress, options)
+                               progress, on_stage, options)
     return _boundless_tokenizer(result, kept, pattern, specials)
 
 

@@ -6,10 +6,9 @@ from functools import partial
 
 import streamlit as st
 
-from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
-from bpe_core.boundless import train_boundless, word_run_pattern
+from bpe_core import GPT4_SPLIT_PATTERN
+from bpe_core.boundless import word_run_pattern
 from bpe_core.formats import to_hf_json
-from bpe_core.superbpe import train_superbpe
 from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
@@ -26,7 +25,7 @@ from ui.kit.state import (
 )
 from ui.kit.tokens_html import tokens_html
 from ui.variants import beyond as bv
-from ui.variants.panel import run_training
+from ui.variants.panel import run_training, train_beside_classical
 
 sidebar()
 ss = st.session_state
@@ -80,16 +79,8 @@ if variant in (SUPER, BOUND):
             and not specials)
 
     def make_super(progress):
-        if same:
-            classical = sidebar_tok
-        else:
-            classical = RegexTokenizer(pattern)
-            classical.train(text, vocab_size, progress=progress, special_tokens=specials)
-        if transition is None:
-            return classical, train_boundless(text, vocab_size, pattern=pattern,
-                                              special_tokens=specials, progress=progress)
-        return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
-                                         special_tokens=specials, progress=progress)
+        return train_beside_classical(progress, text, vocab_size, pattern, specials, transition,
+                                      name, sidebar_tok if same else None)
 
     made = run_training((name, text_digest(text), vocab_size, transition, pattern,
                          tuple(specials)), make_super)
@@ -157,10 +148,13 @@ else:
     kind = st.radio("Parity-aware BPE's variant", list(bv.PARITY_KINDS), key="beyond_parity_kind",
                     horizontal=True, help=bv.PARITY_KINDS_HELP)
     global_merges, window = bv.parity_settings(kind, size - 256)
-    made = run_training(("parity", size, pattern, global_merges, window),
-                        lambda progress: parity_comparison(languages, size, pattern,
-                                                           global_merges=global_merges,
-                                                           window=window, progress=progress))
+
+    def make_parity(progress):
+        progress.begin(bv.PARITY)  # (its classical BPE, the shorter training, has no bar)
+        return parity_comparison(languages, size, pattern, global_merges=global_merges,
+                                 window=window, progress=progress)
+
+    made = run_training(("parity", size, pattern, global_merges, window), make_parity)
     if made is None:
         st.stop()
     st.write(

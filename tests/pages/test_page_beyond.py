@@ -308,3 +308,50 @@ def test_step_through_boundless_marks_where_phase_two_begins(at):
     # every supermerge's token holds two words or more: a space or line break inside it
     words = dict(zip(table["step"], table["token"], strict=True))
     assert all(any(c in words[k].strip(" ·↵") for c in " ·↵") for k in range(t + 1, n + 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# The progress bar says what it counts: each stage or phase from 1, by name
+
+
+def _halted_training(transition, label, halt_words, halt_at):
+    """The page's training (classical BPE, then the variant) with a bar that an error stops
+    at merge ``halt_at`` of ``halt_words``: the bar stays where training got to."""
+    from pydoc_data.topics import topics
+
+    from bpe_core import GPT4_SPLIT_PATTERN
+    from ui.variants.panel import PageProgress, run_training, train_beside_classical
+
+    text = "\n\n".join(v for _, v in sorted(topics.items()))[:6000]  # 144 merges in words
+
+    class Halting(PageProgress):
+        def __call__(self, done, total, record):
+            self.last = -1  # draw every merge
+            super().__call__(done, total, record)
+            if self.words == halt_words and done == halt_at:
+                raise RuntimeError("halted")
+
+    def make(progress):
+        progress.__class__ = Halting
+        return train_beside_classical(progress, text, 400, GPT4_SPLIT_PATTERN, [], transition,
+                                      label)
+
+    run_training(("halted",), make)
+
+
+@pytest.mark.parametrize("transition, label, halt_words, halt_at, says", [
+    (None, "BoundlessBPE", "classical BPE", 10, "Classical BPE: merge 10 of 144"),
+    (None, "BoundlessBPE", "BoundlessBPE, phase one", 144, "BoundlessBPE, phase one: merge 144 of 144"),
+    (None, "BoundlessBPE", "BoundlessBPE, phase two", 7, "BoundlessBPE, phase two: merge 7 of 144"),
+    (100, "SuperBPE", "SuperBPE, stage one", 100, "SuperBPE, stage one: merge 100 of 100"),
+    (100, "SuperBPE", "SuperBPE, stage two", 3, "SuperBPE, stage two: merge 3 of 44"),
+])
+def test_the_progress_bar_says_which_stage_or_phase_it_counts(transition, label, halt_words,
+                                                             halt_at, says):
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_function(_halted_training,
+                                args=(transition, label, halt_words, halt_at)).run(timeout=60)
+    assert app.exception and "halted" in app.exception[0].message
+    (bar,) = app.get("progress")
+    assert bar.proto.text == says
