@@ -176,3 +176,28 @@ def test_what_a_variant_does_not_take_is_refused_by_name(tmp_path, args, words):
     assert words in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "t.model").exists()
+
+
+def test_ctrl_c_in_phase_two_says_how_far_phase_two_got(tmp_path, monkeypatch, capsys):
+    # the trainer is replaced by one that is interrupted at phase two's fifth merge: what the
+    # command says counts phase two's merges, not both phases as one
+    from bpe_lab.cli import main, variants
+
+    def interrupted(corpus, vocab_size, *, progress, on_stage, **options):
+        on_stage("phase one", 144)
+        for done in range(1, 145):
+            progress(done, 144, None)
+        on_stage("phase two", 144)
+        for done in range(1, 6):
+            progress(done, 144, None)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(variants, "train_boundless_corpus", interrupted)
+    monkeypatch.chdir(tmp_path)
+    corpus = write(tmp_path, "en.txt", EN)
+    out = tmp_path / "t.model"
+    assert main(["train", corpus, "--vocab-size", "400", "--variant", "boundless",
+                 "--out", str(out)]) == 130
+    said = capsys.readouterr().err
+    assert "made 5 of 144 merges of phase two; nothing was written" in said, said
+    assert not out.exists()
