@@ -52,6 +52,10 @@ supermerge's token is also the first piece of a longer word that is not one toke
 merges fits across two word pieces (after a contraction: "'s" + "am"). ``paper_encode`` is the
 paper's encoder, to measure the difference (benchmarks/variants.py prints both).
 
+``special_tokens`` (e.g. ``["<|endoftext|>"]``) are as in SuperBPE: the text is cut at them
+before either phase splits it, so no merge or supermerge runs across or inside one (a word run
+ends at one); they take the ids after all the merges and count in ``vocab_size``.
+
 Only GPT-2's, GPT-4's and GPT-4o's split patterns have a word-run pattern (another pattern is
 refused by name). Deterministic: the same merges from text in memory and from a corpus on disk
 read by any number of workers (both phases count their pieces in first-seen order, corpus.py).
@@ -59,7 +63,6 @@ read by any number of workers (both phases count their pieces in first-seen orde
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 import regex
@@ -68,7 +71,7 @@ from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pie
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN, WORD_RUN_PATTERNS
 from .split import compile_pattern, split_by_pattern
-from .superbpe import SuperBPETokenizer
+from .superbpe import StageCallback, SuperBPETokenizer, count_split, plan_merges, stage_words
 from .text import clean_text
 from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
 
@@ -86,6 +89,8 @@ class BoundlessTokenizer(SuperBPETokenizer):
     """
 
     variant = "boundless"
+    variant_title = "BoundlessBPE"
+    part = "phase"
 
     def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
                  transition: int = 0, **data) -> None:
@@ -141,22 +146,24 @@ def candidates(runs: Iterable[tuple[bytes, int]], pattern: str,
 
 
 def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pattern: str,
-                num_merges: int, progress: ProgressCallback | None, options: dict,
-                ) -> tuple[TrainResult, int]:
+                num_merges: int, progress: ProgressCallback | None,
+                on_stage: StageCallback | None, options: dict) -> tuple[TrainResult, int]:
     """Phase one on ``phase_one``'s pieces, then phase two on the word runs ``phase_two()``
     gives (called after phase one, so a corpus is read a second time only then). Returns the
-    merges in id order and the transition. ``progress`` counts ``2 * num_merges`` steps:
-    phase one's merges, then the merges phase two has taken."""
-    total = 2 * num_merges
+    merges in id order and the transition. ``on_stage`` is told as each phase begins ("phase
+    one", then "phase two", each ``num_merges``); ``progress`` counts phase one's merges, then
+    the merges phase two has taken (kept regular ones and supermerges), each from 1."""
     stopped = False
 
     def first_progress(done: int, _total: int, record: MergeRecord) -> bool | None:
         nonlocal stopped
-        if progress is not None and progress(done, total, record) is False:
+        if progress is not None and progress(done, num_merges, record) is False:
             stopped = True
             return False
         return None
 
+    if on_stage is not None:
+        on_stage(stage_words("phase", 1), num_merges)
     one = train_bpe(phase_one, num_merges, first_progress, **options)
     regular = one.history
     if stopped:
@@ -166,6 +173,8 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         vocab[record.id] = record.token
     found = candidates(phase_two(), pattern, one.merges)
     chunks = list(found.items())
+    if on_stage is not None:
+        on_stage(stage_words("phase", 2), num_merges)
 
     kept = 0  # phase one's merges taken so far
     supers: list[MergeRecord] = []  # the supermerges taken, in order (phase-two ids)
@@ -179,7 +188,7 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         nonlocal kept
         while kept < len(regular) and taken() < num_merges and keep(regular[kept]):
             kept += 1
-            if progress is not None and progress(num_merges + taken(), total,
+            if progress is not None and progress(taken(), num_merges,
                                                  regular[kept - 1]) is False:
                 return False
         return None
@@ -195,7 +204,7 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
         if taken() >= num_merges:
             return False
         supers.append(record)
-        if progress is not None and progress(num_merges + taken(), total, record) is False:
+        if progress is not None and progress(taken(), num_merges, record) is False:
             stopped = True
             return False
         return False if taken() >= num_merges else None
@@ -225,26 +234,24 @@ def _two_phases(phase_one: Iterable[tuple[bytes, int]], phase_two: callable, pat
     return TrainResult(merges, history, reason), kept
 
 
-def _check(vocab_size: object, tie_rule: str, min_frequency: int,
-           max_token_bytes: int | None) -> tuple[int, dict]:
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
+def _check(vocab_size: object, special_tokens: object, tie_rule: str, min_frequency: int,
+           max_token_bytes: int | None) -> tuple[list[str], int, dict]:
+    """(the special tokens, the number of merges, train_bpe's options), or ValueError."""
+    specials, num_merges = plan_merges(vocab_size, 0, special_tokens)
     check_train_options(tie_rule, min_frequency, max_token_bytes)
-    return vocab_size - 256, {"tie_rule": tie_rule, "min_frequency": min_frequency,
-                              "max_token_bytes": max_token_bytes}
+    return specials, num_merges, {"tie_rule": tie_rule, "min_frequency": min_frequency,
+                                  "max_token_bytes": max_token_bytes}
 
 
-def _boundless_tokenizer(result: TrainResult, kept: int, pattern: str) -> BoundlessTokenizer:
+def _boundless_tokenizer(result: TrainResult, kept: int, pattern: str,
+                         specials: list[str]) -> BoundlessTokenizer:
+    first = 256 + len(result.merges)  # the special tokens take the ids after the merges
     tok = BoundlessTokenizer(word_run_pattern(pattern), stage_one_pattern=pattern,
-                             transition=kept, merges=result.merges)
+                             transition=kept, merges=result.merges,
+                             special_tokens={s: first + i for i, s in enumerate(specials)})
     tok.history = result.history
     tok.stop_reason = result.stop_reason
     return tok
-
-
-def _counted(text: str, pattern: str) -> Iterable[tuple[bytes, int]]:
-    pieces = Counter(split_by_pattern(compile_pattern(pattern), text))
-    return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
 
 
 def train_boundless(
@@ -252,22 +259,27 @@ def train_boundless(
     vocab_size: int,
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
+    special_tokens: Iterable[str] | None = None,
     progress: ProgressCallback | None = None,
+    on_stage: StageCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
 ) -> BoundlessTokenizer:
     """Train two-phase BoundlessBPE on ``text`` up to ``vocab_size`` (see the module).
-    ``progress(done, total, record)`` counts phase one's merges, then phase two's taken ones
-    (``total`` is twice the merges); False stops training."""
+    ``on_stage(words, total)`` is told as each phase begins ("phase one", then "phase two",
+    each at most ``total`` = the merges), and ``progress(done, total, record)`` counts that
+    phase's merges from 1 (phase one's learned, then phase two's taken); False stops training."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    num_merges, options = _check(vocab_size, tie_rule, min_frequency, max_token_bytes)
+    specials, num_merges, options = _check(vocab_size, special_tokens, tie_rule, min_frequency,
+                                           max_token_bytes)
     runs = word_run_pattern(pattern)
     text = clean_text(text)
-    result, kept = _two_phases(_counted(text, pattern), lambda: _counted(text, runs), pattern,
-                               num_merges, progress, options)
-    return _boundless_tokenizer(result, kept, pattern)
+    result, kept = _two_phases(count_split(text, pattern, specials),
+                               lambda: count_split(text, runs, specials), pattern, num_merges,
+                               progress, on_stage, options)
+    return _boundless_tokenizer(result, kept, pattern, specials)
 
 
 def train_boundless_corpus(
@@ -275,11 +287,13 @@ def train_boundless_corpus(
     vocab_size: int,
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
+    special_tokens: Iterable[str] | None = None,
     workers: int | None = None,
     errors: str = "strict",
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     on_bytes: BytesCallback | None = None,
     progress: ProgressCallback | None = None,
+    on_stage: StageCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
@@ -289,7 +303,8 @@ def train_boundless_corpus(
     counts the pattern's pieces and phase two the word runs, each with ``count_pieces`` in
     ``workers`` processes, blocks cut beside line breaks (no run holds one); the merges are
     exactly ``train_boundless``'s on the joined text."""
-    num_merges, options = _check(vocab_size, tie_rule, min_frequency, max_token_bytes)
+    specials, num_merges, options = _check(vocab_size, special_tokens, tie_rule, min_frequency,
+                                           max_token_bytes)
     runs = word_run_pattern(pattern)
     texts = None
     if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
@@ -297,12 +312,13 @@ def train_boundless_corpus(
 
     def counted(split: str) -> Iterable[tuple[bytes, int]]:
         source = iter(texts) if texts is not None else sources
-        return drain(count_pieces(source, pattern=split, workers=workers, errors=errors,
-                                  block_bytes=block_bytes, on_bytes=on_bytes).counts)
+        return drain(count_pieces(source, pattern=split, special_tokens=specials,
+                                  workers=workers, errors=errors, block_bytes=block_bytes,
+                                  on_bytes=on_bytes).counts)
 
     result, kept = _two_phases(counted(pattern), lambda: counted(runs), pattern, num_merges,
-                               progress, options)
-    return _boundless_tokenizer(result, kept, pattern)
+                               progress, on_stage, options)
+    return _boundless_tokenizer(result, kept, pattern, specials)
 
 
 def paper_encode(tok: BoundlessTokenizer, text: str) -> list[int]:

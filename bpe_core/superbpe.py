@@ -40,7 +40,7 @@ first-seen order, corpus.py).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import regex
 
@@ -51,6 +51,19 @@ from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
 from .text import clean_text
 from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
+
+# on_stage(words, total): a stage (or phase) begins, "stage one" .. "phase two", making at most
+# ``total`` merges; ``progress(done, total, record)`` then counts that stage's merges from 1
+StageCallback = Callable[[str, int], None]
+
+
+def stage_words(part: str, stage: int) -> str:
+    """"stage one", "phase two": what the progress of a two-part trainer is counting.
+
+    >>> stage_words("stage", 1), stage_words("phase", 2)
+    ('stage one', 'phase two')
+    """
+    return f"{part} {'one' if stage == 1 else 'two'}"
 
 # The paper's released stage-two split (isolated matches; the text between them is a piece too).
 STAGE_TWO_ISOLATED = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
@@ -74,6 +87,8 @@ class SuperBPETokenizer(RegexTokenizer):
     """
 
     variant = "superbpe"
+    variant_title = "SuperBPE"
+    part = "stage"  # what its two parts are called (BoundlessBPE: "phase")
 
     def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
                  transition: int = 0, **data) -> None:
@@ -136,34 +151,35 @@ def _two_stages(
     num_merges: int,
     transition: int,
     progress: ProgressCallback | None,
+    on_stage: StageCallback | None,
     options: dict,
 ) -> tuple[TrainResult, int]:
     """Train stage one on ``stage_one``'s pieces, then stage two on ``stage_two()``'s pieces
-    (called after stage one, so a corpus is read a second time only then)."""
+    (called after stage one, so a corpus is read a second time only then). ``progress`` counts
+    each stage's merges from 1, ``on_stage`` says which stage it counts."""
     stopped = False
 
     def first_progress(done: int, total: int, record: MergeRecord) -> bool | None:
         nonlocal stopped
-        if progress is not None and progress(done, num_merges, record) is False:
+        if progress is not None and progress(done, transition, record) is False:
             stopped = True
             return False
         return None
 
+    if on_stage is not None:
+        on_stage(stage_words("stage", 1), transition)
     one = train_bpe(stage_one, transition, first_progress, **options)
     made = len(one.merges)
     if stopped or made == num_merges:
         return one, made
-
-    def second_progress(done: int, total: int, record: MergeRecord) -> bool | None:
-        if progress is not None:
-            return progress(made + done, num_merges, record)
-        return None
+    if on_stage is not None:
+        on_stage(stage_words("stage", 2), num_merges - made)
 
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), idx in one.merges.items():
         vocab[idx] = vocab[a] + vocab[b]
     two = train_bpe(stage_two_chunks(stage_two(), one.merges), num_merges - made,
-                    second_progress, base_vocab=vocab, **options)
+                    progress, base_vocab=vocab, **options)
     merges = {**one.merges, **two.merges}
     reason = two.stop_reason and f"stage two (after {made} merges of stage one): {two.stop_reason}"
     return TrainResult(merges, one.history + two.history, reason), made
@@ -187,7 +203,7 @@ def _superbpe_tokenizer(result: TrainResult, made: int, pattern: str, stage_two_
     return tok
 
 
-def _counted(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[bytes, int]]:
+def count_split(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[bytes, int]]:
     compiled = compile_pattern(pattern)
     pieces: Counter[str] = Counter()
     for part in cut_at_specials(text, specials):
@@ -195,8 +211,9 @@ def _counted(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[byt
     return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
 
 
-def _plan(vocab_size: object, transition: object, special_tokens: object) -> tuple[list[str], int]:
-    """(the special tokens, the number of merges), or ValueError."""
+def plan_merges(vocab_size: object, transition: object, special_tokens: object,
+                ) -> tuple[list[str], int]:
+    """(the special tokens, the number of merges), or ValueError (BoundlessBPE's too)."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be a whole number of at least 256, not {vocab_size!r}")
     specials = training_specials(special_tokens)
@@ -218,6 +235,7 @@ def train_superbpe(
     stage_two_pattern: str = STAGE_TWO_PATTERN,
     special_tokens: Iterable[str] | None = None,
     progress: ProgressCallback | None = None,
+    on_stage: StageCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
@@ -225,16 +243,18 @@ def train_superbpe(
 ) -> SuperBPETokenizer:
     """Train SuperBPE on ``text``: ``transition`` merges of stage one (inside ``pattern``'s
     pieces), then stage two (inside ``stage_two_pattern``'s) up to ``vocab_size``.
-    ``progress(done, total, record)`` counts the merges of both stages; False stops training.
+    ``on_stage(words, total)`` is told as each stage begins ("stage one", ``transition``; then
+    "stage two", the merges left), and ``progress(done, total, record)`` counts that stage's
+    merges from 1 to at most ``total``; False stops training.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    specials, num_merges = _plan(vocab_size, transition, special_tokens)
+    specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
     text = clean_text(text)
-    result, made = _two_stages(_counted(text, pattern, specials),
-                               lambda: _counted(text, stage_two_pattern, specials),
-                               num_merges, transition, progress, options)
+    result, made = _two_stages(count_split(text, pattern, specials),
+                               lambda: count_split(text, stage_two_pattern, specials),
+                               num_merges, transition, progress, on_stage, options)
     return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
 
 
@@ -251,6 +271,7 @@ def train_superbpe_corpus(
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     on_bytes: BytesCallback | None = None,
     progress: ProgressCallback | None = None,
+    on_stage: StageCallback | None = None,
     tie_rule: str = "seen",
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
@@ -263,7 +284,7 @@ def train_superbpe_corpus(
     punctuation, or right after a special token): a corpus without such places is counted in
     one block.
     """
-    specials, num_merges = _plan(vocab_size, transition, special_tokens)
+    specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
     texts = None
     if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
@@ -276,6 +297,6 @@ def train_superbpe_corpus(
                                   on_bytes=on_bytes).counts)
 
     result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
-                               transition, progress, options)
+                               transition, progress, on_stage, options)
     return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
 

@@ -6,10 +6,9 @@ from functools import partial
 
 import streamlit as st
 
-from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
-from bpe_core.boundless import train_boundless, word_run_pattern
+from bpe_core import GPT4_SPLIT_PATTERN
+from bpe_core.boundless import word_run_pattern
 from bpe_core.formats import to_hf_json
-from bpe_core.superbpe import train_superbpe
 from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
@@ -29,7 +28,7 @@ from ui.kit.state import (
 )
 from ui.kit.tokens_html import tokens_html
 from ui.variants import beyond as bv
-from ui.variants.panel import run_training
+from ui.variants.panel import run_training, train_beside_classical
 
 sidebar()
 ss = st.session_state
@@ -74,10 +73,6 @@ if variant in (SUPER, BOUND):
         except ValueError as e:
             st.info(f"{e}: the sidebar's split pattern is another one.")
             st.stop()
-        if specials:
-            st.info("BoundlessBPE does not take special tokens yet: clear the sidebar's special "
-                    "tokens to train it, or look at SuperBPE, which does.")
-            st.stop()
 
     # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
     # special tokens): not trained again, and its step-through is the one the session keeps
@@ -87,16 +82,8 @@ if variant in (SUPER, BOUND):
             and not specials)
 
     def make_super(progress):
-        if same:
-            classical = sidebar_tok
-        else:
-            classical = RegexTokenizer(pattern)
-            classical.train(text, vocab_size, progress=progress, special_tokens=specials)
-        if transition is None:
-            return classical, train_boundless(text, vocab_size, pattern=pattern,
-                                              progress=progress)
-        return classical, train_superbpe(text, vocab_size, transition, pattern=pattern,
-                                         special_tokens=specials, progress=progress)
+        return train_beside_classical(progress, text, vocab_size, pattern, specials, transition,
+                                      name, sidebar_tok if same else None)
 
     made = run_training((name, text_digest(text), vocab_size, transition, pattern,
                          tuple(specials)), make_super)
@@ -121,11 +108,12 @@ if variant in (SUPER, BOUND):
                        help=f"Hugging Face tokenizers reads it and gives the same ids: {name} is "
                             "ordinary BPE over a coarser split pattern.")
 
-    if variant == SUPER and st.button(
-            "Step through SuperBPE's merges", key="beyond_step", icon=":material/flag:",
+    if st.button(
+            f"Step through {name}'s merges", key="beyond_step", icon=":material/flag:",
             on_click=import_tokenizer, args=(superbpe, bv.step_name(superbpe)),
-            help="Makes this SuperBPE the session's tokenizer (as an imported one) and opens "
-                 "Step through merges, which marks the merge where stage two begins."):
+            help=f"Makes this {name} the session's tokenizer (as an imported one) and opens "
+                 f"Step through merges, which marks the merge where {superbpe.part} two "
+                 "begins."):
         st.switch_page("pages/steps.py")
 
     st.subheader("The tokens, side by side")
@@ -165,10 +153,13 @@ else:
     kind = st.radio("Parity-aware BPE's variant", list(bv.PARITY_KINDS), key="beyond_parity_kind",
                     horizontal=True, help=bv.PARITY_KINDS_HELP)
     global_merges, window = bv.parity_settings(kind, size - 256)
-    made = run_training(("parity", size, pattern, global_merges, window),
-                        lambda progress: parity_comparison(languages, size, pattern,
-                                                           global_merges=global_merges,
-                                                           window=window, progress=progress))
+
+    def make_parity(progress):
+        progress.begin(bv.PARITY)  # (its classical BPE, the shorter training, has no bar)
+        return parity_comparison(languages, size, pattern, global_merges=global_merges,
+                                 window=window, progress=progress)
+
+    made = run_training(("parity", size, pattern, global_merges, window), make_parity)
     if made is None:
         st.stop()
     st.write(

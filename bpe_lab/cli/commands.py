@@ -59,10 +59,12 @@ def dask_client(address: str | None):
 
 
 def training_interrupted(bars: Bars, clock: Clock, num_merges: int, total: int,
-                         out: str) -> Interrupted:
-    """Ctrl-C during training, in a sentence: how far it got, and that nothing was written."""
+                         out: str, stage: str | None = None) -> Interrupted:
+    """Ctrl-C during training, in a sentence: how far it got (in ``stage``, "phase two", when the
+    trainer has two), and that nothing was written."""
     if bars.steps_done:
         done = f"made {bars.steps_done:,} of {num_merges:,} merges"
+        done += f" of {stage}" if stage else ""
     else:
         done = f"read {megabytes(bars.bytes_done)} of {megabytes(total)}"
     return Interrupted(f"interrupted after {clock.words()}: {done}; nothing was written"

@@ -10,9 +10,8 @@ classical trainer (commands.train).
   extension (``de.txt`` is "de"); each merge serves the language that costs most tokens per
   byte (``--parallel``: the most tokens, for files that say the same thing).
 
-SuperBPE and parity take ``--special-token`` as the classical trainer does (the corpus is cut at
-each, no merge crosses one, and they count in --vocab-size); BoundlessBPE does not yet (it says
-so). ``--variant parity`` also takes ``--window`` and ``--alpha`` (the authors' moving window).
+Every variant takes ``--special-token`` as the classical trainer does (the corpus is cut at
+each, no merge or supermerge crosses one, and they count in --vocab-size). ``--variant parity`` also takes ``--window`` and ``--alpha`` (the authors' moving window).
 No variant takes --history or --dask (each says so and how to do without).
 """
 
@@ -67,9 +66,6 @@ def check_variant_options(args: argparse.Namespace) -> None:
             raise UsageError("--global-merges, --parallel, --window and --alpha belong to"
                              " --variant parity")
     elif variant == "boundless":
-        if args.special_token:
-            raise UsageError("--variant boundless does not take --special-token yet; train"
-                             " without it (or with --variant superbpe or classic)")
         if args.transition is not None:
             raise UsageError("--variant boundless finds its transition itself; --transition"
                              " belongs to --variant superbpe")
@@ -143,9 +139,18 @@ def train(args: argparse.Namespace) -> int:
         read_so_far[1] = done
         bars.set_bytes(read_so_far[0] + done, total)
 
+    # SuperBPE and BoundlessBPE count each stage's or phase's merges from 1: a bar each, named
+    # ("phase one: merging 144/144", then "phase two: merging ...")
+    stage = {"words": None, "total": num_merges, "new": False}
+
+    def on_stage(words: str, total_merges: int) -> None:
+        stage.update(words=words, total=total_merges, new=True)
+
     def progress(done: int, total_merges: int, record) -> bool:
-        if bars.steps_done == 0 and done:
-            bars.start_steps(total_merges)
+        if stage["new"] or (bars.steps_done == 0 and done):
+            stage["new"] = False
+            bars.start_steps(total_merges, f"{stage['words']}: merging" if stage["words"]
+                             else "merging")
         bars.set_steps(done)
         return True
 
@@ -156,10 +161,11 @@ def train(args: argparse.Namespace) -> int:
     bars.start_bytes(total, "reading")
     try:
         if args.variant == "superbpe":
-            tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition, **options)
+            tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition,
+                                        on_stage=on_stage, **options)
         elif args.variant == "boundless":
-            options.pop("special_tokens")  # none: refused above (check_variant_options)
-            tok = train_boundless_corpus(args.corpus, args.vocab_size, **options)
+            tok = train_boundless_corpus(args.corpus, args.vocab_size, on_stage=on_stage,
+                                         **options)
         else:
             tok = train_parity_corpus(languages, args.vocab_size, parallel=args.parallel,
                                       global_merges=args.global_merges or 0,
@@ -170,7 +176,8 @@ def train(args: argparse.Namespace) -> int:
         written = outputs.save(tok, args.format, args.out, args.force)
     except KeyboardInterrupt:
         bars.close()
-        raise training_interrupted(bars, clock, num_merges, total, args.out) from None
+        raise training_interrupted(bars, clock, stage["total"], total, args.out,
+                                   stage["words"]) from None
     except ValueError as e:
         raise UsageError(str(e)) from None
     finally:

@@ -8,6 +8,7 @@ import re
 import subprocess
 import time
 
+import pytest
 from cli_support import cli_command, cli_env, run_cli
 
 
@@ -48,6 +49,24 @@ def test_train_on_a_terminal_shows_bytes_then_merges(tmp_path):
     assert re.search(r"reading: +100%\|.*\| *1\.\d\dM/1\.\d\dM \[[\d:]+<[\d:]+, *[\d.]+[kM]?B/s\]",
                      out), out
     assert re.search(r"merging: +100%\|.*\| *144/144 \[[\d:]+<[\d:]+, *[\d.]+ merges/s\]", out), out
+    assert out.rstrip().splitlines()[-1].startswith("trained 400 tokens")
+
+
+@pytest.mark.parametrize("variant, bars", [
+    (["--variant", "superbpe", "--transition", "100"], [("stage one", 100), ("stage two", 44)]),
+    (["--variant", "boundless"], [("phase one", 144), ("phase two", 144)]),
+])
+def test_a_two_part_variant_shows_a_named_bar_for_each_part(tmp_path, variant, bars):
+    # each bar counts its own stage's or phase's merges (BoundlessBPE's phase two takes 144
+    # merges again: the regular ones it keeps and the supermerges), and says which it is
+    name = corpus_file(tmp_path, lines=8)
+    code, out = on_a_terminal(["train", name, "--vocab-size", "400", "--workers", "1",
+                               "--out", "t.model", *variant], tmp_path)
+    assert code == 0, out
+    for words, n in bars:
+        assert re.search(rf"{words}: merging: +100%\|.*\| *{n}/{n} \[[\d:]+<[\d:]+,"
+                         r" *[\d.]+ merges/s\]", out), out
+    assert not re.search(r"\d+/288", out), out  # never both phases counted as one
     assert out.rstrip().splitlines()[-1].startswith("trained 400 tokens")
 
 

@@ -109,6 +109,26 @@ def test_superbpe_takes_special_tokens_and_hf_tokenizers_gives_the_same_ids(tmp_
     assert loaded.special_tokens == {EOT: 330}
 
 
+def test_boundless_takes_special_tokens_and_hf_tokenizers_gives_the_same_ids(tmp_path):
+    text = EN[:3000] + EOT + EN[3000:] + EOT
+    corpus = write(tmp_path, "en.txt", text)
+    done = run_cli("train", corpus, "--vocab-size", 391, "--variant", "boundless",
+                   "--special-token", EOT, "--format", "hf", "--out", "tok.json",
+                   "--workers", 2, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = train_boundless(text, 391, special_tokens=[EOT])
+    assert expected.superword_ids() and expected.special_tokens == {EOT: 390}
+    assert not any(b"<|" in expected.vocab[i] for i in expected.merges.values())
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tok.json"))
+    assert hf.token_to_id(EOT) == 390
+    sample = EN[:200] + EOT + EN[200:400]
+    assert hf.encode(sample).ids == expected.encode(sample, allowed_special="all")
+    assert hf.encode(sample).ids.count(390) == 1
+    loaded = bpe_core.load(str(tmp_path / "tok.json"))
+    assert list(loaded.merges.items()) == list(expected.merges.items())
+    assert loaded.special_tokens == {EOT: 390}
+
+
 def test_parity_takes_special_tokens_and_the_moving_window(tmp_path):
     texts = {"en": EN[:2000] + EOT + EN[2000:4000], "el": EL + EOT + EL, "hi": HI + EOT + HI}
     files = [write(tmp_path, f"{name}.txt", text) for name, text in texts.items()]
@@ -145,8 +165,6 @@ def test_parity_takes_special_tokens_and_the_moving_window(tmp_path):
     (["--variant", "boundless", "--pattern", r"\w+|\s+"],
      "GPT-2's, GPT-4's or GPT-4o's split pattern"),
     (["--variant", "boundless", "--dask", "tcp://x:1"], "does not take --dask"),
-    (["--variant", "boundless", "--special-token", "<|x|>"],
-     "--variant boundless does not take --special-token yet"),
 ])
 def test_what_a_variant_does_not_take_is_refused_by_name(tmp_path, args, words):
     write(tmp_path, "en.txt", EN)
@@ -158,3 +176,28 @@ def test_what_a_variant_does_not_take_is_refused_by_name(tmp_path, args, words):
     assert words in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "t.model").exists()
+
+
+def test_ctrl_c_in_phase_two_says_how_far_phase_two_got(tmp_path, monkeypatch, capsys):
+    # the trainer is replaced by one that is interrupted at phase two's fifth merge: what the
+    # command says counts phase two's merges, not both phases as one
+    from bpe_lab.cli import main, variants
+
+    def interrupted(corpus, vocab_size, *, progress, on_stage, **options):
+        on_stage("phase one", 144)
+        for done in range(1, 145):
+            progress(done, 144, None)
+        on_stage("phase two", 144)
+        for done in range(1, 6):
+            progress(done, 144, None)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(variants, "train_boundless_corpus", interrupted)
+    monkeypatch.chdir(tmp_path)
+    corpus = write(tmp_path, "en.txt", EN)
+    out = tmp_path / "t.model"
+    assert main(["train", corpus, "--vocab-size", "400", "--variant", "boundless",
+                 "--out", str(out)]) == 130
+    said = capsys.readouterr().err
+    assert "made 5 of 144 merges of phase two; nothing was written" in said, said
+    assert not out.exists()

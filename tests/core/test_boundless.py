@@ -31,12 +31,15 @@ from bpe_core.formats import to_hf_json
 
 
 def naive_boundless(text: str, vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN,
-                    tie_rule: str = "seen") -> tuple[dict, int]:
-    """(merges {pair: id} in id order, transition) of the plain two-phase loop."""
-    num = vocab_size - 256
+                    tie_rule: str = "seen", specials: tuple = ()) -> tuple[dict, int]:
+    """(merges {pair: id} in id order, transition) of the plain two-phase loop; the text cut at
+    ``specials`` first (no run crosses a cut; they count in ``vocab_size``)."""
+    num = vocab_size - 256 - len(specials)
     vocab = {i: bytes([i]) for i in range(256)}
-    pieces = chunks_of(text, pattern)
-    ids = [list(p.encode("utf-8")) for p in pieces]
+    parts = [p for p in regex.split("|".join(map(regex.escape, specials)), text) if p] \
+        if specials else [text]
+    pieces = [p for part in parts for p in [*chunks_of(part, pattern), None]]  # None: a cut
+    ids = [list(p.encode("utf-8")) for p in pieces if p is not None]
     regular = []  # (pair, id, count) in order
     for idx in range(256, 256 + num):
         stats: dict = {}
@@ -51,10 +54,10 @@ def naive_boundless(text: str, vocab_size: int, pattern: str = GPT4_SPLIT_PATTER
     # phase two's chunks: runs of whole lettered pieces, one per place
     runs, run = [], []
     for piece in pieces:
-        encoded = list(piece.encode("utf-8"))
+        encoded = list(piece.encode("utf-8")) if piece is not None else []
         for pair, idx, _ in regular:
             encoded = merge(encoded, pair, idx)
-        if len(encoded) == 1 and regex.search(r"\p{L}", piece):
+        if len(encoded) == 1 and piece is not None and regex.search(r"\p{L}", piece):
             run.append(encoded[0])
             continue
         if len(run) >= 2:
@@ -155,6 +158,83 @@ def test_another_split_pattern_is_refused_by_name():
 
 
 # ---------------------------------------------------------------------------------------------
+# Special tokens: never merged across or inside in either phase, kept with their ids
+
+EOT = "<|endoftext|>"
+
+
+def test_special_tokens_cut_both_phases_and_take_the_ids_after_the_merges():
+    # Cut at <|endoftext|>: three parts "ab ab", GPT-4 pieces "ab", " ab" in each. Phase one:
+    # (a, b) 6 times -> 256 "ab", (" ", ab) 3 -> 257 " ab", then no pair is left. Phase two's
+    # runs: [ab, " ab"] in each part (none runs on over the cut): (ab, " ab") 3 times. Regular
+    # merge 1 (6) is taken, merge 2 (3) wins the tie, then the supermerge "ab ab" -> 258.
+    text = f"ab ab{EOT}ab ab{EOT}ab ab"
+    tok = train_boundless(text, 256 + 3 + 1, special_tokens=[EOT])
+    assert [tok.vocab[i] for i in tok.merges.values()] == [b"ab", b" ab", b"ab ab"]
+    assert tok.transition == 2 and tok.superword_ids() == [258]
+    assert tok.special_tokens == {EOT: 259}
+    assert tok.encode(text, allowed_special="all") == [258, 259, 258, 259, 258]
+    # Without the cut the special token's bytes are text: ">ab" is a GPT-4 piece, and merges
+    # and supermerges take in its bytes
+    uncut = train_boundless(text, 256 + 20)
+    assert any(b"|" in uncut.vocab[i] or b"e" in uncut.vocab[i]
+               for i in uncut.merges.values())
+    with pytest.raises(ValueError, match="no room for the 256 bytes and 2 special tokens"):
+        train_boundless(text, 257, special_tokens=[EOT, "<s>"])
+
+
+BOUND_PROSE = ("By the way, the cat sat on the mat. By the way, the dog sat on the log!\n"
+               "In 2024 the cat sat on the mat again... By the way, it was a good mat.\n") * 6
+SPECIAL_PROSE = BOUND_PROSE.replace("\n", EOT, 3).replace(" the mat", f" the{EOT} mat", 2)
+
+
+def test_a_tokenizer_json_with_special_tokens_gives_the_same_ids_in_hf(tmp_path):
+    tok = train_boundless(SPECIAL_PROSE, 256 + 50 + 2, special_tokens=[EOT, "<|pad|>"])
+    assert tok.superword_ids() and tok.num_merges == 50
+    assert tok.special_tokens == {EOT: 306, "<|pad|>": 307}
+    assert not any(b"<|" in tok.vocab[i] or b"|>" in tok.vocab[i] for i in tok.merges.values())
+    path = tmp_path / "tokenizer.json"
+    path.write_text(to_hf_json(tok), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert hf.token_to_id(EOT) == 306 and hf.token_to_id("<|pad|>") == 307
+    for text in [SPECIAL_PROSE, f"By the way,{EOT} the cat<|pad|>{EOT}{EOT}sat on", EOT]:
+        ids = tok.encode(text, allowed_special="all")
+        assert hf.encode(text).ids == ids
+        assert hf.decode(ids, skip_special_tokens=False) == text
+
+
+def test_tiktoken_and_the_other_formats_keep_the_special_tokens(tmp_path):
+    import tiktoken
+
+    import bpe_core
+    from bpe_core.formats import tiktoken_encoding
+
+    tok = train_boundless(SPECIAL_PROSE, 256 + 50 + 1, special_tokens=[EOT])
+    text = f"By the way, the cat{EOT}sat on the mat.{EOT}"
+    expected = tok.encode(text, allowed_special="all")
+    assert expected.count(256 + 50) == 2
+    assert tiktoken.Encoding(**tiktoken_encoding(tok)).encode(text, allowed_special="all") \
+        == expected
+    tok.save(str(tmp_path / "s"))
+    tok.save_tiktoken(str(tmp_path / "s.tiktoken"))
+    for name in ("s.model", "s.tiktoken"):
+        loaded = bpe_core.load(str(tmp_path / name))
+        assert loaded.special_tokens == {EOT: 306}
+        assert loaded.encode(text, allowed_special="all") == expected
+
+
+def test_corpus_with_special_tokens_gives_the_merges_of_the_joined_text(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_bytes(SPECIAL_PROSE.encode("utf-8"))
+    expected = train_boundless(SPECIAL_PROSE, 400, special_tokens=[EOT])
+    for workers in (1, 2):
+        tok = train_boundless_corpus([str(path)], 400, special_tokens=[EOT], workers=workers,
+                                     block_bytes=100)
+        assert list(tok.merges.items()) == list(expected.merges.items())
+        assert tok.special_tokens == expected.special_tokens == {EOT: 256 + len(tok.merges)}
+
+
+# ---------------------------------------------------------------------------------------------
 # The plain reference on random texts
 
 WORDS = st.sampled_from(["the", "of", "by", "way", "a", "é", "😄", "12", "345", ",", "!!", ".",
@@ -174,6 +254,22 @@ def test_matches_the_plain_two_phase_loop(text, num, pattern, tie_rule):
     merges, kept = naive_boundless(text, 256 + num, pattern, tie_rule)
     assert list(tok.merges.items()) == list(merges.items())
     assert tok.transition == kept
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=TEXTS, cut=st.lists(st.integers(0, 80), max_size=4), num=st.integers(0, 60),
+       pattern=PATTERNS, specials=st.sampled_from([("<|e|>",), ("the", ", "), (" ", "<|e|>")]))
+def test_with_special_tokens_it_matches_the_plain_loop_on_the_parts(text, cut, num, pattern,
+                                                                   specials):
+    for at in sorted(cut, reverse=True):  # the first special token at random places
+        text = text[:at] + specials[0] + text[at:]
+    vocab_size = 256 + num + len(specials)
+    tok = train_boundless(text, vocab_size, pattern=pattern, special_tokens=list(specials))
+    merges, kept = naive_boundless(text, vocab_size, pattern, specials=specials)
+    assert list(tok.merges.items()) == list(merges.items())
+    assert tok.transition == kept
+    assert tok.special_tokens == {s: 256 + len(merges) + i for i, s in enumerate(specials)}
+    assert tok.decode(tok.encode(text, allowed_special="all")) == text
 
 
 # each pattern's word alternatives (its first two), as the pattern spells them
@@ -310,21 +406,25 @@ def test_every_cut_the_corpus_reader_may_make_keeps_the_word_runs(parts, pattern
 
 
 @pytest.mark.parametrize("stop_at", [3, 200, 287])
-def test_progress_counts_both_phases_and_false_stops_with_a_working_tokenizer(stop_at):
+def test_progress_counts_each_phase_and_false_stops_with_a_working_tokenizer(stop_at):
     from pydoc_data.topics import topics
 
     text = "\n\n".join(v for _, v in sorted(topics.items()))[:6000]  # 144 merges in words
-    seen: list[tuple[int, int]] = []
+    seen: list = []
 
     def progress(done, total, record):
         seen.append((done, total))
-        return len(seen) < stop_at
+        return sum(isinstance(d, int) for d, _ in seen) < stop_at
 
     full = train_boundless(text, 400)
     assert len(full.merges) == 144 and full.superword_ids()
-    tok = train_boundless(text, 400, progress=progress)
-    assert all(total == 2 * 144 for _, total in seen)
-    assert [d for d, _ in seen] == list(range(1, stop_at + 1))
+    tok = train_boundless(text, 400, progress=progress,
+                          on_stage=lambda words, total: seen.append((words, total)))
+    # phase one's merges 1 to 144 of 144, then phase two's taken ones, from 1 again
+    expected = [("phase one", 144), *((d, 144) for d in range(1, min(stop_at, 144) + 1))]
+    if stop_at > 144:
+        expected += [("phase two", 144), *((d, 144) for d in range(1, stop_at - 144 + 1))]
+    assert seen == expected
     assert tok.stop_reason.startswith("stopped by the progress callback")
     assert len(tok.merges) < len(full.merges)
     assert tok.decode(tok.encode(text)) == text

@@ -335,3 +335,26 @@ def test_corpus_with_special_tokens_gives_the_merges_of_the_joined_text(tmp_path
                                     special_tokens=[EOT])
         assert list(tok.merges.items()) == list(expected.merges.items())
         assert tok.special_tokens == expected.special_tokens == {EOT: 336}
+
+
+@pytest.mark.parametrize("stop_at", [0, 5, 30, 45])
+def test_progress_counts_each_stage_and_says_which(stop_at):
+    # 40 merges, transition 25: stage one's merges 1 to 25 of 25, then stage two's 1 to 15 of
+    # 15, each stage announced first; False at a merge stops there (0: never)
+    seen: list = []
+
+    def progress(done, total, record):
+        seen.append((done, total))
+        return sum(isinstance(d, int) for d, _ in seen) != stop_at
+
+    full = train_superbpe(PROSE, 256 + 40, 25)
+    assert full.num_merges == 40
+    tok = train_superbpe(PROSE, 256 + 40, 25, progress=progress,
+                         on_stage=lambda words, total: seen.append((words, total)))
+    made = min(stop_at or 40, 40)
+    expected = [("stage one", 25), *((d, 25) for d in range(1, min(made, 25) + 1))]
+    if made > 25:
+        expected += [("stage two", 15), *((d, 15) for d in range(1, made - 25 + 1))]
+    assert seen == expected
+    assert list(tok.merges.items()) == list(full.merges.items())[:made]
+    assert (tok.stop_reason is not None) == (0 < stop_at < 40)

@@ -137,7 +137,7 @@ def stage_texts(app) -> list[str]:
     """The stage sentences the steps page shows (an info box at the start of stage two, a
     caption elsewhere)."""
     return [e.value for e in [*app.info, *app.caption]
-            if e.value.startswith(("Stage ", "SuperBPE: "))]
+            if e.value.startswith(("Stage ", "SuperBPE: ", "Phase ", "BoundlessBPE: "))]
 
 
 def test_step_through_superbpe_marks_where_stage_two_begins(at):
@@ -253,3 +253,115 @@ def test_boundless_beside_classical_finds_its_transition(at, tmp_path):
     path.write_text(to_hf_json(boundless), encoding="utf-8")
     assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == boundless.encode_ordinary(
         text)
+
+
+def test_boundless_is_cut_at_the_sidebars_special_tokens_too(at):
+    from bpe_core.boundless import train_boundless
+
+    eot = "<|endoftext|>"
+    text = (at.session_state["text"][:1500] + eot) * 2
+    at.text_area(key="text").set_value(text)
+    at.text_input(key="specials").set_value(eot)
+    at.button(key="train").click().run()
+    at.switch_page("pages/beyond.py").run()
+    at.radio(key="beyond_variant").set_value("BoundlessBPE: the transition found").run()
+    assert not at.exception
+    assert not [i for i in at.info if "special tokens" in i.value]
+    boundless = train_boundless(text, 512, special_tokens=[eot])
+    assert boundless.special_tokens == {eot: 256 + boundless.num_merges}
+    assert not any(b"<|" in boundless.vocab[i] for i in boundless.merges.values())
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["BoundlessBPE"]["tokens"] == len(boundless.encode(text, allowed_special="none"))
+    at.radio(key="special_rule").set_value("special").run()  # the sidebar's rule
+    rows = {r["tokenizer"]: r for r in frame(at, "beyond_summary").to_dict("records")}
+    assert rows["BoundlessBPE"]["tokens"] == len(boundless.encode(text, allowed_special="all"))
+    assert rows["BoundlessBPE"]["merges"] == boundless.num_merges == 255
+
+
+def test_step_through_boundless_marks_where_phase_two_begins(at):
+    from bpe_core.boundless import train_boundless
+
+    at.radio(key="beyond_variant").set_value("BoundlessBPE: the transition found").run()
+    assert at.button(key="beyond_step").proto.label == "Step through BoundlessBPE's merges"
+    at.button(key="beyond_step").click().run()
+    assert not at.exception
+    expected = train_boundless(at.session_state["text"], 512)
+    t, n = expected.transition, expected.num_merges
+    assert 0 < t < n == 256
+    tok = at.session_state["imported"][0]
+    assert tok.variant == "boundless" and tok.transition == t
+    assert list(tok.merges.items()) == list(expected.merges.items())
+    assert f"phase two from merge {t + 1}" in at.session_state["imported"][1]
+    at.switch_page("pages/steps.py").run()
+    assert not at.exception
+    at.toggle(key="step_instant").set_value(False).run()
+    assert "BoundlessBPE of the Superwords page" in " ".join(c.value for c in at.caption)
+
+    at.slider(key="step").set_value(t + 1).run()
+    assert not at.exception
+    marker = [i.value for i in at.info if "Phase two begins here" in i.value]
+    assert marker == [f"Phase two begins here: merge {t + 1} is the first of {n - t}"
+                      " supermerges, each joining whole words (pretokens) into a superword;"
+                      f" merges 1 to {t} were phase one's."]
+    at.slider(key="step").set_value(t).run()
+    assert stage_texts(at) == [f"Phase one, merge {t} of {t}: inside the split pattern's"
+                               " pieces, as classical BPE (the ones phase two kept). Phase two"
+                               f" begins at merge {t + 1}."]
+    at.slider(key="step").set_value(n).run()
+    assert stage_texts(at) == [f"Phase two, merge {n - t} of {n - t} (merge {n}): a supermerge,"
+                               " joining whole words (pretokens) into a superword. It began at"
+                               f" merge {t + 1}."]
+    table = next(d.value for d in at.dataframe if "bytes" in d.value.columns)
+    stages = dict(zip(table["step"], table["stage"], strict=True))
+    assert {stages[k] for k in range(1, t + 1)} == {"one"}
+    assert {stages[k] for k in range(t + 1, n + 1)} == {"two (supermerges)"}
+    # every supermerge's token holds two words or more: a space or line break inside it
+    words = dict(zip(table["step"], table["token"], strict=True))
+    assert all(any(c in words[k].strip(" ·↵") for c in " ·↵") for k in range(t + 1, n + 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# The progress bar says what it counts: each stage or phase from 1, by name
+
+
+def _halted_training(transition, label, halt_words, halt_at):
+    """The page's training (classical BPE, then the variant) with a bar that an error stops
+    at merge ``halt_at`` of ``halt_words``: the bar stays where training got to."""
+    from pydoc_data.topics import topics
+
+    from bpe_core import GPT4_SPLIT_PATTERN
+    from ui.variants.panel import PageProgress, run_training, train_beside_classical
+
+    text = "\n\n".join(v for _, v in sorted(topics.items()))[:6000]  # 144 merges in words
+
+    class Halting(PageProgress):
+        def __call__(self, done, total, record):
+            self.last = -1  # draw every merge
+            super().__call__(done, total, record)
+            if self.words == halt_words and done == halt_at:
+                raise RuntimeError("halted")
+
+    def make(progress):
+        progress.__class__ = Halting
+        return train_beside_classical(progress, text, 400, GPT4_SPLIT_PATTERN, [], transition,
+                                      label)
+
+    run_training(("halted",), make)
+
+
+@pytest.mark.parametrize("transition, label, halt_words, halt_at, says", [
+    (None, "BoundlessBPE", "classical BPE", 10, "Classical BPE: merge 10 of 144"),
+    (None, "BoundlessBPE", "BoundlessBPE, phase one", 144, "BoundlessBPE, phase one: merge 144 of 144"),
+    (None, "BoundlessBPE", "BoundlessBPE, phase two", 7, "BoundlessBPE, phase two: merge 7 of 144"),
+    (100, "SuperBPE", "SuperBPE, stage one", 100, "SuperBPE, stage one: merge 100 of 100"),
+    (100, "SuperBPE", "SuperBPE, stage two", 3, "SuperBPE, stage two: merge 3 of 44"),
+])
+def test_the_progress_bar_says_which_stage_or_phase_it_counts(transition, label, halt_words,
+                                                             halt_at, says):
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_function(_halted_training,
+                                args=(transition, label, halt_words, halt_at)).run(timeout=60)
+    assert app.exception and "halted" in app.exception[0].message
+    (bar,) = app.get("progress")
+    assert bar.proto.text == says

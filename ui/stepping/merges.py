@@ -135,27 +135,52 @@ def merge_html(info: MergeInfo | None, num_merges: int) -> str:
     )
 
 
-# -- SuperBPE's two stages ----------------------------------------------------------------------
+# -- SuperBPE's two stages, BoundlessBPE's two phases ---------------------------------------------
 
 
 class Stage(NamedTuple):
-    """Which of SuperBPE's stages made merge k: ``stage`` 1 or 2 (0 at step 0), ``begins`` at
-    the first merge of stage two, and the same in a sentence."""
+    """Which of a two-part trainer's stages (SuperBPE) or phases (BoundlessBPE) made merge k:
+    ``stage`` 1 or 2 (0 at step 0), ``begins`` at the first merge of the second, and the same
+    in a sentence."""
 
     stage: int
     begins: bool
     words: str
 
 
+class _Parts(NamedTuple):
+    one: str  # what the first part's merges do
+    two: str  # what the second part's merges do
+    made: str  # "made <two>" / "supermerges, <two>": after "the first of N"
+    column: str  # the merge table's name for the second part
+
+
+# the tokenizer's ``part`` ("stage" or "phase") and ``variant_title`` say what to call them
+_PARTS = {
+    "superbpe": _Parts(
+        "inside the split pattern's pieces, as classical BPE",
+        "across spaces, line breaks and single punctuation marks (superword merges)",
+        "made across spaces, line breaks and single punctuation marks (superword merges)",
+        "two (superword merges)"),
+    "boundless": _Parts(
+        "inside the split pattern's pieces, as classical BPE (the ones phase two kept)",
+        "a supermerge, joining whole words (pretokens) into a superword",
+        "supermerges, each joining whole words (pretokens) into a superword",
+        "two (supermerges)"),
+}
+
+
 def transition_of(tok: Any) -> int | None:
-    """A SuperBPE tokenizer's transition (the merges of stage one); None for any other."""
-    if getattr(tok, "variant", None) != "superbpe":
+    """A SuperBPE or BoundlessBPE tokenizer's transition (the merges of its first stage or
+    phase); None for any other."""
+    if getattr(tok, "variant", None) not in _PARTS:
         return None
     return getattr(tok, "transition", None)
 
 
 def stage_at(tok: Any, k: int) -> Stage | None:
-    """Where step ``k`` stands in SuperBPE's two stages; None for a tokenizer with one stage.
+    """Where step ``k`` stands in SuperBPE's two stages or BoundlessBPE's two phases; None for
+    a tokenizer with one.
 
     >>> from bpe_core.superbpe import train_superbpe
     >>> tok = train_superbpe("a b a b", 259, transition=1)
@@ -163,25 +188,29 @@ def stage_at(tok: Any, k: int) -> Stage | None:
     [(0, False), (1, False), (2, True), (2, False)]
     >>> stage_at(tok, 2).words.split(":")[0]
     'Stage two begins here'
+    >>> from bpe_core.boundless import train_boundless
+    >>> stage_at(train_boundless("ab ab ab ab cd", 260), 4).words.split(",")[0]
+    'Phase two begins here: merge 4 is the first of 1 supermerges'
     """
     t = transition_of(tok)
     if t is None:
         return None
+    parts, part, title = _PARTS[tok.variant], tok.part, tok.variant_title
+    Part = part.capitalize()
     n = tok.num_merges
-    across = "across spaces, line breaks and single punctuation marks (superword merges)"
     if t >= n:
-        return Stage(min(k, 1), False, f"SuperBPE: all {n:,} merges are stage one's (inside the"
-                     " split pattern's pieces); stage two made none.")
+        return Stage(min(k, 1), False, f"{title}: all {n:,} merges are {part} one's (inside the"
+                     f" split pattern's pieces); {part} two made none.")
     if k == 0:
-        return Stage(0, False, f"SuperBPE: merges 1 to {t:,} are stage one (inside the split"
-                     f" pattern's pieces, as classical BPE); stage two begins at merge {t + 1:,}.")
+        return Stage(0, False, f"{title}: merges 1 to {t:,} are {part} one's ({parts.one});"
+                     f" {part} two begins at merge {t + 1:,}.")
     if k <= t:
-        return Stage(1, False, f"Stage one, merge {k:,} of {t:,}: inside the split pattern's"
-                     f" pieces, as classical BPE. Stage two begins at merge {t + 1:,}.")
+        return Stage(1, False, f"{Part} one, merge {k:,} of {t:,}: {parts.one}. {Part} two"
+                     f" begins at merge {t + 1:,}.")
     if k == t + 1:
-        return Stage(2, True, f"Stage two begins here: merge {k:,} is the first of {n - t:,}"
-                     f" made {across}; merges 1 to {t:,} were stage one's.")
-    return Stage(2, False, f"Stage two, merge {k - t:,} of {n - t:,} (merge {k:,}): {across}."
+        return Stage(2, True, f"{Part} two begins here: merge {k:,} is the first of {n - t:,}"
+                     f" {parts.made}; merges 1 to {t:,} were {part} one's.")
+    return Stage(2, False, f"{Part} two, merge {k - t:,} of {n - t:,} (merge {k:,}): {parts.two}."
                  f" It began at merge {t + 1:,}.")
 
 
@@ -314,9 +343,9 @@ def merges_table(tok: Any) -> pd.DataFrame:
                         for i in frame["id"]]
     columns = ["step", "token", "id", "left", "left id", "right", "right id", "count", "bytes"]
     t = transition_of(tok)
-    if t is not None:  # SuperBPE: which stage made each merge
-        frame["stage"] = ["one" if step <= t else "two (superword merges)"
-                          for step in frame["step"]]
+    if t is not None:  # SuperBPE or BoundlessBPE: which stage or phase made each merge
+        two = _PARTS[tok.variant].column
+        frame["stage"] = ["one" if step <= t else two for step in frame["step"]]
         columns.insert(1, "stage")
     return frame[[*columns, "_search"]]
 

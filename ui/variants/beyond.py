@@ -123,13 +123,17 @@ def stage_two_words(tok: Any) -> str:
 
 
 def step_name(tok: Any) -> str:
-    """What the sidebar calls a SuperBPE tokenizer sent to Step through merges.
+    """What the sidebar calls a SuperBPE or BoundlessBPE tokenizer sent to Step through merges.
 
     >>> from bpe_core.superbpe import train_superbpe
     >>> step_name(train_superbpe("a b a b", 259, transition=1))
     'SuperBPE of the Superwords page (stage two from merge 2)'
+    >>> from bpe_core.boundless import train_boundless
+    >>> step_name(train_boundless("ab ab ab ab cd", 260))
+    'BoundlessBPE of the Superwords page (phase two from merge 4)'
     """
-    return f"SuperBPE of the Superwords page (stage two from merge {tok.transition + 1:,})"
+    return (f"{tok.variant_title} of the Superwords page ({tok.part} two from merge"
+            f" {tok.transition + 1:,})")
 
 
 # Parity-aware BPE's variants (Foroutan et al.'s code): the plain one, the hybrid (the first half
