@@ -105,3 +105,21 @@ def test_hostile_message_and_name_stay_inert():
     assert any("no name" in c.value for c in app.caption)  # harmony leaves the name out, and says so
     app.radio(key="chat_format").set_value(CHATML).run()
     assert_ok(app, "chat chatml")
+
+
+def test_a_message_longer_than_the_page_keeps_is_cut_with_a_note():
+    from ui.chat.panel import MAX_MESSAGE_CHARS
+
+    app = open_page("pages/chat.py")
+    app.radio(key="chat_format").set_value(CHATML).run()
+    long = "word " * (MAX_MESSAGE_CHARS // 5 + 300)  # 1,500 characters too many
+    app.text_area(key="chat_text_1").input(long).run()
+    assert not app.exception
+    kept = long[:MAX_MESSAGE_CHARS]
+    assert app.text_area(key="chat_text_1").value == kept
+    notes = [i.value for i in app.info if "were cut" in i.value]
+    assert notes == [f"Keeping the first {MAX_MESSAGE_CHARS:,} of {len(long):,} characters: the"
+                     f" last {len(long) - MAX_MESSAGE_CHARS:,} were cut."]
+    # the counts are those of the kept text
+    messages = [DEFAULT_CONVERSATION[0], Message("user", kept), DEFAULT_CONVERSATION[2]]
+    assert metrics(app)[0] == wrap(messages, "chatml").total

@@ -15,6 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.chat import FORMATS, PREAMBLE, ROLES, ChatTokens, Message
+from ui.kit.choices import MAX_PASTE_CHARS
+from ui.kit.state import cut_note, cut_to
 from ui.kit.tokens_html import Piece, tokens_html
 
 DEFAULT_CONVERSATION = [
@@ -48,8 +50,15 @@ def conversation_editor() -> list[Message]:
                                   key=f"chat_role_{i}")
         name = name_col.text_input(f"Name {i + 1} (optional)", key=f"chat_name_{i}",
                                    max_chars=64)
-        text = text_col.text_area(f"Message {i + 1}", value=default.content, height=68,
-                                  key=f"chat_text_{i}", max_chars=MAX_MESSAGE_CHARS)
+        key = f"chat_text_{i}"
+        st.session_state.setdefault(key, default.content)
+        # the box takes a long paste and cuts it, saying so (at max_chars it would refuse it)
+        text = text_col.text_area(f"Message {i + 1}", height=68, key=key,
+                                  max_chars=MAX_PASTE_CHARS, on_change=cut_to,
+                                  args=(key, MAX_MESSAGE_CHARS),
+                                  help=f"A message keeps at most {MAX_MESSAGE_CHARS:,} characters.")
+        if cut_note(key):
+            text_col.info(cut_note(key))
         messages.append(Message(role, text, name or None))
     return messages
 
