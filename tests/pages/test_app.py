@@ -100,6 +100,26 @@ def test_a_shared_link_opens_the_same_view():
     assert app.session_state["step"] == 7
 
 
+def test_a_shared_link_carries_the_special_token_rule():
+    """A teacher who reads `<|endoftext|>` as the special token shares a link that does too;
+    the default rule is not written in the link (older links read as before)."""
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    assert "special" not in app.query_params
+    app.radio(key="special_rule").set_value("special").run()
+    assert app.query_params["special"] == "special"
+    shared = AppTest.from_file(APP, default_timeout=60)
+    shared.query_params.update(dict(app.query_params))
+    shared.run()
+    assert not shared.exception
+    assert shared.radio(key="special_rule").value == "special"
+    bad = AppTest.from_file(APP, default_timeout=60)
+    bad.query_params.update({"special": "maybe"})
+    bad.run()
+    assert bad.radio(key="special_rule").value == "text"
+    assert "special 'maybe'" in " ".join(i.value for i in bad.info).replace("\\", "")
+
+
 def test_the_address_follows_the_sidebar_but_never_holds_the_text(at):
     at.number_input(key="vocab_size").set_value(320).run()
     at.selectbox(key="kind").set_value("Train: no split (Basic)").run()

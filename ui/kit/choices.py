@@ -9,6 +9,7 @@ from pathlib import PurePath
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS, MAX_UPLOAD_MB
+from ui.kit.special_rule import DEFAULT_RULE, RULES
 
 # label in the sidebar -> (kind, split pattern or preset name)
 KINDS: dict[str, tuple[str, str | None]] = {
@@ -76,11 +77,17 @@ def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[
             values[key] = int(raw)
         else:
             notes.append(f"the link's {name} {raw[:30]!r} is not a whole number from {low} to {high}")
+    rule = query.get("special")
+    if rule is not None:
+        if rule in RULES:
+            values["special_rule"] = rule
+        else:
+            notes.append(f"the link's special {rule[:30]!r} is not one of {list(RULES)}")
     return values, notes
 
 
 def query_from_settings(sample: str | None, kind: str, vocab_size: int, pattern: str,
-                        step: int | None) -> dict[str, str]:
+                        step: int | None, special_rule: str = DEFAULT_RULE) -> dict[str, str]:
     """The link's query for these sidebar values (the inverse of ``settings_from_query``).
 
     ``sample`` is None when the text is the user's own: the link then names no sample (a link
@@ -90,6 +97,11 @@ def query_from_settings(sample: str | None, kind: str, vocab_size: int, pattern:
     {'sample': 'code', 'kind': 'gpt2', 'vocab': '300'}
     >>> query_from_settings(None, "Train: GPT-2 split", 300, "", 7)
     {'kind': 'gpt2', 'vocab': '300', 'step': '7'}
+    >>> query_from_settings(None, "Train: GPT-2 split", 300, "", None, "special")
+    {'kind': 'gpt2', 'vocab': '300', 'special': 'special'}
+
+    The special-token rule is in the link only when it is not the default (older links read as
+    before).
     """
     query = {}
     sample_slug = {v: k for k, v in SAMPLE_SLUGS.items()}.get(sample)
@@ -104,6 +116,8 @@ def query_from_settings(sample: str | None, kind: str, vocab_size: int, pattern:
         query["vocab"] = str(vocab_size)
     if step is not None:
         query["step"] = str(step)
+    if special_rule != DEFAULT_RULE and special_rule in RULES:
+        query["special"] = special_rule
     return query
 
 MIN_VOCAB = 256

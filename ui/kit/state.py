@@ -366,7 +366,8 @@ def _update_link() -> None:
     with the user's own text the link names no sample)."""
     ss = st.session_state
     step = ss.get("step") if isinstance(ss.get("step"), int) else None
-    query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step)
+    query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step,
+                                special_rule())
     query.update(room_query())  # a student's reload comes back as the same member
     if {k: st.query_params[k] for k in st.query_params} != query:
         st.query_params.from_dict(query)
