@@ -32,8 +32,9 @@ chunk). docs/BENCHMARKS.md has the figures.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, reduce
 from itertools import chain
+from operator import iadd
 
 import regex
 
@@ -102,7 +103,7 @@ def ascii_pattern(pattern: str) -> str:
      ?[A-Za-z]++|[^\x09-\x0d\x20A-Za-z0-9]|[\x09-\x0d\x20]+(?![\x00-\x08\x0e-\x1f\x21-\x7f])
     """
     out: list[str] = []
-    in_class = False
+    in_class, opened = False, 0
     i = 0
     while i < len(pattern):
         item = _CLASS_ITEM.match(pattern, i)
@@ -113,10 +114,10 @@ def ascii_pattern(pattern: str) -> str:
             continue
         piece = pattern[i:i + 2] if pattern[i] == "\\" or pattern.startswith("[^", i) else pattern[i]
         if piece in ("[", "[^") and not in_class:
-            in_class = True
+            in_class, opened = True, len(out)
         elif piece == "]" and in_class:
             in_class = False
-            if out[-1] in ("[", "[^"):
+            if not "".join(out[opened + 1:]):
                 raise ValueError(f"{pattern!r}: a class has no ASCII member")
         out.append(piece)  # another escape (\r, \n) is copied as it is
         i += len(piece)
@@ -161,13 +162,13 @@ def encode_text(tok: object, text: str, cache: dict) -> list[int]:
         end = stop
     chunks += ascii_findall(text[end:] if end else text)
     try:  # every chunk known: one pass
-        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        return reduce(iadd, map(cache.__getitem__, chunks), [])
     except KeyError:
         pass
     new = list(set(chunks).difference(cache))
     new_ids = tok.encode_chunks(new)
     try:  # the new chunks are remembered now (unless too long, or the cache started afresh)
-        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        return reduce(iadd, map(cache.__getitem__, chunks), [])
     except KeyError:
         pass
     distinct = set(chunks)
@@ -175,7 +176,7 @@ def encode_text(tok: object, text: str, cache: dict) -> list[int]:
     table.update(zip(new, new_ids))
     lost = [chunk for chunk, ids in table.items() if ids is None]  # forgotten meanwhile
     table.update(zip(lost, tok.encode_chunks(lost)))
-    return list(chain.from_iterable(map(table.__getitem__, chunks)))
+    return reduce(iadd, map(table.__getitem__, chunks), [])
 
 
 def other_spans(text: str) -> list[tuple[int, int]] | None:
@@ -231,7 +232,7 @@ def encode_words(tok: object, text: str, cache: dict) -> list[int]:
             longs = [w for w in new if len(w) > WORD_MAX_CHARS]
         _learn(tok, new, known)
     try:
-        ids = list(chain.from_iterable(map(known.__getitem__, found)))
+        ids = reduce(iadd, map(known.__getitem__, found), [])
     except KeyError:  # another thread emptied the cache meanwhile: word by word
         ids = []
         for word in found:
