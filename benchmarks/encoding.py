@@ -2,9 +2,11 @@
 
     python benchmarks/encoding.py            # 3 rounds, then 3 fresh processes a side
     python benchmarks/encoding.py --rounds 5 --fresh 0 --name o200k_base
+    python benchmarks/encoding.py --rounds 21 --fresh 0 --text parallel   # 33 languages
 
 The text: the repository's docs (docs/*.md, README.md) and benchmarks/bench.py's corpus builder
-(Python's docs and standard-library source), about 3 MB. Each round encodes it with tiktoken,
+(Python's docs and standard-library source), about 3 MB, nearly all ASCII; or the parallel
+text of the Who pays pages (33 languages and scripts, 43 KB). Each round encodes it with tiktoken,
 then with a fresh ``load_pretrained(name)`` twice: *cold* is the first encode after the load,
 *warm* the second; then tiktoken again (its figure is the mean of the two). The ids must be
 identical. Ratios are throughput against tiktoken's (above 1: faster). CPU time
@@ -43,7 +45,11 @@ from benchmarks.bench_kit import load_tiktoken  # noqa: E402
 from bpe_core import load_pretrained  # noqa: E402
 
 
-def text() -> str:
+def text(which: str = "corpus") -> str:
+    if which == "parallel":  # the Who pays pages' parallel text: 33 languages, 43 KB
+        from bpe_lab.who_pays import load_parallel
+
+        return "\n".join(language.text for language in load_parallel())
     docs = sorted((REPO_ROOT / "docs").glob("*.md")) + [REPO_ROOT / "README.md"]
     return "".join(p.read_text(encoding="utf-8") for p in docs) + build_corpus(3_000_000)
 
@@ -121,11 +127,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--fresh", type=int, default=3, help="fresh processes a side (0: none)")
     parser.add_argument("--name", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
+    parser.add_argument("--text", default="corpus", choices=["corpus", "parallel"],
+                        help="parallel: 33 languages (43 KB; give more rounds)")
     args = parser.parse_args(argv)
     enc, why = load_tiktoken(name=args.name)
     if enc is None:
         raise SystemExit(why)
-    corpus = text()
+    corpus = text(args.text)
     size = len(corpus.encode("utf-8"))
     load_pretrained(args.name)  # the shipped files are read once per process
     print(f"{args.name}, {size:,} bytes; load average at start: {load_average()}")

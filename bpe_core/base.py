@@ -432,13 +432,16 @@ class Tokenizer(TiktokenMethods, FileMethods):
         """An independent copy: training or changing one never changes the other.
 
         Cheap (no vocabulary is rebuilt): each dict and list is copied, their items are
-        immutable (bytes, ints, tuples); the compiled pattern and a tokenizer.json's
-        ``pipeline``, which nothing changes once built, are shared. ``load_pretrained`` hands
-        out copies of one cached tokenizer per process this way.
+        immutable (bytes, ints, tuples); the compiled pattern, a tokenizer.json's ``pipeline``
+        and the lookups derived from the merges (``DERIVED_LOOKUPS``: never changed in place,
+        dropped when the merges change), which nothing changes once built, are shared.
+        ``load_pretrained`` hands out copies of one cached tokenizer per process this way.
         """
         other = object.__new__(type(self))
         for key, value in vars(self).items():
-            if isinstance(value, Mapping):
+            if key in DERIVED_LOOKUPS and type(value) in (dict, list):
+                pass
+            elif isinstance(value, Mapping):
                 value = dict(value)
             elif isinstance(value, list):
                 value = list(value)

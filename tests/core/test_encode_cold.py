@@ -187,3 +187,12 @@ def test_a_words_cache_emptied_meanwhile_still_gives_the_ids(tiktoken_encodings)
     text = "Привет, мир! Это тест, again and again. " * 20
     assert other_spans(text) is None  # a word at a time
     assert tok.encode_ordinary(text) == tiktoken_encodings["cl100k_base"].encode_ordinary(text)
+
+
+def test_copies_share_the_bytes_to_id_lookup_until_one_changes():
+    first, second = load_pretrained("gpt2"), load_pretrained("gpt2")
+    assert first.token_ids is second.token_ids  # built once at load, shared, never changed
+    before = dict(second.token_ids)
+    first.train("a few words to train on, a few words", 260)  # a tokenizer of its own
+    assert first.token_ids is not second.token_ids
+    assert second.token_ids == before and len(first.token_ids) != len(before)
