@@ -132,14 +132,19 @@ def ascii_split(pattern: str) -> re.Pattern:
 
 # -- encoding ------------------------------------------------------------------------------
 #
-# Mostly ASCII text is encoded chunk by chunk: the stdlib's re splits it (the words that hold
-# other characters are split by the tokenizer's own pattern), and the chunks' ids come from
-# the chunk cache in one C-level pass. Only new chunks cost Python work (encode_chunks), so a
-# first encode is about as fast as a later one. Text with more than OTHER_SHARE of it in words
-# with other characters goes a word at a time (encode_words), since there the regex engine's
-# split is the cost and the words' cache saves it.
+# Mostly ASCII text is encoded chunk by chunk (GPT-2's and GPT-4's patterns: CHUNK_ROAD): the
+# stdlib's re splits it (the words that hold other characters are split by the tokenizer's own
+# pattern), and the chunks' ids come from the chunk cache in one C-level pass. Only new chunks
+# cost Python work (encode_chunks), so a first encode is about as fast as a later one. Text
+# with more than OTHER_SHARE of it in words with other characters goes a word at a time
+# (encode_words), since there the regex engine's split is the cost and the words' cache saves it.
 
 OTHER_SHARE = 0.1
+# The patterns whose ASCII split is quick enough for this road also when the caches are warm:
+# GPT-4o's (two letter alternatives that backtrack) splits ASCII text about a quarter slower
+# than GPT-4's, and there the words' cache stays the faster road for a later encode
+# (docs/BENCHMARKS.md has both roads measured on each).
+CHUNK_ROAD = frozenset({GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN})
 _OTHER_RUN = re.compile(r"[^\x00-\x7f]+")
 _NEXT_WORD = re.compile(rf"(?<=[^{re.escape(WHITESPACE)}]) ")  # where a word begins
 _LAST_WORD = regex.compile(rf"(?r)(?<=[^{regex.escape(WHITESPACE)}]) ")  # searched backwards
@@ -149,7 +154,7 @@ def encode_text(tok: object, text: str, cache: dict) -> list[int]:
     """``tok``'s ids of ``text`` (no special tokens in it): the same ids as
     ``tok.encode_ordinary(text)`` for a tokenizer whose pattern is in ``WORD_PATTERNS`` and which
     has no pipeline; ``cache`` is the tokenizer's chunk cache."""
-    spans = other_spans(text)
+    spans = other_spans(text) if tok.pattern in CHUNK_ROAD else None
     if spans is None:
         return encode_words(tok, text, cache)
     ascii_findall, findall = ascii_split(tok.pattern).findall, tok.compiled_pattern.findall

@@ -17,6 +17,7 @@ import bpe_core.base as base_module
 import bpe_core.words as words_module
 from bpe_core import load_pretrained
 from bpe_core.words import (
+    CHUNK_ROAD,
     OTHER_SHARE,
     WORD_PATTERNS,
     WORDS_KEY,
@@ -123,9 +124,9 @@ def varied_texts() -> list[str]:
 def test_cold_and_warm_encodes_give_tiktokens_ids(name, tiktoken_encodings):
     reference = tiktoken_encodings[name]
     texts = varied_texts()
-    roads = {other_spans(text) is None for text in texts}
-    assert roads == {True, False}  # both roads are taken
     warm = load_pretrained(name)
+    roads = {other_spans(text) is None or warm.pattern not in CHUNK_ROAD for text in texts}
+    assert roads == ({True, False} if name != "o200k_base" else {True})  # both roads, or words
     for text in texts:
         expected = reference.encode_ordinary(text)
         assert load_pretrained(name).encode_ordinary(text) == expected, text  # cold
