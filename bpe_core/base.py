@@ -63,7 +63,7 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
 )
 from .tiktoken_api import TiktokenMethods
 from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
-from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_text
+from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_ordinary_text
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline
@@ -536,7 +536,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
                 ids += self.encode_chunk(chunk) if idx is None else [idx]
             return ids
         if self._by_words():
-            return encode_text(self, text, self._cache)
+            return encode_ordinary_text(self, text, self._cache)
         for chunk in self.split(text):
             ids += self.encode_chunk(chunk)
         return ids
@@ -609,7 +609,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if dropout == 0 and self._by_words():  # a word at a time, from the cache
             for piece, special_id in self.segments(text, allowed_special, disallowed_special):
                 if special_id is None:
-                    ids += encode_text(self, piece, self._cache)
+                    ids += encode_ordinary_text(self, piece, self._cache)
                 else:
                     ids.append(special_id)
             return ids

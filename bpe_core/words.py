@@ -20,13 +20,14 @@ its words, so each distinct word is split and merged once and then found in the 
 Only the patterns in ``WORD_PATTERNS`` are encoded this way (the tests hold each of them to
 the property, on varied text); any other pattern is split whole, as before.
 
-The first encode of a text (an empty cache: *cold*) meets most of its words for the first
-time; there the costs are the split of the new words, dealing their chunks back to them, and
-merging the chunks that are not whole tokens. So the new words are split together in one call
-(``ascii_split``: with the stdlib's ``re``, about twice as fast as ``regex`` here, when they are
-ASCII), each distinct chunk is encoded once (``Tokenizer.encode_chunks``), and the chunks' ids
-are dealt back to the words by C-level passes over the lists (offsets, not a Python loop per
-chunk). docs/BENCHMARKS.md has the figures.
+The first encode of a text (empty caches: *cold*) meets most of its words for the first time,
+and there a word at a time costs more than it saves: the new words are split, their chunks
+dealt back to them one by one, and every chunk that is not a whole token merged. So for GPT-2's
+and GPT-4's patterns mostly-ASCII text goes chunk by chunk instead (``encode_ordinary_text``): split by
+the stdlib's ``re`` (``ascii_split``: the pattern written out for ASCII, about twice as fast as
+``regex``), each distinct new chunk encoded once (``Tokenizer.encode_chunks``), the ids joined
+from the chunk cache in C-level passes. Other text, and GPT-4o's pattern, go a word at a time,
+their new words split by ``re`` where they are ASCII. docs/BENCHMARKS.md has the figures.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ _NEXT_WORD = re.compile(rf"(?<=[^{re.escape(WHITESPACE)}]) ")  # where a word be
 _LAST_WORD = regex.compile(rf"(?r)(?<=[^{regex.escape(WHITESPACE)}]) ")  # searched backwards
 
 
-def encode_text(tok: object, text: str, cache: dict) -> list[int]:
+def encode_ordinary_text(tok: object, text: str, cache: dict) -> list[int]:
     """``tok``'s ids of ``text`` (no special tokens in it): the same ids as
     ``tok.encode_ordinary(text)`` for a tokenizer whose pattern is in ``WORD_PATTERNS`` and which
     has no pipeline; ``cache`` is the tokenizer's chunk cache."""
