@@ -119,7 +119,8 @@ def first_use(corpus: str, name: str, rounds: int) -> None:
         encode = statistics.median(e for _, e in pairs)
         total[side] = statistics.median(b + e for b, e in pairs)
         print(f"| {side} | {build:.3f} | {encode:.3f} | {total[side]:.3f} |")
-    print(f"\nbuild + first encode, throughput × tiktoken: {total['tiktoken'] / total['bpe_core']:.2f}")
+    ratio = total["tiktoken"] / total["bpe_core"]
+    print(f"\nbuild + first encode, throughput × tiktoken: {ratio:.2f}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,11 +22,11 @@ the property, on varied text); any other pattern is split whole, as before.
 
 The first encode of a text (empty caches: *cold*) meets most of its words for the first time,
 and there a word at a time costs more than it saves: the new words are split, their chunks
-dealt back to them one by one, and every chunk that is not a whole token merged. So for GPT-2's
-and GPT-4's patterns mostly-ASCII text goes chunk by chunk instead (``encode_ordinary_text``): split by
-the stdlib's ``re`` (``ascii_split``: the pattern written out for ASCII, about twice as fast as
-``regex``), each distinct new chunk encoded once (``Tokenizer.encode_chunks``), the ids joined
-from the chunk cache in C-level passes. Other text, and GPT-4o's pattern, go a word at a time,
+dealt back to them one by one, and every chunk that is not a whole token merged. So for
+GPT-2's and GPT-4's patterns mostly-ASCII text goes chunk by chunk instead
+(``encode_ordinary_text``): split by the stdlib's ``re`` (``ascii_split``: the pattern written
+out for ASCII, about twice as fast as ``regex``), each distinct new chunk encoded once
+(``Tokenizer.encode_chunks``), the ids joined from the chunk cache in C-level passes. Other text, and GPT-4o's pattern, go a word at a time,
 their new words split by ``re`` where they are ASCII. docs/BENCHMARKS.md has the figures.
 """
 
@@ -113,7 +113,8 @@ def ascii_pattern(pattern: str) -> str:
             out.append(members if in_class else f"[{members}]" if members else "(?!)")
             i = item.end()
             continue
-        piece = pattern[i:i + 2] if pattern[i] == "\\" or pattern.startswith("[^", i) else pattern[i]
+        two = pattern[i] == "\\" or pattern.startswith("[^", i)  # an escape, or a negated class
+        piece = pattern[i:i + 2] if two else pattern[i]
         if piece in ("[", "[^") and not in_class:
             in_class, opened = True, len(out)
         elif piece == "]" and in_class:

@@ -1,6 +1,6 @@
-"""A first encode (cold: empty caches) takes other roads than a later one, and both give
-tiktoken's ids: mostly-ASCII text chunk by chunk, split by the stdlib's re (words.encode_ordinary_text),
-other text a word at a time (words.encode_words). The ASCII patterns split as the real ones,
+"""A first encode (cold: empty caches) and later ones give tiktoken's ids on every road:
+mostly-ASCII text chunk by chunk, split by the stdlib's re (words.encode_ordinary_text), other
+text a word at a time (words.encode_words). The ASCII patterns split as the real ones,
 the spans of other characters begin and end where words begin, and the caches stay bounded
 (counted, not timed)."""
 
