@@ -18,7 +18,8 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from itertools import islice
+from typing import TYPE_CHECKING
 
 from .corpus import (
     DEFAULT_BLOCK_BYTES,
@@ -33,6 +34,8 @@ from .encoders import dropout_merges
 from .limits import MAX_VOCAB_SIZE
 from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
     SHORT_CHUNK,
+    EncodeTrace,
+    TraceStep,
     apply_merges,
     get_stats,
     merge,
@@ -60,7 +63,7 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
 )
 from .tiktoken_api import TiktokenMethods
 from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
-from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_words
+from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_ordinary_text
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline
@@ -70,35 +73,6 @@ CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache star
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
 # built on first use (see token_ids)
 DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of", "_sorted_tokens", WHOLE_TOKENS)
-
-
-# ----------------------------------------------------------------------------------------------
-# The encoder's walk, one merge at a time (for the lesson, the merge forest and notebooks)
-
-
-class TraceStep(NamedTuple):
-    """One merge the encoder applied inside one chunk: ``left`` + ``right`` became ``new``."""
-
-    chunk: int  # which chunk of the text (the split pattern cuts the text before merging)
-    left: int
-    right: int
-    new: int  # the id the pair became; also its priority: the encoder applies lowest first
-    rank: int  # the merge's step (1 = the first merge learned; 0 when unknown)
-    position: int  # where the new token stands in the chunk's tokens
-    tokens: tuple[int, ...]  # the chunk's tokens right after this merge
-
-    @property
-    def pair(self) -> tuple[int, int]:
-        return (self.left, self.right)
-
-
-class EncodeTrace(NamedTuple):
-    """Every merge ``encode_ordinary`` makes on a text, in the order it makes them."""
-
-    chunks: list[str]  # the text cut by the split pattern
-    start: list[list[int]]  # each chunk's bytes as token ids
-    steps: list[TraceStep]
-    final: list[int]  # all chunks' tokens at the end (== encode_ordinary(text))
 
 
 def _check_vocab_size(vocab_size: object) -> int:
@@ -458,13 +432,16 @@ class Tokenizer(TiktokenMethods, FileMethods):
         """An independent copy: training or changing one never changes the other.
 
         Cheap (no vocabulary is rebuilt): each dict and list is copied, their items are
-        immutable (bytes, ints, tuples); the compiled pattern and a tokenizer.json's
-        ``pipeline``, which nothing changes once built, are shared. ``load_pretrained`` hands
-        out copies of one cached tokenizer per process this way.
+        immutable (bytes, ints, tuples); the compiled pattern, a tokenizer.json's ``pipeline``
+        and the lookups derived from the merges (``DERIVED_LOOKUPS``: never changed in place,
+        dropped when the merges change), which nothing changes once built, are shared.
+        ``load_pretrained`` hands out copies of one cached tokenizer per process this way.
         """
         other = object.__new__(type(self))
         for key, value in vars(self).items():
-            if isinstance(value, Mapping):
+            if key in DERIVED_LOOKUPS and type(value) in (dict, list):
+                pass
+            elif isinstance(value, Mapping):
                 value = dict(value)
             elif isinstance(value, list):
                 value = list(value)
@@ -527,16 +504,17 @@ class Tokenizer(TiktokenMethods, FileMethods):
 
     # -- encoding ----------------------------------------------------------------------------
 
-    def _whole_token(self, chunk: str) -> int | None:
+    def _whole_token_ids(self) -> Mapping[bytes, int]:
         """With ``ignore_merges`` (a tokenizer.json's flag), a chunk that is a whole token is
-        that token, whatever the merges would make of it. A shipped vocabulary whose every token
-        merges to itself (``WHOLE_TOKENS``, set by ``load_pretrained``; dropped when the merges
-        change) takes the same shortcut: there it gives what merging gives."""
+        that token, whatever the merges would make of it: then the ids of the tokens by their
+        bytes, else nothing. A shipped vocabulary whose every token merges to itself
+        (``WHOLE_TOKENS``, set by ``load_pretrained``; dropped when the merges change) takes the
+        same shortcut: there it gives what merging gives."""
         if self.__dict__.get(WHOLE_TOKENS) or (
             self.pipeline is not None and self.pipeline.ignore_merges
         ):
-            return self.token_ids.get(chunk.encode("utf-8"))
-        return None
+            return self.token_ids
+        return {}
 
     def _merge_chunk(self, chunk: str) -> list[int]:
         data = chunk.encode("utf-8")
@@ -558,7 +536,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
                 ids += self.encode_chunk(chunk) if idx is None else [idx]
             return ids
         if self._by_words():
-            return encode_words(self, text, self._cache)
+            return encode_ordinary_text(self, text, self._cache)
         for chunk in self.split(text):
             ids += self.encode_chunk(chunk)
         return ids
@@ -569,20 +547,29 @@ class Tokenizer(TiktokenMethods, FileMethods):
         return self.pipeline is None and self.timeout is None and self._pattern in WORD_PATTERNS
 
     def encode_chunk(self, chunk: str) -> list[int]:
-        """One chunk's ids (a chunk of ``chunks()``: no further split), by merge rank.
+        """One chunk's ids (a chunk of ``chunks()``: no further split), by merge rank."""
+        chunk_ids = self._cache.get(chunk)
+        return chunk_ids if chunk_ids is not None else self.encode_chunks([chunk])[0]
 
-        Short chunks are remembered, since text repeats its words.
-        """
+    def encode_chunks(self, chunks: list[str]) -> list[list[int]]:
+        """``encode_chunk`` of each of ``chunks``, at a lower cost per chunk (``words.py``: a text's
+        new chunks are encoded together). Chunks of up to ``CACHE_MAX_CHUNK`` characters are
+        remembered, since text repeats its words: ``CACHE_SIZE`` of them, then afresh."""
         cache = self._cache
-        chunk_ids = cache.get(chunk)
-        if chunk_ids is None:
-            whole = self._whole_token(chunk)
-            chunk_ids = self._merge_chunk(chunk) if whole is None else [whole]
-            if len(chunk) <= CACHE_MAX_CHUNK:
-                if len(cache) >= CACHE_SIZE:
-                    cache.clear()
-                cache[chunk] = chunk_ids
-        return chunk_ids
+        out = list(map(cache.get, chunks))
+        if None not in out:
+            return out
+        new = [chunk for chunk, ids in zip(chunks, out) if ids is None]
+        whole = list(map(self._whole_token_ids().get, map(str.encode, new)))
+        new_ids = list(map(list, zip(whole)))  # [id] for a whole token, else merged below
+        for k in [k for k, idx in enumerate(whole) if idx is None]:
+            new_ids[k] = self._merge_chunk(new[k])
+        if len(cache) + len(new) > CACHE_SIZE:
+            cache.clear()
+        cache.update(islice(((c, ids) for c, ids in zip(new, new_ids)
+                             if len(c) <= CACHE_MAX_CHUNK), CACHE_SIZE))
+        fresh = iter(new_ids).__next__
+        return [ids if ids is not None else fresh() for ids in out]
 
     def encode(
         self,
@@ -622,7 +609,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if dropout == 0 and self._by_words():  # a word at a time, from the cache
             for piece, special_id in self.segments(text, allowed_special, disallowed_special):
                 if special_id is None:
-                    ids += encode_words(self, piece, self._cache)
+                    ids += encode_ordinary_text(self, piece, self._cache)
                 else:
                     ids.append(special_id)
             return ids
@@ -716,7 +703,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         steps: list[TraceStep] = []
         final: list[int] = []
         for c, (chunk, added) in enumerate(pieces):
-            whole = added if added is not None else self._whole_token(chunk)
+            whole = added if added is not None else self._whole_token_ids().get(chunk.encode())
             if whole is not None:
                 start.append([whole])
                 final += start[-1]  # an added token, or a whole token (ignore_merges)

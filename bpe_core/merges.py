@@ -9,8 +9,39 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from typing import NamedTuple
 
 SHORT_CHUNK = 64  # up to this many ids the seeds' loop is fastest; longer lists go rank by rank
+
+
+# ----------------------------------------------------------------------------------------------
+# The encoder's walk, one merge at a time (for the lesson, the merge forest and notebooks):
+# ``Tokenizer.trace`` gives an ``EncodeTrace``; ``trace_merges`` walks one chunk
+
+
+class TraceStep(NamedTuple):
+    """One merge the encoder applied inside one chunk: ``left`` + ``right`` became ``new``."""
+
+    chunk: int  # which chunk of the text (the split pattern cuts the text before merging)
+    left: int
+    right: int
+    new: int  # the id the pair became; also its priority: the encoder applies lowest first
+    rank: int  # the merge's step (1 = the first merge learned; 0 when unknown)
+    position: int  # where the new token stands in the chunk's tokens
+    tokens: tuple[int, ...]  # the chunk's tokens right after this merge
+
+    @property
+    def pair(self) -> tuple[int, int]:
+        return (self.left, self.right)
+
+
+class EncodeTrace(NamedTuple):
+    """Every merge ``encode_ordinary`` makes on a text, in the order it makes them."""
+
+    chunks: list[str]  # the text cut by the split pattern
+    start: list[list[int]]  # each chunk's bytes as token ids
+    steps: list[TraceStep]
+    final: list[int]  # all chunks' tokens at the end (== encode_ordinary(text))
 
 
 def trace_merges(

@@ -306,6 +306,7 @@ def _load_once(name: str, folder: Path) -> RegexTokenizer:
                     tok = _load_compact(name, folder)
                 if folder == ASSETS:  # every shipped token merges to itself (test_words.py)
                     object.__setattr__(tok, WHOLE_TOKENS, True)
+                    tok.token_ids  # noqa: B018 - bytes -> id, built once: every copy shares it
                 _LOADED[key] = tok
     return tok
 

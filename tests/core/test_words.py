@@ -65,7 +65,7 @@ def test_encoding_by_words_gives_the_ids_of_encoding_by_chunks(name, monkeypatch
     texts = TEXTS[:400] + ["\n".join(TEXTS)]
     for text in texts + texts:  # the second time from the cache
         assert tok.encode_ordinary(text) == by_chunks(reference, text), text
-    assert len(tok._cache[None]) <= 50 + max(len(set(words(t))) for t in texts)
+    assert len(tok._cache.get(None, ())) <= 50  # between two encodes, however many words
     text = "Hello <|endoftext|> world  again"
     assert tok.encode(text, allowed_special="all") == (
         by_chunks(reference, "Hello ") + [tok.special_tokens["<|endoftext|>"]]
