@@ -367,7 +367,9 @@ async def check(s: Student, app: Session, markers: list[str]) -> None:
 
     spans = app.main.locator(".bpe-tokens .t")
     await app.go("Tokens", spans)
-    await expect(app.main.get_by_text(f"Tokenizer: GPT-4 split, vocabulary {s.vocab:,}", exact=True)
+    # the caption names the tokenizer, then the special-token rule (the default: read as text)
+    await expect(app.main.get_by_text(
+        f"Tokenizer: GPT-4 split, vocabulary {s.vocab:,} · special tokens read as text", exact=True)
                  ).to_be_visible(timeout=ACTION_MS)  # fmt: skip
     text = await app.sidebar.get_by_label("Text", exact=True).input_value(timeout=ACTION_MS)
     assert text == s.text, f"session {s.i} sees another text in the sidebar: {foreign(text)}"
