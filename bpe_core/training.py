@@ -14,20 +14,23 @@ So among the most frequent pairs the winner is the one whose first occurrence co
 We lay the distinct chunks out in the order they first appear in the text, one node per byte,
 so the node number of a pair's first occurrence orders pairs exactly as the stream does.
 
-Data (lists, dicts and arrays, indexed by node number):
+Data (arrays and dicts, indexed by node number; a pair (a, b) is the int ``a << 32 | b``):
 
     tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
     nxt[i]     next live node in the same chunk, or -1 at the end of the chunk
     prv[i]     previous live node in the same chunk, or -1 at the start of the chunk
     weight[i]  how many times node i's chunk occurs in the text
-    counts     (a, b) -> how many times the pair occurs in the text (every copy of a chunk counts)
-    where      (a, b) -> node numbers where the pair started, ascending (some may be stale)
-    heap       entries (-count, first node, pair)
+    counts     pair -> how many times it occurs in the text (every copy of a chunk counts)
+    where      pair -> node numbers where it started, ascending (some may be stale): an int
+               while it has one place (most new pairs), an ``array("i")`` from the second on
+    heap       entries (-count, tie key, pair)
 
-Node numbers live in ``array("i")`` (4 bytes each) rather than lists of Python ints (8 bytes of
-pointer and 28 of int object each): a corpus of millions of distinct chunks has tens of millions
-of nodes and places, and the arrays make them about five times smaller, and the loop faster too
-(less memory to walk). ``tok`` and ``weight`` stay lists: their values are few shared objects.
+Every per-node value lives in an ``array`` (4 bytes each; a weight of 2**32 or more turns the
+weights into 8-byte ones) rather than a list of Python ints (8 bytes of pointer, plus an int
+object for most values): a corpus of millions of distinct chunks has tens of millions of nodes
+and places. A pair as one int rather than a tuple of two saves a tuple per pair in the counts,
+places and heap. The distinct chunks may come as a ``PieceTable`` (their bytes one after another
+in one buffer, their ends and counts in arrays), which lays out without an object per chunk.
 
 Other tie rules (``tie_rule``). The seeds' rule is "seen". Courses use others: Stanford's CS336
 breaks ties toward the lexicographically greater pair of token bytes ("bytes"); "ids" takes the
@@ -46,7 +49,8 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate, repeat
 from typing import NamedTuple
 
 
@@ -103,35 +107,101 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
+SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
+LOW = (1 << SHIFT) - 1
+
+
+def pair_of(key: int) -> tuple[int, int]:
+    """The pair ``(a, b)`` a pair key stands for."""
+    return key >> SHIFT, key & LOW
+
+
+class PieceTable(NamedTuple):
+    """Distinct pieces and their counts in flat arrays, in first-seen order: ``data`` holds
+    their bytes one after another, piece k ends at ``ends[k]`` and occurs ``counts[k]`` times.
+    About 16 bytes a piece beside its bytes, where a dict holds a bytes object, an int and an
+    entry (about 100); ``Nodes`` lays it out without a Python object per piece.
+
+    >>> table = piece_table({b"the": 3, b" cat": 1})
+    >>> table.data, list(table.ends), list(table.counts)
+    (b'the cat', [3, 7], [3, 1])
+    >>> [m.token for m in train_bpe(table, 2).history]
+    [b'th', b'the']
+    """
+
+    data: bytes
+    ends: array  # "Q"
+    counts: array  # "Q"
+
+    def items(self) -> Iterator[tuple[bytes, int]]:
+        """``(piece, count)`` in order, as the dict they were counted in gave them."""
+        data, start = self.data, 0
+        for end, count in zip(self.ends, self.counts):
+            yield data[start:end], count
+            start = end
+
+    def __len__(self) -> int:  # type: ignore[override] - the pieces, not the fields
+        return len(self.ends)
+
+
+def piece_table(counts: dict[bytes, int]) -> PieceTable:
+    """``counts`` (piece -> occurrences, in first-seen order) as a ``PieceTable``; the dict is
+    emptied, so that its memory is free before the merge loop lays the pieces out."""
+    table = PieceTable(b"".join(counts), array("Q", accumulate(map(len, counts))),
+                       array("Q", counts.values()))
+    counts.clear()
+    return table
+
+
 class Nodes:
     """The training layout (see the module): distinct chunks one after another, one node per
     token, linked inside each chunk; pair counts and places are kept by the caller (train_bpe
-    keeps one table, parity.py one per language) and updated by ``merge``.
+    keeps one table, parity.py one per language) and updated by ``merge``. Pairs are int keys
+    (``a << SHIFT | b``; ``pair_of`` gives the tuple back).
 
     >>> nodes = Nodes(); nodes.add([(b"abab", 2)]); nodes.link()
     8
     >>> counts, where = nodes.count_pairs(0, len(nodes.tok))
-    >>> counts
+    >>> {pair_of(k): c for k, c in counts.items()}
     {(97, 98): 4, (98, 97): 2}
-    >>> new_pairs, fewer = nodes.merge((97, 98), 256, counts, where)
-    >>> {p: c for p, c in counts.items() if c}, fewer, nodes.tok
+    >>> new_pairs, fewer = nodes.merge(97 << SHIFT | 98, 256, counts, where)
+    >>> {pair_of(k): c for k, c in counts.items() if c}, fewer, list(nodes.tok)
     ({(256, 256): 2}, 4, [256, -1, 256, -1])
     """
 
     def __init__(self) -> None:
-        self.tok: list[int] = []  # token at node i; -1 once merged into its left neighbour
-        self.weight: list[int] = []  # occurrences of node i's chunk
-        self.starts: list[int] = []
+        self.tok = array("i")  # token at node i; -1 once merged into its left neighbour
+        self.weight = array("I")  # occurrences of node i's chunk ("Q" once one needs it)
+        self.starts = array("Q")
 
-    def add(self, chunks: Iterable[tuple[Sequence[int], int]]) -> int:
-        """Lay ``(chunk, occurrences)`` out after the nodes so far; their tokens, counted."""
-        tok, weight, starts = self.tok, self.weight, self.starts
+    def _weigh(self, occurrences: int, size: int) -> None:
+        try:
+            self.weight.extend(repeat(occurrences, size))
+        except OverflowError:  # 2**32 occurrences or more: 8 bytes a weight from now on
+            self.weight = array("Q", self.weight)
+            self.weight.extend(repeat(occurrences, size))
+
+    def add(self, chunks: Iterable[tuple[Sequence[int], int]] | PieceTable) -> int:
+        """Lay ``(chunk, occurrences)`` (or a ``PieceTable``) out after the nodes so far; their
+        tokens, counted."""
+        tok, starts = self.tok, self.starts
         total = 0
+        if isinstance(chunks, PieceTable):  # its bytes are already one after another
+            base = len(tok)
+            tok.extend(chunks.data)
+            start = 0
+            for end, occurrences in zip(chunks.ends, chunks.counts):
+                if end > start:
+                    starts.append(base + start)
+                    self._weigh(occurrences, end - start)
+                    total += occurrences * (end - start)
+                start = end
+            return total
         for chunk, occurrences in chunks:
             if chunk:
                 starts.append(len(tok))
                 tok.extend(chunk)
-                weight.extend([occurrences] * len(chunk))
+                self._weigh(occurrences, len(chunk))
                 total += occurrences * len(chunk)
         return total
 
@@ -146,29 +216,35 @@ class Nodes:
                 nxt[s - 1] = -1
         if n:
             nxt[n - 1] = -1
-        self.starts = []
+        self.starts = array("Q")
 
-    def count_pairs(self, lo: int, hi: int) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], array]]:
+    def count_pairs(self, lo: int, hi: int) -> tuple[dict[int, int], dict[int, array | int]]:
         """Every adjacent pair of nodes ``lo..hi-1``: its count and the nodes where it starts."""
         tok, weight, nxt = self.tok, self.weight, self.nxt
-        counts: dict[tuple[int, int], int] = {}
-        where: dict[tuple[int, int], array] = {}
+        counts: dict[int, int] = {}
+        where: dict[int, array | int] = {}
         for i in range(lo, hi - 1):
             if nxt[i] != -1:
-                pair = (tok[i], tok[i + 1])
-                if pair in counts:
-                    counts[pair] += weight[i]
-                    where[pair].append(i)
+                key = tok[i] << SHIFT | tok[i + 1]
+                if key in counts:
+                    counts[key] += weight[i]
+                    there = where[key]
+                    if there.__class__ is int:
+                        where[key] = array("i", (there, i))
+                    else:
+                        there.append(i)
                 else:
-                    counts[pair] = weight[i]
-                    where[pair] = array("i", (i,))
+                    counts[key] = weight[i]
+                    where[key] = i
         return counts, where
 
-    def first_place(self, where: dict[tuple[int, int], array], pair: tuple[int, int]) -> int:
-        """The first node where ``pair`` still occurs; forget the stale places before it."""
+    def first_place(self, where: dict[int, array | int], key: int) -> int:
+        """The first node where the pair ``key`` still occurs; forget the stale places before it."""
+        places = where[key]
+        if places.__class__ is int:  # one place: it is the pair's while its count is not 0
+            return places
         tok, nxt = self.tok, self.nxt
-        a, b = pair
-        places = where[pair]
+        a, b = key >> SHIFT, key & LOW
         k = 0
         while True:
             i = places[k]
@@ -180,16 +256,18 @@ class Nodes:
             del places[:k]
         return places[0]
 
-    def merge(self, pair: tuple[int, int], new_id: int, counts: dict[tuple[int, int], int],
-              where: dict[tuple[int, int], array]) -> tuple[set[tuple[int, int]], int]:
-        """Merge ``pair`` at its places in ``where``, left to right, updating only the
+    def merge(self, key: int, new_id: int, counts: dict[int, int],
+              where: dict[int, array | int]) -> tuple[set[int], int]:
+        """Merge the pair ``key`` at its places in ``where``, left to right, updating only the
         neighbours' pairs in ``counts`` and ``where``: the pairs it made that were not counted
         before, and how many tokens fewer the text has (the merges made, with their weights)."""
         tok, weight, nxt, prv = self.tok, self.weight, self.nxt, self.prv
-        a, b = pair
-        new_pairs: set[tuple[int, int]] = set()
+        a, b = key >> SHIFT, key & LOW
+        new_high = new_id << SHIFT
+        new_pairs: set[int] = set()
         fewer = 0
-        for i in where.pop(pair, ()):
+        places = where.pop(key, ())
+        for i in ((places,) if places.__class__ is int else places):
             if tok[i] != a:
                 continue  # stale: node i was merged since
             j = nxt[i]
@@ -199,26 +277,34 @@ class Nodes:
             p = prv[i]
             q = nxt[j]
             if p != -1:  # (x, a) becomes (x, new)
-                x = tok[p]
-                counts[(x, a)] -= w
-                left = (x, new_id)
+                x = tok[p] << SHIFT
+                counts[x | a] -= w
+                left = x | new_id
                 if left in counts:
                     counts[left] += w
-                    where[left].append(p)
+                    there = where[left]
+                    if there.__class__ is int:
+                        where[left] = array("i", (there, p))
+                    else:
+                        there.append(p)
                 else:
                     counts[left] = w
-                    where[left] = array("i", (p,))
+                    where[left] = p  # one place: a plain int until a second comes
                     new_pairs.add(left)
             if q != -1:  # (b, y) becomes (new, y)
                 y = tok[q]
-                counts[(b, y)] -= w
-                right = (new_id, y)
+                counts[b << SHIFT | y] -= w
+                right = new_high | y
                 if right in counts:
                     counts[right] += w
-                    where[right].append(i)
+                    there = where[right]
+                    if there.__class__ is int:
+                        where[right] = array("i", (there, i))
+                    else:
+                        there.append(i)
                 else:
                     counts[right] = w
-                    where[right] = array("i", (i,))
+                    where[right] = i
                     new_pairs.add(right)
             tok[i] = new_id
             tok[j] = -1
@@ -226,7 +312,7 @@ class Nodes:
             if q != -1:
                 prv[q] = i
             fewer += w
-        counts.pop(pair, None)
+        counts.pop(key, None)
         return new_pairs, fewer
 
 
@@ -246,7 +332,7 @@ def check_train_options(tie_rule: object, min_frequency: object, max_token_bytes
 
 
 def train_bpe(
-    chunks: Iterable[tuple[bytes, int]],
+    chunks: Iterable[tuple[bytes, int]] | PieceTable,
     num_merges: int,
     progress: ProgressCallback | None = None,
     verbose: bool = False,
@@ -257,7 +343,8 @@ def train_bpe(
     max_token_bytes: int | None = None,
     base_vocab: dict[int, bytes] | None = None,
 ) -> TrainResult:
-    """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
+    """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order
+    (or a ``PieceTable`` of them).
 
     ``base_vocab`` (id -> bytes) lets training go on from tokens made before: the chunks are
     then sequences of its ids, and the new ids follow its largest (SuperBPE's stage two starts
@@ -283,35 +370,36 @@ def train_bpe(
     # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
     counts, where = nodes.count_pairs(0, len(nodes.tok))
 
-    def first_place(pair: tuple[int, int]) -> int:
-        return nodes.first_place(where, pair)
+    def first_place(key: int) -> int:
+        return nodes.first_place(where, key)
 
     vocab = {i: bytes([i]) for i in range(256)} if base_vocab is None else dict(base_vocab)
     first_id = max(vocab) + 1 if vocab else 0
     if tie_rule == "seen":
-        tie_key: Callable[[tuple[int, int]], object] = first_place
+        tie_key: Callable[[int], object] = first_place
     elif tie_rule == "ids":
-        def tie_key(pair):
-            return pair
+        def tie_key(key):
+            return key  # (a, b) in order: a first, then b
     else:
         backwards = {i: _descending(t) for i, t in vocab.items()}
 
-        def tie_key(pair):
-            return backwards[pair[0]] + backwards[pair[1]]
+        def tie_key(key):
+            return backwards[key >> SHIFT] + backwards[key & LOW]
 
-    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()
-            if max_token_bytes is None or len(vocab[pair[0]]) + len(vocab[pair[1]]) <= max_token_bytes]
+    heap = [(-c, tie_key(key), key) for key, c in counts.items()
+            if max_token_bytes is None
+            or len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes]
     heapq.heapify(heap)
 
-    def pop_best() -> tuple[int, object, tuple[int, int]] | None:
-        """Take the best pair off the heap: ``(count, tie key, pair)``, or None."""
+    def pop_best() -> tuple[int, object, int] | None:
+        """Take the best pair off the heap: ``(count, tie key, pair key)``, or None."""
         while heap:
-            neg_count, key, pair = heapq.heappop(heap)
-            count = counts.get(pair, 0)
+            neg_count, tie, key = heapq.heappop(heap)
+            count = counts.get(key, 0)
             if count == -neg_count:
-                return count, key, pair
+                return count, tie, key
             if count > 0:  # stale entry: put the pair back with what is true now
-                heapq.heappush(heap, (-count, tie_key(pair), pair))
+                heapq.heappush(heap, (-count, tie_key(key), key))
         return None
 
     merges: dict[tuple[int, int], int] = {}
@@ -323,7 +411,7 @@ def train_bpe(
         if best is None:
             stop_reason = f"no pair left to merge after {step} merges"
             break
-        count, _, pair = best
+        count, _, key = best
         if count < min_frequency:
             stop_reason = (
                 f"the most frequent pair occurs {count} times, fewer than min_frequency"
@@ -337,24 +425,25 @@ def train_bpe(
                 runners_up.append(entry)
             for entry in runners_up:  # put them back as they were
                 heapq.heappush(heap, (-entry[0], entry[1], entry[2]))
-            ranked = tuple(Candidate(p, c, first_place(p)) for c, _, p in [best, *runners_up])
+            ranked = tuple(Candidate(pair_of(k), c, first_place(k))
+                           for c, _, k in [best, *runners_up])
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
-        a, b = pair
+        a, b = pair = pair_of(key)
         new_id = first_id + step
-        new_pairs, _ = nodes.merge(pair, new_id, counts, where)
+        new_pairs, _ = nodes.merge(key, new_id, counts, where)
 
         # 5. Record the merge, then queue the pairs it made (unless their token would be too long).
         merges[pair] = new_id
         vocab[new_id] = vocab[a] + vocab[b]
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
-        for new_pair in new_pairs:
-            if counts[new_pair] > 0 and (
+        for new_key in new_pairs:
+            if counts[new_key] > 0 and (
                 max_token_bytes is None
-                or len(vocab[new_pair[0]]) + len(vocab[new_pair[1]]) <= max_token_bytes
+                or len(vocab[new_key >> SHIFT]) + len(vocab[new_key & LOW]) <= max_token_bytes
             ):
-                heapq.heappush(heap, (-counts[new_pair], tie_key(new_pair), new_pair))
+                heapq.heappush(heap, (-counts[new_key], tie_key(new_key), new_key))
         record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)
         if verbose:
