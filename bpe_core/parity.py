@@ -33,7 +33,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from .corpus import DEFAULT_BLOCK_BYTES, CorpusSources, count_pieces, drain
+from .corpus import DEFAULT_BLOCK_BYTES, CorpusSources, count_pieces
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, split_by_pattern
@@ -43,10 +43,12 @@ from .training import (
     SHIFT,
     MergeRecord,
     Nodes,
+    PieceTable,
     ProgressCallback,
     _descending,
     check_train_options,
     pair_of,
+    piece_table,
 )
 
 MAX_LANGUAGES = 1000
@@ -86,7 +88,7 @@ def _check_languages(names: list[str]) -> None:
 
 
 def train_parity_chunks(
-    languages: Sequence[Iterable[tuple[bytes, int]]],
+    languages: Sequence[Iterable[tuple[bytes, int]] | PieceTable],
     num_merges: int,
     *,
     parallel: bool = True,
@@ -304,9 +306,9 @@ def train_parity_corpus(
     _check_languages(names)
     num_merges = _num_merges(vocab_size)
     check_train_options(tie_rule, min_frequency, max_token_bytes)
-    languages = [list(drain(count_pieces(sources[name], pattern=pattern, workers=workers,
-                                         errors=errors, block_bytes=block_bytes,
-                                         on_bytes=on_bytes).counts)) for name in names]
+    languages = [piece_table(count_pieces(sources[name], pattern=pattern, workers=workers,
+                                          errors=errors, block_bytes=block_bytes,
+                                          on_bytes=on_bytes).counts) for name in names]
     result = train_parity_chunks(languages, num_merges, parallel=parallel,
                                  global_merges=global_merges, tie_rule=tie_rule,
                                  min_frequency=min_frequency, max_token_bytes=max_token_bytes,

@@ -40,13 +40,20 @@ from collections.abc import Iterable
 
 import regex
 
-from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces, drain
+from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, split_by_pattern
 from .text import clean_text
-from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
+from .training import (
+    MergeRecord,
+    ProgressCallback,
+    TrainResult,
+    check_train_options,
+    piece_table,
+    train_bpe,
+)
 
 # The paper's released stage-two split (isolated matches; the text between them is a piece too).
 STAGE_TWO_ISOLATED = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
@@ -251,7 +258,7 @@ def train_superbpe_corpus(
 
     def counted(split: str) -> Iterable[tuple[bytes, int]]:
         source = iter(texts) if texts is not None else sources
-        return drain(count_pieces(source, pattern=split, workers=workers, errors=errors,
+        return piece_table(count_pieces(source, pattern=split, workers=workers, errors=errors,
                                   block_bytes=block_bytes, on_bytes=on_bytes).counts)
 
     result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,

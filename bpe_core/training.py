@@ -116,31 +116,37 @@ def pair_of(key: int) -> tuple[int, int]:
     return key >> SHIFT, key & LOW
 
 
-class PieceTable(NamedTuple):
+class PieceTable:
     """Distinct pieces and their counts in flat arrays, in first-seen order: ``data`` holds
     their bytes one after another, piece k ends at ``ends[k]`` and occurs ``counts[k]`` times.
     About 16 bytes a piece beside its bytes, where a dict holds a bytes object, an int and an
-    entry (about 100); ``Nodes`` lays it out without a Python object per piece.
+    entry (about 100); ``Nodes`` lays it out without a Python object per piece. Iterating it
+    gives ``(piece, count)`` in order, as the dict it was counted in did.
 
     >>> table = piece_table({b"the": 3, b" cat": 1})
-    >>> table.data, list(table.ends), list(table.counts)
-    (b'the cat', [3, 7], [3, 1])
+    >>> table.data, list(table.ends), list(table.counts), list(table)
+    (b'the cat', [3, 7], [3, 1], [(b'the', 3), (b' cat', 1)])
     >>> [m.token for m in train_bpe(table, 2).history]
     [b'th', b'the']
     """
 
-    data: bytes
-    ends: array  # "Q"
-    counts: array  # "Q"
+    __slots__ = ("data", "ends", "counts")
 
-    def items(self) -> Iterator[tuple[bytes, int]]:
-        """``(piece, count)`` in order, as the dict they were counted in gave them."""
+    def __init__(self, data: bytes, ends: array, counts: array) -> None:
+        self.data, self.ends, self.counts = data, ends, counts  # ends, counts: array("Q")
+
+    def __reduce__(self) -> tuple:  # pickles as its three buffers
+        return PieceTable, (self.data, self.ends, self.counts)
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
         data, start = self.data, 0
         for end, count in zip(self.ends, self.counts):
             yield data[start:end], count
             start = end
 
-    def __len__(self) -> int:  # type: ignore[override] - the pieces, not the fields
+    items = __iter__
+
+    def __len__(self) -> int:
         return len(self.ends)
 
 
