@@ -209,7 +209,7 @@ def train_parity_chunks(
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
         for m, new_pair in new_pairs:
-            if counts[m][new_pair] > 0 and fits(new_pair):
+            if counts[m].get(new_pair, 0) > 0 and fits(new_pair):
                 heapq.heappush(heaps[m], (-counts[m][new_pair], tie_key(m, new_pair), new_pair))
                 if global_merges and step + 1 < global_merges:
                     heapq.heappush(heaps[n_lang], (-count_of(n_lang, new_pair),

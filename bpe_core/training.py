@@ -179,6 +179,9 @@ class Nodes:
         self.tok = array("i")  # token at node i; -1 once merged into its left neighbour
         self.weight = array("I")  # occurrences of node i's chunk ("Q" once one needs it)
         self.starts = array("Q")
+        # Every chunk occurs at least once: a pair whose count falls to 0 has no place left,
+        # and is forgotten (``merge``). A chunk given 0 occurrences keeps every pair.
+        self.positive = True
 
     def _weigh(self, occurrences: int, size: int) -> None:
         try:
@@ -195,6 +198,8 @@ class Nodes:
         if isinstance(chunks, PieceTable):  # its bytes are already one after another
             base = len(tok)
             tok.extend(chunks.data)
+            if chunks.counts and min(chunks.counts) <= 0:
+                self.positive = False
             start = 0
             for end, occurrences in zip(chunks.ends, chunks.counts):
                 if end > start:
@@ -205,6 +210,8 @@ class Nodes:
             return total
         for chunk, occurrences in chunks:
             if chunk:
+                if occurrences <= 0:
+                    self.positive = False
                 starts.append(len(tok))
                 tok.extend(chunk)
                 self._weigh(occurrences, len(chunk))
@@ -266,8 +273,11 @@ class Nodes:
               where: dict[int, array | int]) -> tuple[set[int], int]:
         """Merge the pair ``key`` at its places in ``where``, left to right, updating only the
         neighbours' pairs in ``counts`` and ``where``: the pairs it made that were not counted
-        before, and how many tokens fewer the text has (the merges made, with their weights)."""
+        before, and how many tokens fewer the text has (the merges made, with their weights).
+        A pair whose count falls to 0 leaves ``counts`` and ``where`` (it can never occur again:
+        new pairs only form around the new token), so their size follows the live pairs."""
         tok, weight, nxt, prv = self.tok, self.weight, self.nxt, self.prv
+        forget = self.positive
         a, b = key >> SHIFT, key & LOW
         new_high = new_id << SHIFT
         new_pairs: set[int] = set()
@@ -284,7 +294,12 @@ class Nodes:
             q = nxt[j]
             if p != -1:  # (x, a) becomes (x, new)
                 x = tok[p] << SHIFT
-                counts[x | a] -= w
+                old = x | a
+                left_count = counts[old] - w
+                if left_count or old == key or not forget:
+                    counts[old] = left_count
+                else:
+                    del counts[old], where[old]
                 left = x | new_id
                 if left in counts:
                     counts[left] += w
@@ -299,7 +314,12 @@ class Nodes:
                     new_pairs.add(left)
             if q != -1:  # (b, y) becomes (new, y)
                 y = tok[q]
-                counts[b << SHIFT | y] -= w
+                old = b << SHIFT | y
+                right_count = counts[old] - w
+                if right_count or old == key or not forget:
+                    counts[old] = right_count
+                else:
+                    del counts[old], where[old]
                 right = new_high | y
                 if right in counts:
                     counts[right] += w
@@ -371,7 +391,7 @@ def train_bpe(
     check_train_options(tie_rule, min_frequency, max_token_bytes)
     # 1. Lay the distinct chunks out one after another, one node per byte.
     nodes = Nodes()
-    nodes.add(chunks)
+    total = nodes.add(chunks)  # every pair's count is at most this
     nodes.link()
     # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
     counts, where = nodes.count_pairs(0, len(nodes.tok))
@@ -381,31 +401,59 @@ def train_bpe(
 
     vocab = {i: bytes([i]) for i in range(256)} if base_vocab is None else dict(base_vocab)
     first_id = max(vocab) + 1 if vocab else 0
-    if tie_rule == "seen":
-        tie_key: Callable[[int], object] = first_place
-    elif tie_rule == "ids":
-        def tie_key(key):
-            return key  # (a, b) in order: a first, then b
+    if tie_rule == "bytes" or total >> 63:
+        # A heap entry is (-count, tie key, pair): for "bytes", a string that sorts the pair's
+        # bytes backwards; for "seen" and "ids" only when a count may not fit in 63 bits.
+        if tie_rule == "seen":
+            tie_key: Callable[[int], object] = first_place
+        elif tie_rule == "ids":
+            def tie_key(key):
+                return key  # (a, b) in order: a first, then b
+        else:
+            backwards = {i: _descending(t) for i, t in vocab.items()}
+
+            def tie_key(key):
+                return backwards[key >> SHIFT] + backwards[key & LOW]
+
+        def entry(count: int, key: int) -> object:
+            return (-count, tie_key(key), key)
+
+        def opened(e: tuple) -> tuple[int, int]:
+            return -e[0], e[2]
     else:
-        backwards = {i: _descending(t) for i, t in vocab.items()}
+        # A heap entry is one int that sorts as that tuple would: (TOP - count, first place,
+        # pair) in bit fields for "seen", (TOP - count, pair) for "ids" (the tie key is the
+        # pair); a third of a tuple's memory, and the pairs' entries are most of the heap.
+        fields = 2 * SHIFT + (SHIFT if tie_rule == "seen" else 0)
+        top = (1 << 63) - 1
+        keys = (1 << 2 * SHIFT) - 1
+        if tie_rule == "seen":
+            def entry(count: int, key: int) -> object:
+                return (top - count) << fields | first_place(key) << 2 * SHIFT | key
+        else:
+            def entry(count: int, key: int) -> object:
+                return (top - count) << fields | key
 
-        def tie_key(key):
-            return backwards[key >> SHIFT] + backwards[key & LOW]
+        def opened(e: int) -> tuple[int, int]:
+            return top - (e >> fields), e & keys
 
-    heap = [(-c, tie_key(key), key) for key, c in counts.items()
-            if max_token_bytes is None
-            or len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes]
+    def fits(key: int) -> bool:
+        return (max_token_bytes is None
+                or len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes)
+
+    heap = [entry(c, key) for key, c in counts.items() if fits(key)]
     heapq.heapify(heap)
 
     def pop_best() -> tuple[int, object, int] | None:
-        """Take the best pair off the heap: ``(count, tie key, pair key)``, or None."""
+        """Take the best pair off the heap: ``(count, its entry, pair key)``, or None."""
         while heap:
-            neg_count, tie, key = heapq.heappop(heap)
+            e = heapq.heappop(heap)
+            was, key = opened(e)
             count = counts.get(key, 0)
-            if count == -neg_count:
-                return count, tie, key
+            if count == was:
+                return count, e, key
             if count > 0:  # stale entry: put the pair back with what is true now
-                heapq.heappush(heap, (-count, tie_key(key), key))
+                heapq.heappush(heap, entry(count, key))
         return None
 
     merges: dict[tuple[int, int], int] = {}
@@ -427,10 +475,10 @@ def train_bpe(
         ranked: tuple[Candidate, ...] = ()
         if candidates:
             runners_up = []
-            while len(runners_up) < candidates - 1 and (entry := pop_best()) is not None:
-                runners_up.append(entry)
-            for entry in runners_up:  # put them back as they were
-                heapq.heappush(heap, (-entry[0], entry[1], entry[2]))
+            while len(runners_up) < candidates - 1 and (top_one := pop_best()) is not None:
+                runners_up.append(top_one)
+            for _, e, _ in runners_up:  # put them back as they were
+                heapq.heappush(heap, e)
             ranked = tuple(Candidate(pair_of(k), c, first_place(k))
                            for c, _, k in [best, *runners_up])
 
@@ -445,11 +493,14 @@ def train_bpe(
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
         for new_key in new_pairs:
-            if counts[new_key] > 0 and (
-                max_token_bytes is None
-                or len(vocab[new_key >> SHIFT]) + len(vocab[new_key & LOW]) <= max_token_bytes
-            ):
-                heapq.heappush(heap, (-counts[new_key], tie_key(new_key), new_key))
+            if counts.get(new_key, 0) > 0 and fits(new_key):
+                heapq.heappush(heap, entry(counts[new_key], new_key))
+        if len(heap) > 2 * len(counts) + 100_000 and nodes.positive:
+            # Mostly stale entries: one entry per live pair, as true as the entries it replaces
+            # (every chunk occurs at least once, so an entry whose count is still true has a
+            # true tie key too, and the best entry is the same).
+            heap[:] = [entry(c, k) for k, c in counts.items() if c > 0 and fits(k)]
+            heapq.heapify(heap)
         record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)
         if verbose:
