@@ -18,8 +18,9 @@ Data (arrays and dicts, indexed by node number; a pair (a, b) is the int ``a << 
 
     tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
     nxt[i]     next live node in the same chunk, or -1 at the end of the chunk
-    prv[i]     previous live node in the same chunk, or -1 at the start of the chunk
-    weight[i]  how many times node i's chunk occurs in the text
+    starts[k]  chunk k's first node (bisection finds a node's chunk; its left neighbour is
+               the first live node before it, never before its chunk's first node)
+    weight[k]  how many times chunk k occurs in the text
     counts     pair -> how many times it occurs in the text (every copy of a chunk counts)
     where      pair -> node numbers where it started, ascending (some may be stale): an int
                while it has one place (most new pairs), an ``array("i")`` from the second on
@@ -49,8 +50,9 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate
 from typing import NamedTuple
 
 
@@ -165,6 +167,12 @@ class Nodes:
     keeps one table, parity.py one per language) and updated by ``merge``. Pairs are int keys
     (``a << SHIFT | b``; ``pair_of`` gives the tuple back).
 
+    Per node it keeps its token and the next live node (4 bytes each); per chunk its first node
+    and its occurrences. A node's chunk is found by bisection of the starts (in C), and its left
+    neighbour by stepping back over the merged nodes (-1) of the token before it, never past
+    the chunk's first node (which is never merged away): a chunk's weight and a node's link back
+    would cost 8 more bytes a node.
+
     >>> nodes = Nodes(); nodes.add([(b"abab", 2)]); nodes.link()
     8
     >>> counts, where = nodes.count_pairs(0, len(nodes.tok))
@@ -177,18 +185,18 @@ class Nodes:
 
     def __init__(self) -> None:
         self.tok = array("i")  # token at node i; -1 once merged into its left neighbour
-        self.weight = array("I")  # occurrences of node i's chunk ("Q" once one needs it)
-        self.starts = array("Q")
+        self.starts = array("q")  # chunk k's first node
+        self.weight = array("I")  # chunk k's occurrences ("Q" once one needs it)
         # Every chunk occurs at least once: a pair whose count falls to 0 has no place left,
         # and is forgotten (``merge``). A chunk given 0 occurrences keeps every pair.
         self.positive = True
 
-    def _weigh(self, occurrences: int, size: int) -> None:
+    def _weigh(self, occurrences: int) -> None:
         try:
-            self.weight.extend(repeat(occurrences, size))
+            self.weight.append(occurrences)
         except OverflowError:  # 2**32 occurrences or more: 8 bytes a weight from now on
             self.weight = array("Q", self.weight)
-            self.weight.extend(repeat(occurrences, size))
+            self.weight.append(occurrences)
 
     def add(self, chunks: Iterable[tuple[Sequence[int], int]] | PieceTable) -> int:
         """Lay ``(chunk, occurrences)`` (or a ``PieceTable``) out after the nodes so far; their
@@ -198,13 +206,13 @@ class Nodes:
         if isinstance(chunks, PieceTable):  # its bytes are already one after another
             base = len(tok)
             tok.extend(chunks.data)
-            if chunks.counts and min(chunks.counts) <= 0:
-                self.positive = False
             start = 0
             for end, occurrences in zip(chunks.ends, chunks.counts):
                 if end > start:
+                    if occurrences <= 0:
+                        self.positive = False
                     starts.append(base + start)
-                    self._weigh(occurrences, end - start)
+                    self._weigh(occurrences)
                     total += occurrences * (end - start)
                 start = end
             return total
@@ -214,40 +222,41 @@ class Nodes:
                     self.positive = False
                 starts.append(len(tok))
                 tok.extend(chunk)
-                self._weigh(occurrences, len(chunk))
+                self._weigh(occurrences)
                 total += occurrences * len(chunk)
         return total
 
     def link(self) -> None:
-        """Link the nodes inside each chunk (``nxt``/``prv``: -1 at a chunk's ends)."""
+        """Link the nodes inside each chunk (``nxt``: -1 at a chunk's end)."""
         n = len(self.tok)
         nxt = self.nxt = array("i", range(1, n + 1))
-        prv = self.prv = array("i", range(-1, n - 1))
         for s in self.starts:  # cut the links between neighbouring chunks
-            prv[s] = -1
             if s:
                 nxt[s - 1] = -1
         if n:
             nxt[n - 1] = -1
-        self.starts = array("Q")
 
     def count_pairs(self, lo: int, hi: int) -> tuple[dict[int, int], dict[int, array | int]]:
-        """Every adjacent pair of nodes ``lo..hi-1``: its count and the nodes where it starts."""
-        tok, weight, nxt = self.tok, self.weight, self.nxt
+        """Every adjacent pair of nodes ``lo..hi-1`` (whole chunks, before any merge): its
+        count and the nodes where it starts."""
+        tok, weight, starts = self.tok, self.weight, self.starts
         counts: dict[int, int] = {}
         where: dict[int, array | int] = {}
-        for i in range(lo, hi - 1):
-            if nxt[i] != -1:
+        n, n_chunks = len(tok), len(starts)
+        for k in range(bisect_left(starts, lo), bisect_left(starts, hi)):
+            end = starts[k + 1] if k + 1 < n_chunks else n
+            w = weight[k]
+            for i in range(starts[k], end - 1):
                 key = tok[i] << SHIFT | tok[i + 1]
                 if key in counts:
-                    counts[key] += weight[i]
+                    counts[key] += w
                     there = where[key]
                     if there.__class__ is int:
                         where[key] = array("i", (there, i))
                     else:
                         there.append(i)
                 else:
-                    counts[key] = weight[i]
+                    counts[key] = w
                     where[key] = i
         return counts, where
 
@@ -276,7 +285,7 @@ class Nodes:
         before, and how many tokens fewer the text has (the merges made, with their weights).
         A pair whose count falls to 0 leaves ``counts`` and ``where`` (it can never occur again:
         new pairs only form around the new token), so their size follows the live pairs."""
-        tok, weight, nxt, prv = self.tok, self.weight, self.nxt, self.prv
+        tok, weight, nxt, starts = self.tok, self.weight, self.nxt, self.starts
         forget = self.positive
         a, b = key >> SHIFT, key & LOW
         new_high = new_id << SHIFT
@@ -289,10 +298,13 @@ class Nodes:
             j = nxt[i]
             if j == -1 or tok[j] != b:
                 continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
-            w = weight[i]
-            p = prv[i]
+            chunk = bisect_right(starts, i) - 1
+            w = weight[chunk]
             q = nxt[j]
-            if p != -1:  # (x, a) becomes (x, new)
+            if i != starts[chunk]:  # (x, a) becomes (x, new); x ends just before node i
+                p = i - 1
+                while tok[p] == -1:
+                    p -= 1
                 x = tok[p] << SHIFT
                 old = x | a
                 left_count = counts[old] - w
@@ -335,8 +347,6 @@ class Nodes:
             tok[i] = new_id
             tok[j] = -1
             nxt[i] = q
-            if q != -1:
-                prv[q] = i
             fewer += w
         counts.pop(key, None)
         return new_pairs, fewer
