@@ -111,6 +111,7 @@ def _descending(token: bytes) -> str:
 
 SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
 LOW = (1 << SHIFT) - 1
+HEAP_SLACK = 100_000  # stale heap entries allowed beyond one per live pair, before a rebuild
 
 
 def pair_of(key: int) -> tuple[int, int]:
@@ -505,7 +506,7 @@ def train_bpe(
         for new_key in new_pairs:
             if counts.get(new_key, 0) > 0 and fits(new_key):
                 heapq.heappush(heap, entry(counts[new_key], new_key))
-        if len(heap) > 2 * len(counts) + 100_000 and nodes.positive:
+        if len(heap) > 2 * len(counts) + HEAP_SLACK and nodes.positive:
             # Mostly stale entries: one entry per live pair, as true as the entries it replaces
             # (every chunk occurs at least once, so an entry whose count is still true has a
             # true tie key too, and the best entry is the same).
