@@ -51,7 +51,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -112,6 +112,7 @@ def _descending(token: bytes) -> str:
 SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
 LOW = (1 << SHIFT) - 1
 HEAP_SLACK = 100_000  # stale heap entries allowed beyond one per live pair, before a rebuild
+FLOOR_SHIFT = 6  # the heap holds pairs at least 1/64 as frequent as its best, then 1/64 of that...
 
 
 def pair_of(key: int) -> tuple[int, int]:
@@ -452,20 +453,33 @@ def train_bpe(
         return (max_token_bytes is None
                 or len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes)
 
-    heap = [entry(c, key) for key, c in counts.items() if fits(key)]
+    # The heap holds the pairs that occur at least ``floor[0]`` times (most pairs are rare and
+    # are never merged); when none is left, the floor goes down and the heap is filled again
+    # from the counts. Counts only fall, so a pair below the floor stays below it until then,
+    # and the heap's best is the best of all pairs. A chunk given 0 occurrences: floor 0.
+    floor = [max(1, max(counts.values(), default=0) >> FLOOR_SHIFT) if nodes.positive else 0]
+    heap = [entry(c, key) for key, c in counts.items() if c >= floor[0] and fits(key)]
     heapq.heapify(heap)
 
-    def pop_best() -> tuple[int, object, int] | None:
-        """Take the best pair off the heap: ``(count, its entry, pair key)``, or None."""
-        while heap:
-            e = heapq.heappop(heap)
-            was, key = opened(e)
-            count = counts.get(key, 0)
-            if count == was:
-                return count, e, key
-            if count > 0:  # stale entry: put the pair back with what is true now
-                heapq.heappush(heap, entry(count, key))
-        return None
+    def pop_best(taken: Container[int] = ()) -> tuple[int, object, int] | None:
+        """Take the best pair off the heap: ``(count, its entry, pair key)``, or None. ``taken``:
+        the pairs taken off before and not put back yet (a refill leaves them out)."""
+        while True:
+            least = floor[0]
+            while heap:
+                e = heapq.heappop(heap)
+                was, key = opened(e)
+                count = counts.get(key, 0)
+                if count == was:
+                    return count, e, key
+                if count > 0 and count >= least:  # stale: put it back with what is true now
+                    heapq.heappush(heap, entry(count, key))
+            if least <= 1:
+                return None
+            floor[0] = max(1, least >> FLOOR_SHIFT)  # no pair left at least that frequent
+            heap[:] = [entry(c, k) for k, c in counts.items()
+                       if floor[0] <= c and fits(k) and k not in taken]
+            heapq.heapify(heap)
 
     merges: dict[tuple[int, int], int] = {}
     history: list[MergeRecord] = []
@@ -486,8 +500,10 @@ def train_bpe(
         ranked: tuple[Candidate, ...] = ()
         if candidates:
             runners_up = []
-            while len(runners_up) < candidates - 1 and (top_one := pop_best()) is not None:
+            taken = {key}
+            while len(runners_up) < candidates - 1 and (top_one := pop_best(taken)) is not None:
                 runners_up.append(top_one)
+                taken.add(top_one[2])
             for _, e, _ in runners_up:  # put them back as they were
                 heapq.heappush(heap, e)
             ranked = tuple(Candidate(pair_of(k), c, first_place(k))
@@ -504,13 +520,13 @@ def train_bpe(
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
         for new_key in new_pairs:
-            if counts.get(new_key, 0) > 0 and fits(new_key):
+            if counts.get(new_key, 0) >= max(floor[0], 1) and fits(new_key):
                 heapq.heappush(heap, entry(counts[new_key], new_key))
         if len(heap) > 2 * len(counts) + HEAP_SLACK and nodes.positive:
             # Mostly stale entries: one entry per live pair, as true as the entries it replaces
             # (every chunk occurs at least once, so an entry whose count is still true has a
             # true tie key too, and the best entry is the same).
-            heap[:] = [entry(c, k) for k, c in counts.items() if c > 0 and fits(k)]
+            heap[:] = [entry(c, k) for k, c in counts.items() if c >= floor[0] and fits(k)]
             heapq.heapify(heap)
         record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)

@@ -37,17 +37,22 @@ def test_weights_of_2_to_the_32_or_more_are_kept_whole():
 
 
 @pytest.mark.parametrize("tie_rule", training.TIE_RULES)
-def test_a_heap_rebuilt_at_every_step_makes_the_same_merges(monkeypatch, tie_rule):
-    """Pairs that fall to 0 are forgotten and a heap of stale entries is rebuilt (on big corpora
-    only): rebuilding after every merge must change nothing."""
+def test_a_heap_of_the_frequent_pairs_only_makes_the_same_merges(monkeypatch, tie_rule):
+    """The heap holds only the pairs above a floor (refilled from the counts when it runs dry),
+    pairs that fall to 0 are forgotten, and a heap of stale entries is rebuilt: with a refill
+    at every halving of the counts and a rebuild after every merge, the merges and their
+    candidates are those of one heap of every pair."""
     rng = random.Random(11)
     pieces = {}
     for _ in range(3000):
         piece = bytes(rng.choice(b"abcde ") for _ in range(rng.randint(1, 10)))
         pieces[piece] = pieces.get(piece, 0) + rng.choice([1, 2, 3, 50])
     items = list(pieces.items())
-    kept = train_bpe(items, 400, tie_rule=tie_rule, candidates=3)
-    monkeypatch.setattr(training, "HEAP_SLACK", -(10**9))  # rebuild after every merge
-    rebuilt = train_bpe(items, 400, tie_rule=tie_rule, candidates=3)
-    assert len(kept.history) == 400
-    assert rebuilt.history == kept.history
+    monkeypatch.setattr(training, "FLOOR_SHIFT", 62)  # every pair in the heap from the start
+    monkeypatch.setattr(training, "HEAP_SLACK", 10**9)  # never rebuilt
+    whole = train_bpe(items, 400, tie_rule=tie_rule, candidates=3)
+    monkeypatch.setattr(training, "FLOOR_SHIFT", 1)
+    monkeypatch.setattr(training, "HEAP_SLACK", -(10**9))  # rebuilt after every merge
+    refilled = train_bpe(items, 400, tie_rule=tie_rule, candidates=3)
+    assert len(whole.history) == 400
+    assert refilled.history == whole.history
