@@ -124,14 +124,15 @@ class PieceTable:
     """Distinct pieces and their counts in flat arrays, in first-seen order: ``data`` holds
     their bytes one after another, piece k ends at ``ends[k]`` and occurs ``counts[k]`` times.
     About 16 bytes a piece beside its bytes, where a dict holds a bytes object, an int and an
-    entry (about 100); ``Nodes`` lays it out without a Python object per piece. Iterating it
-    gives ``(piece, count)`` in order, as the dict it was counted in did.
+    entry (about 100); ``Nodes`` lays it out without a Python object per piece, and empties it
+    (so its memory is free for the merge loop). Iterating it gives ``(piece, count)`` in order,
+    as the dict it was counted in did.
 
     >>> table = piece_table({b"the": 3, b" cat": 1})
     >>> table.data, list(table.ends), list(table.counts), list(table)
     (b'the cat', [3, 7], [3, 1], [(b'the', 3), (b' cat', 1)])
-    >>> [m.token for m in train_bpe(table, 2).history]
-    [b'th', b'the']
+    >>> [m.token for m in train_bpe(table, 2).history], len(table)
+    ([b'th', b'the'], 0)
     """
 
     __slots__ = ("data", "ends", "counts")
@@ -201,8 +202,8 @@ class Nodes:
             self.weight.append(occurrences)
 
     def add(self, chunks: Iterable[tuple[Sequence[int], int]] | PieceTable) -> int:
-        """Lay ``(chunk, occurrences)`` (or a ``PieceTable``) out after the nodes so far; their
-        tokens, counted."""
+        """Lay ``(chunk, occurrences)`` (or a ``PieceTable``, which is emptied once laid out)
+        out after the nodes so far; their tokens, counted."""
         tok, starts = self.tok, self.starts
         total = 0
         if isinstance(chunks, PieceTable):  # its bytes are already one after another
@@ -217,6 +218,9 @@ class Nodes:
                     self._weigh(occurrences)
                     total += occurrences * (end - start)
                 start = end
+            # Laid out, the table is emptied (as piece_table empties its dict): its buffers are
+            # free before the links, places and pairs are made.
+            chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
             return total
         for chunk, occurrences in chunks:
             if chunk:
