@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--child", nargs=3, metavar=("TRAINER", "CORPUS", "VOCAB"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200],
-                        help="corpus sizes in MB (2000 for the 2 GB case)")
+                        help="corpus sizes in MB: 1000 for web-like 1 GB, 5000 for 5 GB on demand (written once)")
     parser.add_argument("--kinds", nargs="+", default=["tiny", "web"], choices=["tiny", "web"])
     parser.add_argument("--vocab", type=int, nargs="+", default=[10_000])
     parser.add_argument("--trainers", nargs="+", default=list(TRAINERS), choices=TRAINERS)

@@ -28,7 +28,6 @@ from .corpus import (
     PieceCounts,
     PipelineSplit,
     count_pieces,
-    drain,
 )
 from .encoders import dropout_merges
 from .limits import MAX_VOCAB_SIZE
@@ -62,7 +61,7 @@ from .text import (  # noqa: F401 - render_token and replace_control_characters:
     shorten,
 )
 from .tiktoken_api import TiktokenMethods
-from .training import MergeRecord, ProgressCallback, check_train_options, train_bpe
+from .training import MergeRecord, ProgressCallback, check_train_options, piece_table, train_bpe
 from .words import WHOLE_TOKENS, WORD_PATTERNS, encode_ordinary_text
 
 if TYPE_CHECKING:
@@ -331,7 +330,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
             timeout=self.timeout,
         )
         self._learn(
-            drain(counted.counts), num_merges,
+            piece_table(counted.counts), num_merges,
             specials if special_tokens is not None else None, progress=progress, verbose=verbose,
             candidates=candidates, tie_rule=tie_rule, min_frequency=min_frequency,
             max_token_bytes=max_token_bytes,

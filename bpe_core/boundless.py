@@ -67,13 +67,20 @@ from collections.abc import Iterable
 
 import regex
 
-from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces, drain
+from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN, WORD_RUN_PATTERNS
 from .split import compile_pattern, split_by_pattern
 from .superbpe import StageCallback, SuperBPETokenizer, count_split, plan_merges, stage_words
 from .text import clean_text
-from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
+from .training import (
+    MergeRecord,
+    ProgressCallback,
+    TrainResult,
+    check_train_options,
+    piece_table,
+    train_bpe,
+)
 
 _LETTER = regex.compile(r"\p{L}")
 
@@ -312,9 +319,9 @@ def train_boundless_corpus(
 
     def counted(split: str) -> Iterable[tuple[bytes, int]]:
         source = iter(texts) if texts is not None else sources
-        return drain(count_pieces(source, pattern=split, special_tokens=specials,
-                                  workers=workers, errors=errors, block_bytes=block_bytes,
-                                  on_bytes=on_bytes).counts)
+        return piece_table(count_pieces(source, pattern=split, special_tokens=specials,
+                                        workers=workers, errors=errors, block_bytes=block_bytes,
+                                        on_bytes=on_bytes).counts)
 
     result, kept = _two_phases(counted(pattern), lambda: counted(runs), pattern, num_merges,
                                progress, on_stage, options)

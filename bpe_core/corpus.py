@@ -51,6 +51,7 @@ from .split import (
     training_specials,
 )
 from .text import clean_text, shorten
+from .training import PieceTable, piece_table
 
 DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
 CONTEXT = 300  # characters read on each side of a possible cut (special tokens, a rule's lookbehind)
@@ -78,12 +79,6 @@ class PieceCounts(NamedTuple):
     max_in_flight: int  # the most blocks read or being counted at one time
     workers: int  # processes that counted (1: this one; with Dask: the cluster's threads, or 0)
     distinct: int  # distinct pieces (the table's length, kept when the table is freed)
-
-
-def drain(table: dict) -> Iterator[tuple]:
-    """The items of ``table`` in order, then empty it (frees a big table once it is used)."""
-    yield from table.items()
-    table.clear()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -427,6 +422,13 @@ def _count_block(
     return {piece.encode("utf-8"): n for piece, n in counts.items()}, size
 
 
+def _count_block_compact(*args: object) -> tuple[PieceTable, int]:
+    """``_count_block`` as a worker sends it: the table in flat arrays (``PieceTable``), which
+    pickles as three buffers instead of an object per piece."""
+    counts, size = _count_block(*args)
+    return piece_table(counts), size
+
+
 def _ignore_interrupts() -> None:
     """Worker processes leave Ctrl-C to the main process, which stops them all."""
     import signal
@@ -461,7 +463,7 @@ class _Runner:
         try:
             pending: deque = deque()
             for block in blocks:
-                pending.append(pool.apply_async(_count_block, (block, *args)))
+                pending.append(pool.apply_async(_count_block_compact, (block, *args)))
                 self.max_in_flight = max(self.max_in_flight, len(pending))
                 if len(pending) >= self.limit:
                     consume(*pending.popleft().get())
@@ -477,7 +479,7 @@ class _Runner:
         pending: deque = deque()
         try:
             for block in blocks:
-                pending.append(client.submit(_count_block, block, *args, pure=False))
+                pending.append(client.submit(_count_block_compact, block, *args, pure=False))
                 self.max_in_flight = max(self.max_in_flight, len(pending))
                 if len(pending) >= self.limit:
                     consume(*_dask_result(client, pending.popleft()))
@@ -600,11 +602,14 @@ def count_pieces(
     done = 0
     n_blocks = 0
 
-    def consume(block_counts: dict[bytes, int], size: int) -> None:
+    def consume(block_counts: dict[bytes, int] | PieceTable, size: int) -> None:
         nonlocal done, n_blocks
         get = counts.get
-        for piece, n in block_counts.items():
-            counts[piece] = get(piece, 0) + n
+        if not counts and isinstance(block_counts, dict):
+            counts.update(block_counts)  # the first block: its table as it is
+        else:
+            for piece, n in block_counts.items():
+                counts[piece] = get(piece, 0) + n
         done += size
         n_blocks += 1
         if on_bytes is not None:

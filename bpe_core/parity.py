@@ -41,12 +41,23 @@ from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 
-from .corpus import DEFAULT_BLOCK_BYTES, CorpusSources, count_pieces, drain
+from .corpus import DEFAULT_BLOCK_BYTES, CorpusSources, count_pieces
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
 from .text import clean_text
-from .training import MergeRecord, Nodes, ProgressCallback, _descending, check_train_options
+from .training import (
+    LOW,
+    SHIFT,
+    MergeRecord,
+    Nodes,
+    PieceTable,
+    ProgressCallback,
+    _descending,
+    check_train_options,
+    pair_of,
+    piece_table,
+)
 
 MAX_LANGUAGES = 1000
 
@@ -85,7 +96,7 @@ def _check_languages(names: list[str]) -> None:
 
 
 def train_parity_chunks(
-    languages: Sequence[Iterable[tuple[bytes, int]]],
+    languages: Sequence[Iterable[tuple[bytes, int]] | PieceTable],
     num_merges: int,
     *,
     parallel: bool = True,
@@ -113,8 +124,8 @@ def train_parity_chunks(
         bounds.append(len(nodes.tok))
     size = list(tokens)  # each language's bytes
     nodes.link()
-    counts: list[dict[tuple[int, int], int]] = []
-    where: list[dict[tuple[int, int], array]] = []
+    counts: list[dict[int, int]] = []  # pairs as int keys (training.SHIFT)
+    where: list[dict[int, array | int]] = []
     for lang in range(n_lang):
         c, w = nodes.count_pairs(bounds[lang], bounds[lang + 1])
         counts.append(c)
@@ -123,39 +134,40 @@ def train_parity_chunks(
     vocab = {i: bytes([i]) for i in range(256)}
     backwards = {i: _descending(vocab[i]) for i in range(256)} if tie_rule == "bytes" else {}
 
-    def first_place(lang: int, pair: tuple[int, int]) -> int:
+    def first_place(lang: int, pair: int) -> int:
         return nodes.first_place(where[lang], pair)
 
-    def tie_key(lang: int, pair: tuple[int, int]) -> object:
+    def tie_key(lang: int, pair: int) -> object:
         if tie_rule == "seen":
             if lang == n_lang:  # global: the first place in the texts joined in order
                 return min(first_place(m, pair) for m in range(n_lang)
                            if counts[m].get(pair, 0) > 0)
             return first_place(lang, pair)
         if tie_rule == "ids":
-            return pair
-        return backwards[pair[0]] + backwards[pair[1]]
+            return pair  # (a, b) in order
+        return backwards[pair >> SHIFT] + backwards[pair & LOW]
 
-    def count_of(lang: int, pair: tuple[int, int]) -> int:
+    def count_of(lang: int, pair: int) -> int:
         if lang == n_lang:
             return sum(c.get(pair, 0) for c in counts)
         return counts[lang].get(pair, 0)
 
-    def fits(pair: tuple[int, int]) -> bool:
-        return max_token_bytes is None or len(vocab[pair[0]]) + len(vocab[pair[1]]) <= max_token_bytes
+    def fits(pair: int) -> bool:
+        return (max_token_bytes is None
+                or len(vocab[pair >> SHIFT]) + len(vocab[pair & LOW]) <= max_token_bytes)
 
     # One heap per language, and one (index n_lang) of the totals for the global merges.
     heaps: list[list] = [[(-c, tie_key(lang, p), p) for p, c in counts[lang].items() if fits(p)]
                          for lang in range(n_lang)]
     if global_merges:
-        totals: Counter[tuple[int, int]] = Counter()
+        totals: Counter[int] = Counter()
         for c in counts:
             totals.update(c)
         heaps.append([(-c, tie_key(n_lang, p), p) for p, c in totals.items() if fits(p)])
     for heap in heaps:
         heapq.heapify(heap)
 
-    def best(lang: int, floor: int) -> tuple[int, tuple[int, int]] | None:
+    def best(lang: int, floor: int) -> tuple[int, int] | None:
         """The best pair of heap ``lang`` if it occurs at least ``floor`` times (kept on it)."""
         heap = heaps[lang]
         while heap:
@@ -201,13 +213,13 @@ def train_parity_chunks(
             stop_reason = (f"no language has a pair occurring at least {floor} times, after"
                            f" {step} merges")
             break
-        lang, count, pair = chosen
+        lang, count, key = chosen
         # 4. Merge it in every language's text, updating only the neighbours' pairs.
-        a, b = pair
+        a, b = pair = pair_of(key)
         new_id = 256 + step
-        new_pairs: set[tuple[int, tuple[int, int]]] = set()
+        new_pairs: set[tuple[int, int]] = set()  # (language, pair key)
         for m in range(n_lang):
-            made, fewer = nodes.merge(pair, new_id, counts[m], where[m])
+            made, fewer = nodes.merge(key, new_id, counts[m], where[m])
             new_pairs.update((m, p) for p in made)
             tokens[m] -= fewer
 
@@ -216,7 +228,7 @@ def train_parity_chunks(
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
         for m, new_pair in new_pairs:
-            if counts[m][new_pair] > 0 and fits(new_pair):
+            if counts[m].get(new_pair, 0) > 0 and fits(new_pair):
                 heapq.heappush(heaps[m], (-counts[m][new_pair], tie_key(m, new_pair), new_pair))
                 if global_merges and step + 1 < global_merges:
                     heapq.heappush(heaps[n_lang], (-count_of(n_lang, new_pair),
@@ -341,9 +353,9 @@ def train_parity_corpus(
     num_merges = _num_merges(vocab_size, specials)
     check_train_options(tie_rule, min_frequency, max_token_bytes)
     check_window(window, alpha)
-    languages = [list(drain(count_pieces(sources[name], pattern=pattern, workers=workers,
-                                         special_tokens=specials, errors=errors,
-                                         block_bytes=block_bytes, on_bytes=on_bytes).counts))
+    languages = [piece_table(count_pieces(sources[name], pattern=pattern, workers=workers,
+                                          special_tokens=specials, errors=errors,
+                                          block_bytes=block_bytes, on_bytes=on_bytes).counts)
                  for name in names]
     result = train_parity_chunks(languages, num_merges, parallel=parallel,
                                  global_merges=global_merges, window=window, alpha=alpha,

@@ -44,13 +44,20 @@ from collections.abc import Callable, Iterable
 
 import regex
 
-from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces, drain
+from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
 from .text import clean_text
-from .training import MergeRecord, ProgressCallback, TrainResult, check_train_options, train_bpe
+from .training import (
+    MergeRecord,
+    ProgressCallback,
+    TrainResult,
+    check_train_options,
+    piece_table,
+    train_bpe,
+)
 
 # on_stage(words, total): a stage (or phase) begins, "stage one" .. "phase two", making at most
 # ``total`` merges; ``progress(done, total, record)`` then counts that stage's merges from 1
@@ -292,9 +299,9 @@ def train_superbpe_corpus(
 
     def counted(split: str) -> Iterable[tuple[bytes, int]]:
         source = iter(texts) if texts is not None else sources
-        return drain(count_pieces(source, pattern=split, special_tokens=specials,
-                                  workers=workers, errors=errors, block_bytes=block_bytes,
-                                  on_bytes=on_bytes).counts)
+        return piece_table(count_pieces(source, pattern=split, special_tokens=specials,
+                                        workers=workers, errors=errors, block_bytes=block_bytes,
+                                        on_bytes=on_bytes).counts)
 
     result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
                                transition, progress, on_stage, options)

@@ -14,20 +14,24 @@ So among the most frequent pairs the winner is the one whose first occurrence co
 We lay the distinct chunks out in the order they first appear in the text, one node per byte,
 so the node number of a pair's first occurrence orders pairs exactly as the stream does.
 
-Data (lists, dicts and arrays, indexed by node number):
+Data (arrays and dicts, indexed by node number; a pair (a, b) is the int ``a << 32 | b``):
 
     tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
     nxt[i]     next live node in the same chunk, or -1 at the end of the chunk
-    prv[i]     previous live node in the same chunk, or -1 at the start of the chunk
-    weight[i]  how many times node i's chunk occurs in the text
-    counts     (a, b) -> how many times the pair occurs in the text (every copy of a chunk counts)
-    where      (a, b) -> node numbers where the pair started, ascending (some may be stale)
-    heap       entries (-count, first node, pair)
+    starts[k]  chunk k's first node (bisection finds a node's chunk; its left neighbour is
+               the first live node before it, never before its chunk's first node)
+    weight[k]  how many times chunk k occurs in the text
+    counts     pair -> how many times it occurs in the text (every copy of a chunk counts)
+    where      pair -> node numbers where it started, ascending (some may be stale): an int
+               while it has one place (most new pairs), an ``array("i")`` from the second on
+    heap       entries (-count, tie key, pair)
 
-Node numbers live in ``array("i")`` (4 bytes each) rather than lists of Python ints (8 bytes of
-pointer and 28 of int object each): a corpus of millions of distinct chunks has tens of millions
-of nodes and places, and the arrays make them about five times smaller, and the loop faster too
-(less memory to walk). ``tok`` and ``weight`` stay lists: their values are few shared objects.
+Every per-node value lives in an ``array`` (4 bytes each; a weight of 2**32 or more turns the
+weights into 8-byte ones) rather than a list of Python ints (8 bytes of pointer, plus an int
+object for most values): a corpus of millions of distinct chunks has tens of millions of nodes
+and places. A pair as one int rather than a tuple of two saves a tuple per pair in the counts,
+places and heap. The distinct chunks may come as a ``PieceTable`` (their bytes one after another
+in one buffer, their ends and counts in arrays), which lays out without an object per chunk.
 
 Other tie rules (``tie_rule``). The seeds' rule is "seen". Courses use others: Stanford's CS336
 breaks ties toward the lexicographically greater pair of token bytes ("bytes"); "ids" takes the
@@ -46,7 +50,9 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import NamedTuple
 
 
@@ -103,72 +109,170 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
+SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
+LOW = (1 << SHIFT) - 1
+HEAP_SLACK = 100_000  # stale heap entries allowed beyond one per live pair, before a rebuild
+FLOOR_SHIFT = 6  # the heap holds pairs at least 1/64 as frequent as its best, then 1/64 of that...
+
+
+def pair_of(key: int) -> tuple[int, int]:
+    """The pair ``(a, b)`` a pair key stands for."""
+    return key >> SHIFT, key & LOW
+
+
+class PieceTable:
+    """Distinct pieces and their counts in flat arrays, in first-seen order: ``data`` holds
+    their bytes one after another, piece k ends at ``ends[k]`` and occurs ``counts[k]`` times.
+    About 16 bytes a piece beside its bytes, where a dict holds a bytes object, an int and an
+    entry (about 100); ``Nodes`` lays it out without a Python object per piece, and empties it
+    (so its memory is free for the merge loop). Iterating it gives ``(piece, count)`` in order,
+    as the dict it was counted in did.
+
+    >>> table = piece_table({b"the": 3, b" cat": 1})
+    >>> table.data, list(table.ends), list(table.counts), list(table)
+    (b'the cat', [3, 7], [3, 1], [(b'the', 3), (b' cat', 1)])
+    >>> [m.token for m in train_bpe(table, 2).history], len(table)
+    ([b'th', b'the'], 0)
+    """
+
+    __slots__ = ("data", "ends", "counts")
+
+    def __init__(self, data: bytes, ends: array, counts: array) -> None:
+        self.data, self.ends, self.counts = data, ends, counts  # ends, counts: array("Q")
+
+    def __reduce__(self) -> tuple:  # pickles as its three buffers
+        return PieceTable, (self.data, self.ends, self.counts)
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+        data, start = self.data, 0
+        for end, count in zip(self.ends, self.counts):
+            yield data[start:end], count
+            start = end
+
+    items = __iter__
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+
+def piece_table(counts: dict[bytes, int]) -> PieceTable:
+    """``counts`` (piece -> occurrences, in first-seen order) as a ``PieceTable``; the dict is
+    emptied, so that its memory is free before the merge loop lays the pieces out."""
+    table = PieceTable(b"".join(counts), array("Q", accumulate(map(len, counts))),
+                       array("Q", counts.values()))
+    counts.clear()
+    return table
+
+
 class Nodes:
     """The training layout (see the module): distinct chunks one after another, one node per
     token, linked inside each chunk; pair counts and places are kept by the caller (train_bpe
-    keeps one table, parity.py one per language) and updated by ``merge``.
+    keeps one table, parity.py one per language) and updated by ``merge``. Pairs are int keys
+    (``a << SHIFT | b``; ``pair_of`` gives the tuple back).
+
+    Per node it keeps its token and the next live node (4 bytes each); per chunk its first node
+    and its occurrences. A node's chunk is found by bisection of the starts (in C), and its left
+    neighbour by stepping back over the merged nodes (-1) of the token before it, never past
+    the chunk's first node (which is never merged away): a chunk's weight and a node's link back
+    would cost 8 more bytes a node.
 
     >>> nodes = Nodes(); nodes.add([(b"abab", 2)]); nodes.link()
     8
     >>> counts, where = nodes.count_pairs(0, len(nodes.tok))
-    >>> counts
+    >>> {pair_of(k): c for k, c in counts.items()}
     {(97, 98): 4, (98, 97): 2}
-    >>> new_pairs, fewer = nodes.merge((97, 98), 256, counts, where)
-    >>> {p: c for p, c in counts.items() if c}, fewer, nodes.tok
+    >>> new_pairs, fewer = nodes.merge(97 << SHIFT | 98, 256, counts, where)
+    >>> {pair_of(k): c for k, c in counts.items() if c}, fewer, list(nodes.tok)
     ({(256, 256): 2}, 4, [256, -1, 256, -1])
     """
 
     def __init__(self) -> None:
-        self.tok: list[int] = []  # token at node i; -1 once merged into its left neighbour
-        self.weight: list[int] = []  # occurrences of node i's chunk
-        self.starts: list[int] = []
+        self.tok = array("i")  # token at node i; -1 once merged into its left neighbour
+        self.starts = array("q")  # chunk k's first node
+        self.weight = array("I")  # chunk k's occurrences ("Q" once one needs it)
+        # Every chunk occurs at least once: a pair whose count falls to 0 has no place left,
+        # and is forgotten (``merge``). A chunk given 0 occurrences keeps every pair.
+        self.positive = True
 
-    def add(self, chunks: Iterable[tuple[Sequence[int], int]]) -> int:
-        """Lay ``(chunk, occurrences)`` out after the nodes so far; their tokens, counted."""
-        tok, weight, starts = self.tok, self.weight, self.starts
+    def _weigh(self, occurrences: int) -> None:
+        try:
+            self.weight.append(occurrences)
+        except OverflowError:  # 2**32 occurrences or more: 8 bytes a weight from now on
+            self.weight = array("Q", self.weight)
+            self.weight.append(occurrences)
+
+    def add(self, chunks: Iterable[tuple[Sequence[int], int]] | PieceTable) -> int:
+        """Lay ``(chunk, occurrences)`` (or a ``PieceTable``, which is emptied once laid out)
+        out after the nodes so far; their tokens, counted."""
+        tok, starts = self.tok, self.starts
         total = 0
+        if isinstance(chunks, PieceTable):  # its bytes are already one after another
+            base = len(tok)
+            tok.extend(chunks.data)
+            start = 0
+            for end, occurrences in zip(chunks.ends, chunks.counts):
+                if end > start:
+                    if occurrences <= 0:
+                        self.positive = False
+                    starts.append(base + start)
+                    self._weigh(occurrences)
+                    total += occurrences * (end - start)
+                start = end
+            # Laid out, the table is emptied (as piece_table empties its dict): its buffers are
+            # free before the links, places and pairs are made.
+            chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
+            return total
         for chunk, occurrences in chunks:
             if chunk:
+                if occurrences <= 0:
+                    self.positive = False
                 starts.append(len(tok))
                 tok.extend(chunk)
-                weight.extend([occurrences] * len(chunk))
+                self._weigh(occurrences)
                 total += occurrences * len(chunk)
         return total
 
     def link(self) -> None:
-        """Link the nodes inside each chunk (``nxt``/``prv``: -1 at a chunk's ends)."""
+        """Link the nodes inside each chunk (``nxt``: -1 at a chunk's end)."""
         n = len(self.tok)
         nxt = self.nxt = array("i", range(1, n + 1))
-        prv = self.prv = array("i", range(-1, n - 1))
         for s in self.starts:  # cut the links between neighbouring chunks
-            prv[s] = -1
             if s:
                 nxt[s - 1] = -1
         if n:
             nxt[n - 1] = -1
-        self.starts = []
 
-    def count_pairs(self, lo: int, hi: int) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], array]]:
-        """Every adjacent pair of nodes ``lo..hi-1``: its count and the nodes where it starts."""
-        tok, weight, nxt = self.tok, self.weight, self.nxt
-        counts: dict[tuple[int, int], int] = {}
-        where: dict[tuple[int, int], array] = {}
-        for i in range(lo, hi - 1):
-            if nxt[i] != -1:
-                pair = (tok[i], tok[i + 1])
-                if pair in counts:
-                    counts[pair] += weight[i]
-                    where[pair].append(i)
+    def count_pairs(self, lo: int, hi: int) -> tuple[dict[int, int], dict[int, array | int]]:
+        """Every adjacent pair of nodes ``lo..hi-1`` (whole chunks, before any merge): its
+        count and the nodes where it starts."""
+        tok, weight, starts = self.tok, self.weight, self.starts
+        counts: dict[int, int] = {}
+        where: dict[int, array | int] = {}
+        n, n_chunks = len(tok), len(starts)
+        for k in range(bisect_left(starts, lo), bisect_left(starts, hi)):
+            end = starts[k + 1] if k + 1 < n_chunks else n
+            w = weight[k]
+            for i in range(starts[k], end - 1):
+                key = tok[i] << SHIFT | tok[i + 1]
+                if key in counts:
+                    counts[key] += w
+                    there = where[key]
+                    if there.__class__ is int:
+                        where[key] = array("i", (there, i))
+                    else:
+                        there.append(i)
                 else:
-                    counts[pair] = weight[i]
-                    where[pair] = array("i", (i,))
+                    counts[key] = w
+                    where[key] = i
         return counts, where
 
-    def first_place(self, where: dict[tuple[int, int], array], pair: tuple[int, int]) -> int:
-        """The first node where ``pair`` still occurs; forget the stale places before it."""
+    def first_place(self, where: dict[int, array | int], key: int) -> int:
+        """The first node where the pair ``key`` still occurs; forget the stale places before it."""
+        places = where[key]
+        if places.__class__ is int:  # one place: it is the pair's while its count is not 0
+            return places
         tok, nxt = self.tok, self.nxt
-        a, b = pair
-        places = where[pair]
+        a, b = key >> SHIFT, key & LOW
         k = 0
         while True:
             i = places[k]
@@ -180,53 +284,77 @@ class Nodes:
             del places[:k]
         return places[0]
 
-    def merge(self, pair: tuple[int, int], new_id: int, counts: dict[tuple[int, int], int],
-              where: dict[tuple[int, int], array]) -> tuple[set[tuple[int, int]], int]:
-        """Merge ``pair`` at its places in ``where``, left to right, updating only the
+    def merge(self, key: int, new_id: int, counts: dict[int, int],
+              where: dict[int, array | int]) -> tuple[set[int], int]:
+        """Merge the pair ``key`` at its places in ``where``, left to right, updating only the
         neighbours' pairs in ``counts`` and ``where``: the pairs it made that were not counted
-        before, and how many tokens fewer the text has (the merges made, with their weights)."""
-        tok, weight, nxt, prv = self.tok, self.weight, self.nxt, self.prv
-        a, b = pair
-        new_pairs: set[tuple[int, int]] = set()
+        before, and how many tokens fewer the text has (the merges made, with their weights).
+        A pair whose count falls to 0 leaves ``counts`` and ``where`` (it can never occur again:
+        new pairs only form around the new token), so their size follows the live pairs."""
+        tok, weight, nxt, starts = self.tok, self.weight, self.nxt, self.starts
+        forget = self.positive
+        a, b = key >> SHIFT, key & LOW
+        new_high = new_id << SHIFT
+        new_pairs: set[int] = set()
         fewer = 0
-        for i in where.pop(pair, ()):
+        places = where.pop(key, ())
+        for i in ((places,) if places.__class__ is int else places):
             if tok[i] != a:
                 continue  # stale: node i was merged since
             j = nxt[i]
             if j == -1 or tok[j] != b:
                 continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
-            w = weight[i]
-            p = prv[i]
+            chunk = bisect_right(starts, i) - 1
+            w = weight[chunk]
             q = nxt[j]
-            if p != -1:  # (x, a) becomes (x, new)
-                x = tok[p]
-                counts[(x, a)] -= w
-                left = (x, new_id)
+            if i != starts[chunk]:  # (x, a) becomes (x, new); x ends just before node i
+                p = i - 1
+                while tok[p] == -1:
+                    p -= 1
+                x = tok[p] << SHIFT
+                old = x | a
+                left_count = counts[old] - w
+                if left_count or old == key or not forget:
+                    counts[old] = left_count
+                else:
+                    del counts[old], where[old]
+                left = x | new_id
                 if left in counts:
                     counts[left] += w
-                    where[left].append(p)
+                    there = where[left]
+                    if there.__class__ is int:
+                        where[left] = array("i", (there, p))
+                    else:
+                        there.append(p)
                 else:
                     counts[left] = w
-                    where[left] = array("i", (p,))
+                    where[left] = p  # one place: a plain int until a second comes
                     new_pairs.add(left)
             if q != -1:  # (b, y) becomes (new, y)
                 y = tok[q]
-                counts[(b, y)] -= w
-                right = (new_id, y)
+                old = b << SHIFT | y
+                right_count = counts[old] - w
+                if right_count or old == key or not forget:
+                    counts[old] = right_count
+                else:
+                    del counts[old], where[old]
+                right = new_high | y
                 if right in counts:
                     counts[right] += w
-                    where[right].append(i)
+                    there = where[right]
+                    if there.__class__ is int:
+                        where[right] = array("i", (there, i))
+                    else:
+                        there.append(i)
                 else:
                     counts[right] = w
-                    where[right] = array("i", (i,))
+                    where[right] = i
                     new_pairs.add(right)
             tok[i] = new_id
             tok[j] = -1
             nxt[i] = q
-            if q != -1:
-                prv[q] = i
             fewer += w
-        counts.pop(pair, None)
+        counts.pop(key, None)
         return new_pairs, fewer
 
 
@@ -246,7 +374,7 @@ def check_train_options(tie_rule: object, min_frequency: object, max_token_bytes
 
 
 def train_bpe(
-    chunks: Iterable[tuple[bytes, int]],
+    chunks: Iterable[tuple[bytes, int]] | PieceTable,
     num_merges: int,
     progress: ProgressCallback | None = None,
     verbose: bool = False,
@@ -257,7 +385,8 @@ def train_bpe(
     max_token_bytes: int | None = None,
     base_vocab: dict[int, bytes] | None = None,
 ) -> TrainResult:
-    """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order.
+    """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order
+    (or a ``PieceTable`` of them).
 
     ``base_vocab`` (id -> bytes) lets training go on from tokens made before: the chunks are
     then sequences of its ids, and the new ids follow its largest (SuperBPE's stage two starts
@@ -278,41 +407,83 @@ def train_bpe(
     check_train_options(tie_rule, min_frequency, max_token_bytes)
     # 1. Lay the distinct chunks out one after another, one node per byte.
     nodes = Nodes()
-    nodes.add(chunks)
+    total = nodes.add(chunks)  # every pair's count is at most this
     nodes.link()
     # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
     counts, where = nodes.count_pairs(0, len(nodes.tok))
 
-    def first_place(pair: tuple[int, int]) -> int:
-        return nodes.first_place(where, pair)
+    def first_place(key: int) -> int:
+        return nodes.first_place(where, key)
 
     vocab = {i: bytes([i]) for i in range(256)} if base_vocab is None else dict(base_vocab)
     first_id = max(vocab) + 1 if vocab else 0
-    if tie_rule == "seen":
-        tie_key: Callable[[tuple[int, int]], object] = first_place
-    elif tie_rule == "ids":
-        def tie_key(pair):
-            return pair
+    if tie_rule == "bytes" or total >> 63:
+        # A heap entry is (-count, tie key, pair): for "bytes", a string that sorts the pair's
+        # bytes backwards; for "seen" and "ids" only when a count may not fit in 63 bits.
+        if tie_rule == "seen":
+            tie_key: Callable[[int], object] = first_place
+        elif tie_rule == "ids":
+            def tie_key(key):
+                return key  # (a, b) in order: a first, then b
+        else:
+            backwards = {i: _descending(t) for i, t in vocab.items()}
+
+            def tie_key(key):
+                return backwards[key >> SHIFT] + backwards[key & LOW]
+
+        def entry(count: int, key: int) -> object:
+            return (-count, tie_key(key), key)
+
+        def opened(e: tuple) -> tuple[int, int]:
+            return -e[0], e[2]
     else:
-        backwards = {i: _descending(t) for i, t in vocab.items()}
+        # A heap entry is one int that sorts as that tuple would: (TOP - count, first place,
+        # pair) in bit fields for "seen", (TOP - count, pair) for "ids" (the tie key is the
+        # pair); a third of a tuple's memory, and the pairs' entries are most of the heap.
+        fields = 2 * SHIFT + (SHIFT if tie_rule == "seen" else 0)
+        top = (1 << 63) - 1
+        keys = (1 << 2 * SHIFT) - 1
+        if tie_rule == "seen":
+            def entry(count: int, key: int) -> object:
+                return (top - count) << fields | first_place(key) << 2 * SHIFT | key
+        else:
+            def entry(count: int, key: int) -> object:
+                return (top - count) << fields | key
 
-        def tie_key(pair):
-            return backwards[pair[0]] + backwards[pair[1]]
+        def opened(e: int) -> tuple[int, int]:
+            return top - (e >> fields), e & keys
 
-    heap = [(-c, tie_key(pair), pair) for pair, c in counts.items()
-            if max_token_bytes is None or len(vocab[pair[0]]) + len(vocab[pair[1]]) <= max_token_bytes]
+    def fits(key: int) -> bool:
+        return (max_token_bytes is None
+                or len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes)
+
+    # The heap holds the pairs that occur at least ``floor[0]`` times (most pairs are rare and
+    # are never merged); when none is left, the floor goes down and the heap is filled again
+    # from the counts. Counts only fall, so a pair below the floor stays below it until then,
+    # and the heap's best is the best of all pairs. A chunk given 0 occurrences: floor 0.
+    floor = [max(1, max(counts.values(), default=0) >> FLOOR_SHIFT) if nodes.positive else 0]
+    heap = [entry(c, key) for key, c in counts.items() if c >= floor[0] and fits(key)]
     heapq.heapify(heap)
 
-    def pop_best() -> tuple[int, object, tuple[int, int]] | None:
-        """Take the best pair off the heap: ``(count, tie key, pair)``, or None."""
-        while heap:
-            neg_count, key, pair = heapq.heappop(heap)
-            count = counts.get(pair, 0)
-            if count == -neg_count:
-                return count, key, pair
-            if count > 0:  # stale entry: put the pair back with what is true now
-                heapq.heappush(heap, (-count, tie_key(pair), pair))
-        return None
+    def pop_best(taken: Container[int] = ()) -> tuple[int, object, int] | None:
+        """Take the best pair off the heap: ``(count, its entry, pair key)``, or None. ``taken``:
+        the pairs taken off before and not put back yet (a refill leaves them out)."""
+        while True:
+            least = floor[0]
+            while heap:
+                e = heapq.heappop(heap)
+                was, key = opened(e)
+                count = counts.get(key, 0)
+                if count == was:
+                    return count, e, key
+                if count > 0 and count >= least:  # stale: put it back with what is true now
+                    heapq.heappush(heap, entry(count, key))
+            if least <= 1:
+                return None
+            floor[0] = max(1, least >> FLOOR_SHIFT)  # no pair left at least that frequent
+            heap[:] = [entry(c, k) for k, c in counts.items()
+                       if floor[0] <= c and fits(k) and k not in taken]
+            heapq.heapify(heap)
 
     merges: dict[tuple[int, int], int] = {}
     history: list[MergeRecord] = []
@@ -323,7 +494,7 @@ def train_bpe(
         if best is None:
             stop_reason = f"no pair left to merge after {step} merges"
             break
-        count, _, pair = best
+        count, _, key = best
         if count < min_frequency:
             stop_reason = (
                 f"the most frequent pair occurs {count} times, fewer than min_frequency"
@@ -333,28 +504,34 @@ def train_bpe(
         ranked: tuple[Candidate, ...] = ()
         if candidates:
             runners_up = []
-            while len(runners_up) < candidates - 1 and (entry := pop_best()) is not None:
-                runners_up.append(entry)
-            for entry in runners_up:  # put them back as they were
-                heapq.heappush(heap, (-entry[0], entry[1], entry[2]))
-            ranked = tuple(Candidate(p, c, first_place(p)) for c, _, p in [best, *runners_up])
+            taken = {key}
+            while len(runners_up) < candidates - 1 and (top_one := pop_best(taken)) is not None:
+                runners_up.append(top_one)
+                taken.add(top_one[2])
+            for _, e, _ in runners_up:  # put them back as they were
+                heapq.heappush(heap, e)
+            ranked = tuple(Candidate(pair_of(k), c, first_place(k))
+                           for c, _, k in [best, *runners_up])
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
-        a, b = pair
+        a, b = pair = pair_of(key)
         new_id = first_id + step
-        new_pairs, _ = nodes.merge(pair, new_id, counts, where)
+        new_pairs, _ = nodes.merge(key, new_id, counts, where)
 
         # 5. Record the merge, then queue the pairs it made (unless their token would be too long).
         merges[pair] = new_id
         vocab[new_id] = vocab[a] + vocab[b]
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
-        for new_pair in new_pairs:
-            if counts[new_pair] > 0 and (
-                max_token_bytes is None
-                or len(vocab[new_pair[0]]) + len(vocab[new_pair[1]]) <= max_token_bytes
-            ):
-                heapq.heappush(heap, (-counts[new_pair], tie_key(new_pair), new_pair))
+        for new_key in new_pairs:
+            if counts.get(new_key, 0) >= max(floor[0], 1) and fits(new_key):
+                heapq.heappush(heap, entry(counts[new_key], new_key))
+        if len(heap) > 2 * len(counts) + HEAP_SLACK and nodes.positive:
+            # Mostly stale entries: one entry per live pair, as true as the entries it replaces
+            # (every chunk occurs at least once, so an entry whose count is still true has a
+            # true tie key too, and the best entry is the same).
+            heap[:] = [entry(c, k) for k, c in counts.items() if c >= floor[0] and fits(k)]
+            heapq.heapify(heap)
         record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)
         if verbose:

@@ -22,9 +22,11 @@ import random
 import shutil
 import sys
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import strategies as st
 
 
@@ -160,12 +162,24 @@ def has_lone_surrogate(text: str) -> bool:
     return False
 
 
+_UNASSIGNED = regex.compile(r"\p{Cn}")
+
+
+def tables_agree(char: str) -> bool:
+    """False for a character assigned in a Unicode version newer than 14 (Python 3.11's tables,
+    and about tiktoken's): the regex module (2026.11) knows it as a letter or a mark, tiktoken's
+    Rust engine as unassigned, so the two splits differ there (docs/API.md, "Pretrained", says
+    how many). Random text leaves those out; every other code point is in play."""
+    return not (unicodedata.category(char) == "Cn" and not _UNASSIGNED.match(char))
+
+
 def random_text(*, surrogates: bool = False) -> st.SearchStrategy[str]:
     """Random text: arbitrary code points mixed with fragments of the corpus and whitespace.
 
     With ``surrogates=True`` the code points may include lone surrogates.
     """
-    chars = st.characters(codec=None, exclude_categories=() if surrogates else ("Cs",))
+    chars = st.characters(codec=None, exclude_categories=() if surrogates else ("Cs",)).filter(
+        tables_agree)
     fragments = [text[i : i + 12] for _, text in CORPUS for i in range(0, min(len(text), 120), 7)]
     pieces = st.one_of(
         st.text(chars, max_size=8),
