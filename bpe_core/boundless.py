@@ -67,18 +67,24 @@ from collections.abc import Iterable
 
 import regex
 
-from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pieces
+from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN, WORD_RUN_PATTERNS
 from .split import compile_pattern, split_by_pattern
-from .superbpe import StageCallback, SuperBPETokenizer, count_split, plan_merges, stage_words
+from .superbpe import (
+    StageCallback,
+    SuperBPETokenizer,
+    corpus_counter,
+    count_split,
+    plan_merges,
+    stage_words,
+)
 from .text import clean_text
 from .training import (
     MergeRecord,
     ProgressCallback,
     TrainResult,
     check_train_options,
-    piece_table,
     train_bpe,
 )
 
@@ -313,15 +319,8 @@ def train_boundless_corpus(
     specials, num_merges, options = _check(vocab_size, special_tokens, tie_rule, min_frequency,
                                            max_token_bytes)
     runs = word_run_pattern(pattern)
-    texts = None
-    if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
-        texts = list(sources)  # an iterator of str: phase two reads the text again
-
-    def counted(split: str) -> Iterable[tuple[bytes, int]]:
-        source = iter(texts) if texts is not None else sources
-        return piece_table(count_pieces(source, pattern=split, special_tokens=specials,
-                                        workers=workers, errors=errors, block_bytes=block_bytes,
-                                        on_bytes=on_bytes).counts)
+    counted = corpus_counter(sources, specials, workers=workers, errors=errors,
+                             block_bytes=block_bytes, on_bytes=on_bytes)
 
     result, kept = _two_phases(counted(pattern), lambda: counted(runs), pattern, num_merges,
                                progress, on_stage, options)

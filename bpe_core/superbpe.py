@@ -218,6 +218,24 @@ def count_split(text: str, pattern: str, specials: list[str]) -> Iterable[tuple[
     return ((p.encode("utf-8"), n) for p, n in pieces.items() if p)
 
 
+def corpus_counter(sources: CorpusSources, specials: list[str], **read: object,
+                   ) -> Callable[[str], Iterable[tuple[bytes, int]]]:
+    """``counted(split)``: the corpus's pieces under the split pattern ``split``, counted with
+    ``count_pieces`` (``read``: its workers, errors, block_bytes, on_bytes) into a compact
+    ``PieceTable``. A two-part trainer counts the corpus twice (SuperBPE's stages, BoundlessBPE's
+    phases): an iterator of str is read once here and kept for the second count."""
+    texts = None
+    if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
+        texts = list(sources)
+
+    def counted(split: str) -> Iterable[tuple[bytes, int]]:
+        source = iter(texts) if texts is not None else sources
+        return piece_table(count_pieces(source, pattern=split, special_tokens=specials,
+                                        **read).counts)
+
+    return counted
+
+
 def plan_merges(vocab_size: object, transition: object, special_tokens: object,
                 ) -> tuple[list[str], int]:
     """(the special tokens, the number of merges), or ValueError (BoundlessBPE's too)."""
@@ -293,16 +311,8 @@ def train_superbpe_corpus(
     """
     specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
-    texts = None
-    if not isinstance(sources, (str, list, tuple)) and not hasattr(sources, "__fspath__"):
-        texts = list(sources)  # an iterator of str: stage two reads the text again
-
-    def counted(split: str) -> Iterable[tuple[bytes, int]]:
-        source = iter(texts) if texts is not None else sources
-        return piece_table(count_pieces(source, pattern=split, special_tokens=specials,
-                                        workers=workers, errors=errors, block_bytes=block_bytes,
-                                        on_bytes=on_bytes).counts)
-
+    counted = corpus_counter(sources, specials, workers=workers, errors=errors,
+                             block_bytes=block_bytes, on_bytes=on_bytes)
     result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
                                transition, progress, on_stage, options)
     return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
