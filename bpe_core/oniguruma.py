@@ -558,9 +558,12 @@ class _Translator:
         """After ``\\p`` or ``\\P``: ``(class body, negated, kept)``; the body is ``\\p{name}``
         as written (``kept``) when regex reads the name as Oniguruma does (``\\p{^L}`` is
         ``\\P{L}``)."""
-        m = regex.match(r"\{(\^?)([^}]*)\}", self.p[self.i:])
+        # a name is letters, digits, "_", " ", "-", "=" or ".": anything else inside the braces
+        # ("\p{N(?<!...}") is no property, and copied as written it would be read by regex as
+        # more than one character (a fuzzer's find)
+        m = regex.match(r"\{(\^?)([\w .=-]*)\}", self.p[self.i:])
         if not m:
-            raise self.fail("'\\p'", "is not followed by {name}")
+            raise self.fail("'\\p'", "is not followed by {name} (letters, digits, _ - = .)")
         self.i += len(m[0])
         negated ^= bool(m[1])
         key = m[2].replace("_", "").replace(" ", "").replace("-", "").lower()
