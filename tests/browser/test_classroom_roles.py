@@ -57,6 +57,17 @@ class Tab(Person):
         self.sidebar = self.page.get_by_test_id("stSidebar")
 
 
+# How many times the page's script starts running (a MutationObserver on Streamlit's marker).
+COUNT_RUNS_JS = """() => {
+  window.__runs = 0;
+  const app = document.querySelector("[data-testid=stApp]");
+  new MutationObserver(() => {
+    if (app.dataset.testScriptState === "running") window.__runs += 1;
+  }).observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+}"""
+QUIET_S = 3.0  # a tab that only offers "Take over here" reruns at most once in this long
+
+
 def teaches(p: Person, code: str):
     return p.sidebar.get_by_text(f"Classroom {code} · you teach")
 
@@ -87,6 +98,12 @@ def test_the_join_link_in_the_teachers_browser_joins_as_a_student_and_a_tab_take
               [teacher, other])
         assert sidebar_says(other, "is taught from another tab of this browser")
         assert not sidebar_says(other, "you teach")
+        # the offer stands still: the page is not rerun while nothing changes (it was rerun
+        # without end, about ten times a second, and a click could land between two runs)
+        other.page.evaluate(COUNT_RUNS_JS)
+        time.sleep(QUIET_S)
+        assert other.page.evaluate("() => window.__runs") <= 1
+        assert take.count() == 1
         take.click()
         other.idle(teaches(other, code))
         until("the first tab says it lost the role", lambda: sidebar_says(teacher, LOST),
@@ -96,6 +113,14 @@ def test_the_join_link_in_the_teachers_browser_joins_as_a_student_and_a_tab_take
         until("the first tab is offered to take over",
               lambda: teacher.sidebar.get_by_role("button", name=TAKE_OVER).count() == 1,
               [teacher, other])
+        teacher.page.evaluate(COUNT_RUNS_JS)
+        time.sleep(QUIET_S)
+        assert teacher.page.evaluate("() => window.__runs") <= 1
+        # the tab that teaches closes: the offer in the first tab goes (the storage event)
+        other.page.close()
+        until("the offer goes with the tab that taught",
+              lambda: teacher.sidebar.get_by_role("button", name=TAKE_OVER).count() == 0,
+              [teacher])
         link_tab.page.close()
 
 

@@ -28,6 +28,7 @@ export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data) return;
   if (parentElement.bpeStop) parentElement.bpeStop();  // a rerun: the old loop goes
+  clearTimeout(parentElement.bpeRecheck);
   const box = parentElement.querySelector(".bpe-room-status");
   const say = (text, kind) => {
     box.textContent = text || ""; box.hidden = !text; box.dataset.kind = text ? kind : "";
@@ -65,8 +66,34 @@ export default function (component) {
       try { if (kept && !(Date.now() - JSON.parse(kept).at < data.keep_ms)) kept = null; }
       catch (e) { kept = null; }
       if (!kept) sessionStorage.removeItem(KEY);
+      // another tab's key is told only when it differs from what the page last heard (the page
+      // renders this anew at every run: telling it each time would rerun the page without end),
+      // when another tab writes or drops it (the storage event), or again after recheck_ms
+      const seen = data.elsewhere_seen || "";
+      const tell = () => {
+        let now = "";
+        try { now = localStorage.getItem(TEACHING) || ""; } catch (e) { now = ""; }
+        if (now !== seen) setTriggerValue("elsewhere", now);
+      };
       if (kept) setTriggerValue("found", kept);
-      else if (there) setTriggerValue("elsewhere", there);
+      else if ((there || "") !== seen) setTriggerValue("elsewhere", there || "");
+      else {
+        window.bpeTeachingTell = tell;
+        if (!window.bpeTeachingHeard) {
+          window.bpeTeachingHeard = (e) => {
+            if ((e.key === TEACHING || e.key === null) && window.bpeTeachingTell) {
+              window.bpeTeachingTell();
+            }
+          };
+          window.addEventListener("storage", window.bpeTeachingHeard);
+        }
+        if (data.recheck_ms && there) {
+          parentElement.bpeRecheck = setTimeout(() => setTriggerValue("elsewhere", there),
+                                                data.recheck_ms);
+        }
+      }
+    } else {
+      window.bpeTeachingTell = undefined;  // in a room: another tab's key is not asked about
     }
   } catch (e) { /* no storage (a private window): the teacher link still works */ }
   if (!data.url) { say(""); window.bpeRoomPublish = undefined; return; }

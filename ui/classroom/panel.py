@@ -70,6 +70,7 @@ WALK_MOST = 5  # ... at most this many; a longer jump is made at once
 WAIT_RERUN_MS = 2000  # a student whose room the store lost asks the page this often to rejoin
 LOST_WAIT_S = 60.0  # how long a missing room (not closed) may take to come back before it ends
 ANSWERS_POLL_S = 1.0  # how often the teacher's quiz counts the answers
+RECHECK_MS = 5000  # another tab's room whose teaching tab was not live is asked about this often
 KEEP_S = 60.0  # a teaching tab's key is used after a reload within this long of its last poll
 CLASSROOM_PAGE = "pages/classroom.py"
 # What a student puts aside on joining and gets back on leaving (besides the sidebar's KEPT).
@@ -250,8 +251,9 @@ def _become_teacher(code: str, token: str, follow_page: bool, tab: str) -> None:
     ss["_room"] = {"code": code, "role": "teacher", "token": token, "follow_page": follow_page,
                    "presence": presence_id(token), "tab": tab}
     ss["_room_keys_saved"] = None  # the browser tab keeps the teacher's key (the watcher's)
-    ss.pop("_room_elsewhere", None)
-    ss.pop("_room_lost", None)
+    for key in ("_room_elsewhere", "_room_elsewhere_seen", "_room_elsewhere_recheck",
+                "_room_lost"):
+        ss.pop(key, None)
 
 
 def teacher_link(code: str, token: str, tab: str | None = None) -> str:
@@ -588,7 +590,9 @@ def _found(shared: Shared) -> None:
             there = ss.pop("_room_elsewhere")
             reclaim(there["code"], there["token"], shared)
             return
-        _offer(_kept(elsewhere))
+        if isinstance(elsewhere, str):  # the watcher saw another tab's key come, go or change
+            ss["_room_elsewhere_seen"] = elsewhere
+            _offer(_kept(elsewhere))
     if not isinstance(found, str) or found == ss.get("_room_found_tried"):
         return
     ss["_room_found_tried"] = found  # a key that failed is not tried again in this session
@@ -612,8 +616,10 @@ def _kept(raw: Any) -> str | None:
 
 def _offer(found: str | None) -> None:
     """Another tab of this browser teaches a room (its key, seen by the watcher): offer "Take
-    over here" while that room is there and its teacher's tab checks in."""
+    over here" while that room is there and its teacher's tab checks in. A room that is there
+    but whose teaching tab has not checked in lately is asked about again (``_recheck``)."""
     ss.pop("_room_elsewhere", None)
+    ss["_room_elsewhere_recheck"] = False
     if found is None:
         return
     code, _, token = found.partition(".")
@@ -623,8 +629,10 @@ def _offer(found: str | None) -> None:
     try:
         if rooms().teacher_live(code, token):
             ss["_room_elsewhere"] = {"code": code, "token": token}
+        else:
+            ss["_room_elsewhere_recheck"] = rooms().version(code) is not None
     except RoomError:
-        pass
+        ss["_room_elsewhere_recheck"] = True  # the store did not answer: ask again later
 
 
 def take_over() -> None:
@@ -710,7 +718,12 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
         data["forget"] = True
         ss["_room_keys_saved"] = None
     if room is None:
-        data.update(ask=True, keep_ms=int(KEEP_S * 1000))
+        # the watcher tells the page of another tab's key only when it differs from the one
+        # the page last heard of (each run renders the watcher anew: telling it at every render
+        # would rerun the page without end), or after RECHECK_MS when its teacher was not live
+        data.update(ask=True, keep_ms=int(KEEP_S * 1000),
+                    elsewhere_seen=ss.get("_room_elsewhere_seen"),
+                    recheck_ms=RECHECK_MS if ss.get("_room_elsewhere_recheck") else 0)
     elif room["role"] == "teacher":
         data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
                     step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],

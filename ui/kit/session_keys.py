@@ -77,6 +77,9 @@ SESSION_KEYS: dict[str, str] = {
     "_room_quiz": "the teacher's quiz as last set (to put a lost room back)",
     "_room_join_error": "the Join form's refusal, shown beside it",
     "_room_elsewhere": "{code, token}: a room another tab of this browser teaches (take over?)",
+    "_room_elsewhere_seen": "the key of another tab's room the watcher last told of ('' none)",
+    "_room_elsewhere_recheck": "True: that room's teaching tab was not live; the watcher asks"
+                               " again",
     "_room_take_over": "True: the next run takes over the room of _room_elsewhere",
     "_room_lost": "what this tab is told after another tab took its room over (kept until then)",
     "room_take_over": "button: this tab takes over teaching from another tab",
