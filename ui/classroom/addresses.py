@@ -9,6 +9,7 @@ import ipaddress
 import socket
 import struct
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from ui.classroom.store import RoomError
 
@@ -105,3 +106,27 @@ def local_addresses() -> list[str]:
         if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified) and address not in kept:
             kept.append(address)
     return kept
+
+
+def join_link(url: str | None, code: str) -> str:
+    """The link students open: the address the teacher reached the app by (``url``), with
+    ``?room=CODE``; without one, the query alone."""
+    if not url:
+        return f"?room={code}"
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/", f"room={code}", ""))
+
+
+LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
+
+
+def network_links(url: str | None, code: str, local: list[str]) -> list[str]:
+    """For a teacher who opened the app as ``localhost`` (``url``): the join link on each of
+    this machine's network addresses ``local`` (same port), which students' devices can open."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    if (parts.hostname or "") not in LOCAL_NAMES:
+        return []
+    port = f":{parts.port}" if parts.port else ""
+    return [urlunsplit((parts.scheme, f"{a}{port}", "/", f"room={code}", "")) for a in local]

@@ -34,13 +34,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 from streamlit import session_state as ss
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe_core
+from ui.classroom import addresses
 from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
 from ui.classroom.rooms import (
@@ -771,34 +771,19 @@ def room_panel(shared: Shared) -> None:
               help="Your own text and tokenizer come back.")
 
 
-def join_link(code: str) -> str:
-    """The link students open: the address this browser reached the app by, with ``?room=CODE``
-    (the teacher's token is never in it)."""
+def _app_url() -> str | None:
+    """The address this browser reached the app by (None in a run with no request: AppTest)."""
     try:
-        url = st.context.url
-    except Exception:  # no request behind this run (AppTest)
-        url = None
-    if not url:
-        return f"?room={code}"
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/", f"room={code}", ""))
+        return st.context.url or None
+    except Exception:  # no request behind this run
+        return None
 
 
-LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
+def join_link(code: str) -> str:
+    """The link students open (``addresses.join_link``): the teacher's token is never in it."""
+    return addresses.join_link(_app_url(), code)
 
 
 def network_links(code: str) -> list[str]:
-    """For a teacher who opened the app as ``localhost``: the join link on each of this
-    machine's network addresses (same port), which students' devices can open."""
-    try:
-        url = st.context.url
-    except Exception:  # no request behind this run (AppTest)
-        url = None
-    if not url:
-        return []
-    parts = urlsplit(url)
-    if (parts.hostname or "") not in LOCAL_NAMES and parts.hostname != "::1":
-        return []
-    port = f":{parts.port}" if parts.port else ""
-    return [urlunsplit((parts.scheme, f"{a}{port}", "/", f"room={code}", ""))
-            for a in local_addresses()]
+    """The join link on each of this machine's network addresses (``addresses.network_links``)."""
+    return addresses.network_links(_app_url(), code, local_addresses())
