@@ -121,6 +121,8 @@ class _Group:
 _NAME = re.compile(r"[\w =:&.^-]*")  # inside \p{...}, \N{...}, \x{...}
 _POSIX = re.compile(r"\[:\^?[A-Za-z0-9_=]+:\]")
 _FLAG_LETTERS = set("abefiLmprsuwxV01-")
+# a group call (recursion): (?R), (?0), (?1), (?+1), (?-1), (?&name), (?P>name)
+_CALL = re.compile(r"\(\?(?:R|[+-]?\d+|&|P>)")
 _FUZZY_LETTERS = set("eisd")
 
 
@@ -251,6 +253,10 @@ def pattern_cost(pattern: str) -> PatternCost:
                 i = _comment_end(pattern, i)
                 continue
             if pattern.startswith("(?", i):
+                if _CALL.match(pattern, i):  # the engine can recurse without end: 1 GB at once
+                    raise ValueError("the split pattern calls a group from inside itself ((?R),"
+                                     " (?0), (?1), (?&name) or (?P>name)); a split pattern"
+                                     " cannot recurse: write it without the call")
                 j = i + 2
                 while j < n and pattern[j] in _FLAG_LETTERS:
                     j += 1

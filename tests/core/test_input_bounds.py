@@ -121,6 +121,13 @@ def test_the_shipped_patterns_pass_with_room_to_spare():
     ("(?:abc){e<=1}", "fuzzy matching"),
     ("(?r)\\w+|\\W+", r"reverse matching \(\?r\)"),  # the fuzzer's find: chunks came out of order
     ("(?r:[sdmt]|ll)|\\w+", r"reverse matching \(\?r\)"),
+    # the fuzzer's find: (?0) calls the whole pattern from inside itself, and the engine ran
+    # out of memory at once (MemoryError, about 1 GB) on the first split
+    ("(?0).{8}", r"calls a group from inside itself"),
+    ("(?R)?a|b", r"calls a group from inside itself"),
+    ("(a(?1)?b)|\\w+", r"calls a group from inside itself"),
+    ("(?P<w>x(?&w)?)|.", r"calls a group from inside itself"),
+    ("(?P<w>x(?P>w)?)|.", r"calls a group from inside itself"),
     ("(a", "invalid split pattern: .*never closed"),
     ("a)", "invalid split pattern: .*closes no group"),
     ("[a", "invalid split pattern: .*never closed"),
@@ -198,9 +205,9 @@ def test_every_costly_input_is_refused_within_100_mb():
     assert done.stdout.split(None, 1) == [str(len(COSTLY + NESTED_PLUS) + 1), "hello wörld 123 \n"]
 
 
-@pytest.mark.parametrize("pattern", ["G{00001485831595}", NESTED_PLUS[0]])
+@pytest.mark.parametrize("pattern", ["G{00001485831595}", NESTED_PLUS[0], "(?0).{8}"])
 def test_the_memory_bound_is_one_the_engine_breaks_without_the_check(pattern):
-    done = _in_100_mb(f"import regex; regex.compile({pattern!r})")
+    done = _in_100_mb(f"import regex; regex.compile({pattern!r}).findall('hello world')")
     assert done.returncode != 0 and "MemoryError" in done.stderr
 
 
