@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from conftest import nav_here, nav_link
 from redis_server import require_redis, start_redis
 from support import PAGE_STATE_JS, metric_value
 
@@ -203,8 +204,7 @@ class Person:
         student on the first page, idle, for 90 s (the cause is not known: not reproduced with one
         student and 20 such clicks). The report counts these.
         """
-        link = self.page.get_by_test_id("stSidebarNavLink").filter(
-            has=self.page.get_by_text(title, exact=True))
+        link = nav_link(self.page, title)
         await link.click()
         try:
             await self.on_page(title, timeout=NAV_MS)
@@ -219,8 +219,7 @@ class Person:
         await self.idle(*expected)
 
     async def on_page(self, title: str, timeout: float = ACTION_MS) -> None:
-        await self.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
-            has=self.page.get_by_text(title, exact=True)).wait_for(timeout=timeout)
+        await nav_here(self.page, title).wait_for(timeout=timeout)
 
     def view(self):
         return self.main.get_by_test_id("bpe-steps")
