@@ -72,8 +72,19 @@ def nav_here(page, title: str | None = None):
     return here if title is None else here.filter(has=page.get_by_text(title, exact=True))
 
 
+# Every entry of the navigation drawn: Streamlit loads its page links' code on first use, so a
+# moment after the first page is idle its links may not be there yet (a locator waits for one
+# link; a list of them does not).
+NAV_DRAWN_JS = f"""() => {{
+  const nav = document.querySelector('{NAV}');
+  return !!nav && nav.children.length > 0 && [...nav.children].every(
+    box => box.querySelector('h2, [aria-current=page], [data-testid=stPageLink-NavLink]'));
+}}"""
+
+
 def nav_titles(page) -> list[str]:
     """Every page's title as the sidebar lists it, in its order (sync API)."""
+    page.wait_for_function(NAV_DRAWN_JS)
     entries = page.locator(f"{NAV_LINKS}, {NAV_HERE}")
     return [t.strip().splitlines()[-1] for t in entries.all_inner_texts()]  # after the icon
 
@@ -248,8 +259,12 @@ class App:
         Pass content that only the target page shows as ``expected``: the sidebar marks the page
         current as the run starts (app.py draws the navigation), before the page's script has
         run. On a narrow screen the sidebar starts collapsed, as on a phone: it is opened for the
-        click, and closed again (a link in the sidebar leaves it open).
+        click, and closed again (a link in the sidebar leaves it open). The page on screen has no
+        link to itself: going there waits for its content.
         """
+        if nav_here(self.page, title).count():
+            self.wait_idle(*expected)
+            return
         expand = self.page.get_by_test_id("stExpandSidebarButton")
         narrow = expand.is_visible()
         if narrow:
