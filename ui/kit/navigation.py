@@ -16,7 +16,9 @@ keeps the minimal reproduction for a report upstream.
 
 What a ``st.page_link`` does not do that Streamlit's navigation did: on a phone (a mobile browser,
 by its user agent), a tap on a link leaves the sidebar open over the new page; Streamlit's own
-navigation closed it. Nor can a section be folded away.
+navigation closed it. Nor can a section be folded away. And the first page's link is ``href=""``
+(Streamlit gives the default page no path), so a middle click opens the page on screen in a new
+tab; a plain click goes to the first page.
 """
 
 from __future__ import annotations
