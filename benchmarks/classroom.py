@@ -126,8 +126,9 @@ def open_page(browser, url: str):
 
 
 def go(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
-    page.locator(f"[data-testid=stSidebarNavLink][aria-current=page]:has-text('{title}')").wait_for()
+    # the sidebar's navigation (ui/kit/navigation.py): a link to each page, the current one marked
+    page.locator(".st-key-nav [data-testid=stPageLink-NavLink]").filter(has_text=title).click()
+    page.locator(f".st-key-nav [aria-current=page]:has-text('{title}')").wait_for()
 
 
 def step_of(page) -> int:

@@ -127,7 +127,7 @@ def measure_text(browser, url: str, text: str, lines: list[str]) -> dict:
     idle(page)
     out: dict = {}
     main = page.get_by_test_id("stMain")
-    links = page.get_by_test_id("stSidebarNavLink")
+    links = page.locator(".st-key-nav [data-testid=stPageLink-NavLink]")  # ui/kit/navigation.py
     links.filter(has_text="Step through merges").click()  # a first visit computes the steps
     root = main.get_by_test_id("bpe-steps")
     root.wait_for(timeout=120_000)

@@ -53,6 +53,42 @@ DEFAULT_TIMEOUT_MS = 20_000  # every Playwright wait, unless a test says otherwi
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 
 
+# The sidebar's navigation (ui/kit/navigation.py): a link to every page but the one on screen,
+# which is its title marked aria-current="page". These locators work with Playwright's sync and
+# async APIs alike.
+NAV = ".st-key-nav"
+NAV_LINKS = f"{NAV} [data-testid=stPageLink-NavLink]"
+NAV_HERE = f"{NAV} [aria-current=page]"
+
+
+def nav_link(page, title: str):
+    """The sidebar's link to the page titled ``title``."""
+    return page.locator(NAV_LINKS).filter(has=page.get_by_text(title, exact=True))
+
+
+def nav_here(page, title: str | None = None):
+    """The sidebar's mark of the page on screen; with ``title``, only if it is that page."""
+    here = page.locator(NAV_HERE)
+    return here if title is None else here.filter(has=page.get_by_text(title, exact=True))
+
+
+# Every entry of the navigation drawn: Streamlit loads its page links' code on first use, so a
+# moment after the first page is idle its links may not be there yet (a locator waits for one
+# link; a list of them does not).
+NAV_DRAWN_JS = f"""() => {{
+  const nav = document.querySelector('{NAV}');
+  return !!nav && nav.children.length > 0 && [...nav.children].every(
+    box => box.querySelector('h2, [aria-current=page], [data-testid=stPageLink-NavLink]'));
+}}"""
+
+
+def nav_titles(page) -> list[str]:
+    """Every page's title as the sidebar lists it, in its order (sync API)."""
+    page.wait_for_function(NAV_DRAWN_JS)
+    entries = page.locator(f"{NAV_LINKS}, {NAV_HERE}")
+    return [t.strip().splitlines()[-1] for t in entries.all_inner_texts()]  # after the icon
+
+
 def missing_browser() -> str | None:
     """Why the browser tests cannot run here, or None."""
     if sync_playwright is None:
@@ -220,20 +256,21 @@ class App:
     def go(self, title: str, *expected) -> None:
         """Open a page through its sidebar link (page.goto would start a new session).
 
-        Pass content that only the target page shows as ``expected``: the link turns current
-        before the page's script has run. On a narrow screen the sidebar starts collapsed, as on
-        a phone: it is opened for the click, and closed again.
+        Pass content that only the target page shows as ``expected``: the sidebar marks the page
+        current as the run starts (app.py draws the navigation), before the page's script has
+        run. On a narrow screen the sidebar starts collapsed, as on a phone: it is opened for the
+        click, and closed again (a link in the sidebar leaves it open). The page on screen has no
+        link to itself: going there waits for its content.
         """
+        if nav_here(self.page, title).count():
+            self.wait_idle(*expected)
+            return
         expand = self.page.get_by_test_id("stExpandSidebarButton")
         narrow = expand.is_visible()
         if narrow:
             expand.click()
-        links = self.page.get_by_test_id("stSidebarNavLink")
-        link = links.filter(has=self.page.get_by_text(title, exact=True))
-        link.click()
-        self.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
-            has=self.page.get_by_text(title, exact=True)
-        ).wait_for(state="attached")
+        nav_link(self.page, title).click()
+        nav_here(self.page, title).wait_for(state="attached")
         if narrow and self.sidebar.get_attribute("data-collapsed") == "false":
             self.page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
             self.page.wait_for_function("s => s.getBoundingClientRect().width < 1",

@@ -4,7 +4,9 @@ the widths of a laptop (1440 px), a projector (1024 px) and a phone (390 px).
 axe-core comes bundled in the pinned ``axe-playwright-python`` (requirements-dev.txt); nothing is
 fetched. One session per width walks every page through the sidebar, as a learner does, and runs
 axe on each once it is idle. Every violation is reported with the rule, the page and the first
-elements it names, so a failure says what to fix.
+elements it names, so a failure says what to fix. Nothing is left out: the sidebar's navigation is
+the app's own (ui/kit/navigation.py), not Streamlit's, whose list markup axe flags (see
+docs/ACCESSIBILITY.md).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import DEFAULT_TIMEOUT_MS, open_app
+from conftest import DEFAULT_TIMEOUT_MS, NAV, nav_here, nav_link, open_app
 from test_app_browser import ENGLISH, PAGE_TITLES, no_exception, visit_every_page
 
 import bpe_core
+from ui.kit.navigation import SECTIONS
 
 try:
     from axe_playwright_python.sync_playwright import Axe
@@ -31,32 +34,12 @@ WIDTHS = [{"width": 1440, "height": 1000}, {"width": 1024, "height": 768},
           {"width": 390, "height": 844}]  # fmt: skip
 
 
-# The one exception: Streamlit's sidebar navigation with sections puts each section's header and
-# links in a <div> inside its <ul> (so the <ul> holds a div, and each <li> has no list parent).
-# The app cannot change that markup without a script of its own; docs/ACCESSIBILITY.md has the
-# minimal reproduction for upstream. Only these two rules, and only on nodes inside that list.
-NAV_LIST = "[data-testid=stSidebarNavItems]"
-NAV_RULES = {"list", "listitem"}
-IN_NAV_JS = """([target, nav]) => {
-  const el = document.querySelector(target);
-  return !!el && (el.matches(nav) || !!el.closest(nav));
-}"""
-
-
 def violations(page) -> list[str]:
-    """What axe finds on the page as it is: "rule (impact, nodes): target; target; …" per rule,
-    less Streamlit's navigation list markup (above)."""
+    """What axe finds on the page as it is, nothing left out: "rule (impact, nodes): target;
+    target; …" per rule."""
     found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
-    out = []
-    for v in found:
-        nodes = v["nodes"]
-        if v["id"] in NAV_RULES:
-            nodes = [n for n in nodes if len(n["target"]) != 1
-                     or not page.evaluate(IN_NAV_JS, [n["target"][0], NAV_LIST])]
-        if nodes:
-            out.append(f"{v['id']} ({v['impact']}, {len(nodes)}): "
-                       + "; ".join(" ".join(map(str, n["target"])) for n in nodes[:3]))
-    return out
+    return [f"{v['id']} ({v['impact']}, {len(v['nodes'])}): "
+            + "; ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:3]) for v in found]
 
 
 @pytest.mark.parametrize("viewport", WIDTHS, ids=lambda v: f"{v['width']}px")
@@ -70,8 +53,7 @@ def test_every_page_passes_axe_wcag_aa(browser, app_url, viewport):
 
         def check() -> None:
             no_exception(app)
-            here = app.page.locator("[data-testid=stSidebarNavLink][aria-current=page]")
-            title = here.inner_text().splitlines()[-1]
+            title = nav_here(app.page).inner_text().splitlines()[-1]
             if problems := violations(app.page):
                 found[title] = problems
 
@@ -105,3 +87,38 @@ def test_a_screen_reader_hears_each_tokens_text_and_id(app):
     app.go("Step through merges", app.main.get_by_test_id("bpe-steps"))
     steps = app.main.get_by_role("list", name="Tokens after k merges").get_by_role("listitem")
     expect(steps.first).to_have_accessible_name(re.compile(r"^id \d+ · .+ bytes: "))
+
+
+def test_a_screen_reader_hears_the_navigations_sections_and_the_page_it_is_on(app):
+    """The sidebar's navigation as a screen reader gives it: each section a heading, under it a
+    link to each of its pages (by title), and the page on screen in its place as text marked
+    ``aria-current="page"`` (read "current page"), not a link to itself; drawn bold on a grey, as
+    Streamlit drew it. Every link takes the keyboard's focus. The mark follows the learner."""
+    nav = app.page.locator(NAV)
+
+    def heard(here: str) -> str:
+        """The template of the accessibility tree (headings, links, the current page's text)."""
+        def q(item: str) -> str:
+            return "- '" + item.replace("'", "''") + "'"
+        lines = []
+        for name, pages in SECTIONS.items():
+            lines.append(q(f'heading "{name}" [level=2]'))
+            lines += [f"- paragraph: {p.title}" if p.title == here else q(f'link "{p.title}"')
+                      for p in pages]
+        return "\n".join(lines)
+
+    for here in ["Start here", "Step through merges"]:
+        if here != "Start here":
+            app.go(here, app.main.get_by_test_id("bpe-steps"))
+        expect(nav).to_match_aria_snapshot(heard(here))
+        expect(nav.locator("[aria-current]")).to_have_count(1)
+        mark = nav_here(app.page, here)
+        expect(mark).to_have_attribute("aria-current", "page")
+        expect(mark).to_have_css("font-weight", "600")
+        expect(mark).not_to_have_css("background-color", "rgba(0, 0, 0, 0)")
+        expect(nav_link(app.page, here)).to_have_count(0)
+        links = nav.get_by_role("link")
+        expect(links).to_have_count(len(PAGE_TITLES) - 1)
+        for link in links.all():
+            link.focus()
+            expect(link).to_be_focused()

@@ -7,12 +7,12 @@ conftest.py. Expected numbers come from bpe_core itself: training is determinist
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_TIMEOUT_MS, open_app
+from conftest import DEFAULT_TIMEOUT_MS, nav_here, nav_titles, open_app
 
 import bpe_core
+from ui.kit.navigation import all_pages
 from ui.kit.samples import load_samples
 
 try:
@@ -23,9 +23,7 @@ except ImportError:  # conftest.py skips these tests, or fails them when CI=true
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 SAMPLES = load_samples()
-# every page's title, as app.py lists them
-PAGE_TITLES = re.findall(r'\("pages/\w+\.py", "([^"]+)"',
-                         (Path(__file__).resolve().parents[2] / "app.py").read_text())
+PAGE_TITLES = [page.title for page in all_pages()]  # every page's title, as the sidebar lists them
 ENGLISH = SAMPLES["English prose"]
 HOSTILE = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
 
@@ -38,11 +36,10 @@ def trained(text: str, vocab_size: int = 512) -> bpe_core.RegexTokenizer:
 
 def visit_every_page(app, check) -> list[str]:
     """Open every page through the sidebar, ending on "Start here"; ``check()`` on each."""
-    links = app.page.get_by_test_id("stSidebarNavLink")
-    titles = [t.strip().splitlines()[-1] for t in links.all_inner_texts()]  # after the icon
+    titles = nav_titles(app.page)
     assert {"Start here", "Tokens", "Step through merges", "Merge forest"} <= set(titles)
     h1 = app.main.get_by_role("heading", level=1).first
-    here = links.and_(app.page.locator("[aria-current=page]")).inner_text().splitlines()[-1]
+    here = nav_here(app.page).inner_text().splitlines()[-1]
     for title in [*(t for t in titles if t != here), here]:
         before = h1.inner_text()
         app.go(title)
@@ -298,7 +295,7 @@ PHONE = {"width": 390, "height": 844}  # a phone held upright (an iPhone 12 to 1
 def no_cut_labels(app, cuts: dict, sideways: dict | None = None) -> None:
     """Record in ``cuts`` the page's cut text, and in ``sideways`` (if given) why it scrolls
     sideways, under the page's title."""
-    here = app.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").inner_text()
+    here = nav_here(app.page).inner_text()
     title = here.splitlines()[-1]
     found = app.page.evaluate(CUT_LABELS_JS)
     if found:

@@ -38,6 +38,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import nav_here, nav_link
 from support import PAGE_STATE_JS, metric_value
 
 import bpe_core
@@ -288,12 +289,11 @@ class Session:
         return metric_value(self.main, label)
 
     async def go(self, title: str, *expected) -> None:
-        """Open a page through its sidebar link (page.goto would start a new session)."""
-        name = self.page.get_by_text(title, exact=True)
-        await self.page.get_by_test_id("stSidebarNavLink").filter(has=name).click()
-        await self.page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
-            has=name
-        ).wait_for(timeout=ACTION_MS)
+        """Open a page through its sidebar link (page.goto would start a new session); on the
+        page already (it has no link to itself), wait for it."""
+        if not await nav_here(self.page, title).count():
+            await nav_link(self.page, title).click()
+        await nav_here(self.page, title).wait_for(timeout=ACTION_MS)
         await self.idle(*expected)
 
 

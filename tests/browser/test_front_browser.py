@@ -14,6 +14,7 @@ import statistics
 from collections import Counter
 
 import pytest
+from conftest import nav_link
 from parity_corpus import tiktoken_reference
 
 import bpe_core
@@ -113,11 +114,9 @@ def test_typing_updates_both_token_views_without_a_page_run(front):
     assert during["full"] == 0, f"the whole page ran while typing: {dict(during)}"
     assert 1 <= during["fragment"] <= keys, dict(during)  # at most one run per key
     # ... and the script kept what was typed: another page and back shows it
-    page.get_by_test_id("stSidebarNavLink").filter(
-        has=page.get_by_text("Tokens", exact=True)).click()
+    nav_link(page, "Tokens").click()
     page.locator(IDLE).wait_for(state="attached")
-    page.get_by_test_id("stSidebarNavLink").filter(
-        has=page.get_by_text("Start here", exact=True)).click()
+    nav_link(page, "Start here").click()
     expect(box).to_have_value(text)
     print(f"\nfront page, {len(text.encode()):,} bytes: last key to both views drawn, ms: "
           f"{[round(t) for t in times]}, median {statistics.median(times):.0f} "
@@ -134,10 +133,9 @@ def test_what_was_typed_is_kept_when_the_learner_leaves_at_once(front):
     box.fill("first words")
     box.press("End")
     box.press_sequentially(" and more", delay=20)
-    links = page.get_by_test_id("stSidebarNavLink")
-    links.filter(has=page.get_by_text("Tokens", exact=True)).click()
+    nav_link(page, "Tokens").click()
     page.locator(IDLE).wait_for(state="attached")
-    links.filter(has=page.get_by_text("Start here", exact=True)).click()
+    nav_link(page, "Start here").click()
     expect(box).to_have_value("first words and more")
     expect(page.locator('[data-view="gpt-4o"]')).to_have_attribute(
         "data-tokens", str(len(tiktoken_reference("o200k_base").encode("first words and more"))))
@@ -263,8 +261,7 @@ def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
     box = page.get_by_label("Type here")
     token = page.locator('[data-view="yours"] .bpe-tokens .t').first
     front_sizes = font_px(box), font_px(token)
-    page.get_by_test_id("stSidebarNavLink").filter(
-        has=page.get_by_text("Step through merges", exact=True)).click()
+    nav_link(page, "Step through merges").click()
     steps = page.get_by_test_id("bpe-steps")
     expect(steps).to_be_visible()
     page.locator(IDLE).wait_for(state="attached")  # the view drawn from this page's data
@@ -283,8 +280,7 @@ def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
     height = button.evaluate("b => b.getBoundingClientRect().height")
     assert height >= 1.4 * normal_height, "the buttons grow with their text"
 
-    page.get_by_test_id("stSidebarNavLink").filter(
-        has=page.get_by_text("Start here", exact=True)).click()
+    nav_link(page, "Start here").click()
     expect(box).to_be_visible()
     page.locator(IDLE).wait_for(state="attached")
     assert font_px(box) >= 1.5 * front_sizes[0]
@@ -294,10 +290,9 @@ def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
 def test_the_merge_forest_opens_at_all_merges_after_the_step_page(front):
     page, _ = front
     n = trained(ENGLISH).num_merges
-    links = page.get_by_test_id("stSidebarNavLink")
-    links.filter(has=page.get_by_text("Step through merges", exact=True)).click()
+    nav_link(page, "Step through merges").click()
     expect(page.get_by_test_id("bpe-steps")).to_have_attribute("data-step", "1")
-    links.filter(has=page.get_by_text("Merge forest", exact=True)).click()
+    nav_link(page, "Merge forest").click()
     slider = page.get_by_role("slider", name="Merges applied")
     expect(slider).to_be_attached()
     page.locator(IDLE).wait_for(state="attached")

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import nav_here, nav_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -51,11 +52,9 @@ def test_the_app_as_the_readme_starts_it_reaches_nothing_outside(browser, playwr
         page.locator(idle).wait_for(state="attached")
         with page.expect_response("**/_bpelab/front/tokens"):  # typing asks the app's own route
             page.get_by_label("Type here").press_sequentially(" hi")
-        links = page.get_by_test_id("stSidebarNavLink")
         for title in PAGES:
-            links.filter(has=page.get_by_text(title, exact=True)).click()
-            page.locator("[data-testid=stSidebarNavLink][aria-current=page]").filter(
-                has=page.get_by_text(title, exact=True)).wait_for()
+            nav_link(page, title).click()
+            nav_here(page, title).wait_for()
             page.wait_for_timeout(300)  # the rerun starts
             page.locator(idle).wait_for(state="attached", timeout=60_000)
             assert page.get_by_test_id("stException").count() == 0, title

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from support import front_counts
 
 import bpe_core
+from ui.kit.navigation import SECTIONS
 from ui.kit.samples import load_samples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,6 +72,35 @@ def test_settings_survive_page_changes(at):
         assert at.number_input(key="vocab_size").value == 320
         assert at.text_area(key="text").value == "hello hello world"
         assert at.selectbox(key="kind").value == "Train: GPT-2 split"
+
+
+def sidebar_navigation(at) -> list[str]:
+    """The sidebar's navigation, in order: "# section", "link: title", "here: title"."""
+    out = []
+    for el in at.sidebar:
+        if el.type == "page_link":
+            out.append(f"link: {el.proto.label}")
+        elif el.type == "html" and 'class="bpe-nav-section"' in el.proto.body:
+            out.append("# " + re.sub(r"<[^>]+>", "", el.proto.body))
+        elif el.type == "html" and 'aria-current="page"' in el.proto.body:
+            out.append("here: " + re.sub(r"<[^>]+>", "", el.proto.body.split("</span>", 1)[1]))
+    return out
+
+
+def test_the_sidebar_links_every_other_page_and_marks_the_one_on_screen(at):
+    """Drawn by app.py (ui/kit/navigation.py) before the page's own script: the sections in
+    order, a link to every page but this one, which is marked; no link adds to the address.
+    (AppTest's switch_page runs a page's script without app.py: the mark moving with the learner
+    is tested in a browser, tests/browser/test_a11y_browser.py.)"""
+    expected = []
+    for name, pages in SECTIONS.items():
+        expected.append(f"# {name}")
+        expected += [f"here: {p.title}" if p.path == "pages/overview.py" else f"link: {p.title}"
+                     for p in pages]
+    assert sidebar_navigation(at) == expected
+    links = [el.proto for el in at.sidebar if el.type == "page_link"]
+    assert {link.page for link in links} >= {"lesson", "steps", "forest", "report"}
+    assert not any(link.query_string for link in links)
 
 
 def test_choosing_a_sample_replaces_the_text_on_any_page(at):

@@ -5,7 +5,6 @@ corpus's counts."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +14,12 @@ from support import open_page
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, RegexTokenizer
+from ui.kit.navigation import all_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 EOT = "<|endoftext|>"
 VOCAB = 330
-# every page of the app, as app.py lists them
-PAGES = re.findall(r'"(pages/\w+\.py)"', (ROOT / "app.py").read_text(encoding="utf-8"))
+PAGES = [page.path for page in all_pages()]  # every page of the app, as the sidebar lists them
 
 
 def train_on_the_command_line(folder: Path, text: str, *options: str) -> None:

@@ -31,6 +31,7 @@ def keep(key: str, value: object = None) -> None:
 SESSION_KEYS: dict[str, str] = {
     # -- the sidebar, shared by every page (ui/kit/state.py) --
     "projector": "toggle: projector mode",
+    "nav": "container: the sidebar's navigation (ui/kit/navigation.py; no value)",
     "sample": "selectbox: the sample text (None: the user's own text)",
     "text": "text area: the text every page shows",
     "upload": "file uploader: a .txt/.md file for the text",
