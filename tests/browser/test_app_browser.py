@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import DEFAULT_TIMEOUT_MS, nav_here, nav_titles, open_app
+from conftest import DEFAULT_TIMEOUT_MS, nav_here, nav_link, nav_titles, open_app
 
 import bpe_core
 from ui.kit.navigation import all_pages
@@ -329,5 +329,36 @@ def test_every_page_opens_without_an_exception_or_a_cut_label(browser, app_url, 
         expect(app.main.get_by_role("heading", name="Merges (256)")).to_be_visible()
         count = f"{len(trained(ENGLISH).encode(ENGLISH)):,}"
         expect(app.main.get_by_text(count, exact=True).first).to_be_visible()
+    finally:
+        context.close()
+
+
+# Chromium's own emulation of a phone's browser: its user agent says "Mobile".
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+               "Chrome/131.0.0.0 Mobile Safari/537.36")
+
+
+@pytest.mark.parametrize("mobile", [True, False], ids=["phone browser", "narrow desktop"])
+def test_a_tap_on_a_page_closes_the_sidebar_on_a_phone_only(browser, app_url, mobile):
+    """On a phone's browser a tap on a page in the sidebar closes the sidebar over the new page,
+    as Streamlit's own navigation did; a desktop browser as narrow keeps it open, as it did."""
+    agent = {"user_agent": PHONE_AGENT, "is_mobile": True, "has_touch": True} if mobile else {}
+    context = browser.new_context(viewport=PHONE, **agent)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    try:
+        app = open_app(context, app_url)
+        sidebar = app.sidebar
+        assert sidebar.get_attribute("data-collapsed") == "true"  # a narrow screen starts closed
+        app.page.get_by_test_id("stExpandSidebarButton").click()
+        expect(sidebar).to_have_attribute("data-collapsed", "false")
+        nav_link(app.page, "Tokens").click()
+        app.wait_idle(nav_here(app.page, "Tokens"))
+        expect(sidebar).to_have_attribute("data-collapsed", "true" if mobile else "false")
+        if mobile:  # and it opens again for the next page, which closes it again
+            app.page.get_by_test_id("stExpandSidebarButton").click()
+            expect(sidebar).to_have_attribute("data-collapsed", "false")
+            nav_link(app.page, "Merge forest").click()
+            app.wait_idle(nav_here(app.page, "Merge forest"))
+            expect(sidebar).to_have_attribute("data-collapsed", "true")
     finally:
         context.close()

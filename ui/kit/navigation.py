@@ -15,8 +15,10 @@ links as a ``<div>`` inside its ``<ul>`` (Streamlit 1.67), which axe-core report
 keeps the minimal reproduction for a report upstream.
 
 What a ``st.page_link`` does not do that Streamlit's navigation did: on a phone (a mobile browser,
-by its user agent), a tap on a link leaves the sidebar open over the new page; Streamlit's own
-navigation closed it. Nor can a section be folded away. And the first page's link is ``href=""``
+by its user agent), a tap on a link leaves the sidebar open over the new page, where Streamlit's
+own navigation closed it. A small component (``_CLOSE_JS``, no element of its own) closes it
+again, as Streamlit did: on a mobile browser only, when the page changed. A section cannot be
+folded away. And the first page's link is ``href=""``
 (Streamlit gives the default page no path), so a middle click opens the page on screen in a new
 tab; a plain click goes to the first page.
 """
@@ -86,6 +88,31 @@ NAV_CSS = """<style>
 </style>"""
 
 
+# On a mobile browser (by its user agent, as Streamlit's navigation decides), a page change closes
+# the sidebar, which a st.page_link leaves open over the new page. Nothing else: a desktop browser,
+# however narrow, keeps the sidebar as the user left it (so did Streamlit's navigation).
+_CLOSE_JS = """
+export default function ({ data }) {
+  if (!data) return;
+  const last = window.bpeNavPage;
+  window.bpeNavPage = data.page;
+  if (last === undefined || last === data.page) return;  // the first page, or a rerun of it
+  const hints = navigator.userAgentData;
+  const mobile = hints ? hints.mobile : /Android|iPhone|iPad|iPod|Mobile/i.test(navigator.userAgent);
+  if (!mobile) return;
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (sidebar && close && sidebar.getAttribute("data-collapsed") === "false") close.click();
+}
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def _closer():
+    """The component that closes the sidebar after a page change on a phone (once per server)."""
+    return st.components.v2.component("bpe_lab.nav_close", js=_CLOSE_JS)
+
+
 def all_pages() -> list[PageEntry]:
     """Every page, in the sidebar's order."""
     return [entry for section in SECTIONS.values() for entry in section]
@@ -126,4 +153,5 @@ def draw_navigation(here: PageEntry) -> None:
                         st.html(current_item(entry))
                     else:
                         st.page_link(entry.path, label=entry.title, icon=entry.icon)
+            _closer()(data={"page": here.path}, key="nav_close")
         st.divider()

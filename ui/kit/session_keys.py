@@ -32,6 +32,7 @@ SESSION_KEYS: dict[str, str] = {
     # -- the sidebar, shared by every page (ui/kit/state.py) --
     "projector": "toggle: projector mode",
     "nav": "container: the sidebar's navigation (ui/kit/navigation.py; no value)",
+    "nav_close": "component: closes the sidebar after a page change on a phone (no value)",
     "sample": "selectbox: the sample text (None: the user's own text)",
     "text": "text area: the text every page shows",
     "upload": "file uploader: a .txt/.md file for the text",
