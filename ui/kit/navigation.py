@@ -73,6 +73,7 @@ DEFAULT_PAGE = "pages/overview.py"  # the page at the app's address
 # A long title wraps instead of ending in "…".
 NAV_CSS = """<style>
 .st-key-nav { gap: 0.875rem; }
+.st-key-nav_close { display: none; }
 .st-key-nav h2.bpe-nav-section { font-size: 0.875rem; font-weight: 600; line-height: 1.5;
   padding: 0; margin: 0.5rem 0 -0.25rem 0; color: inherit; }
 .st-key-nav .stElementContainer:first-child h2.bpe-nav-section { margin-top: 0; }
@@ -153,5 +154,5 @@ def draw_navigation(here: PageEntry) -> None:
                         st.html(current_item(entry))
                     else:
                         st.page_link(entry.path, label=entry.title, icon=entry.icon)
-            _closer()(data={"page": here.path}, key="nav_close")
+        _closer()(data={"page": here.path}, key="nav_close")  # outside the list, never seen
         st.divider()
