@@ -1,0 +1,274 @@
+"""The merge loop's layout and pairs in flat arrays: ``train_bpe``'s memory at web scale.
+
+``training.Nodes`` keeps a pair's count and places in Python dicts keyed by the pair (about
+250 bytes a live pair: a dict entry each, an int key, an int count, an ``array`` or int of
+places). A web corpus has hundreds of thousands of live pairs late in the loop (624,000 after
+9,000 merges on web-like 20 MB), so the pairs, not the nodes, were most of the memory. Here
+every pair gets a number (its *id*) when it is first counted, and lives in four arrays indexed
+by it; the places of all pairs share one array. Nothing per pair is a Python object.
+
+Data (nodes numbered in layout order; a pair key is ``a << SHIFT | b`` as in training.py):
+
+    tok[i]     token at node i; DEAD once merged into its left neighbour; SEP between chunks
+               (node 0 and after every chunk), so neither neighbour walk needs a chunk's bounds
+    pid[i]     the id of the pair that starts at live node i (kept true for every node that
+               has a right neighbour: a merge gives the nodes around it their new pairs' ids)
+    starts[k]  chunk k's first node; weight[k] its occurrences (a node's chunk by bisection)
+    span[t]    how many nodes token t covers: the next live node after i is i + span[tok[i]]
+    keys[p]    pair p's key; cnt[p] its count (0 once it can no longer occur)
+    places     every pair's places, ascending, pair p's from first[p] to end[p]
+
+A pair's places are all known at the merge that first counts it (a pair forms only around
+the token that merge makes), so each is one slice of ``places``, appended in id order. Places
+only go stale (a merge next to them), never come back: ``first_place`` skips the stale ones at
+the front, and once half of ``places`` is stale it is compacted in one pass, in id order. A
+pair whose count falls to 0 keeps its id (ids are never reused: about 1.5 ids a live pair on
+web text), so about 32 bytes a pair in the arrays and 4 a place, against about 250 and 4.
+
+``merge`` finds a neighbour pair's id in ``pid`` (no lookup by key): the only dict is the
+merge's own, of the pairs it makes. The merges are those of ``training.Nodes``, ties included.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+SHIFT = 32  # as training.SHIFT
+LOW = (1 << SHIFT) - 1
+COMPACT_AT = 1 << 16  # never compact ``places`` below this many stale entries
+
+
+class Layout:
+    """Chunks laid out for the merge loop, and every pair's count and places by pair id.
+
+    >>> lay = Layout([(b"abab", 2)], last_id=257)
+    >>> [(pair >> SHIFT, pair & LOW, count) for pair, count in lay.live()]
+    [(97, 98, 4), (98, 97, 2)]
+    >>> lay.merge(0, 256), [(pair >> SHIFT, pair & LOW, count) for pair, count in lay.live()]
+    ((4, [3]), [(256, 256, 2)])
+    """
+
+    def __init__(self, chunks: Iterable[tuple[Sequence[int], int]], last_id: int) -> None:
+        """Lay ``(chunk, occurrences)`` out (a ``training.PieceTable`` is emptied once laid out)
+        and count the pairs. ``last_id``: the largest token id of the chunks and of training
+        (tokens fit in two bytes a node below 65,534); every token of a chunk is one node."""
+        wide = last_id >= 0xFFFE
+        self.DEAD, self.SEP = (-1, -2) if wide else (0xFFFF, 0xFFFE)
+        tok = self.tok = array("i" if wide else "H", [self.SEP])
+        self.starts = array("q")
+        self.weight = array("I")  # "Q" once one needs it
+        self.positive = True  # every chunk occurs at least once (see training.Nodes)
+        self.total = 0  # tokens in the text: every count is at most this
+        self._lay(chunks)
+        self.span = array("I", [1]) * (last_id + 1)
+        self.keys = array("Q")
+        self.cnt = array("q")
+        self.first = array("q")
+        self.end = array("q")
+        self.places = array("i")
+        self.pid = array("i", bytes(4 * len(tok)))
+        self.stale = 0  # entries of ``places`` no pair reads any more
+        self.live_pairs = 0  # pairs with a count other than 0
+        self._count()
+
+    def _weigh(self, occurrences: int) -> None:
+        if occurrences <= 0:
+            self.positive = False
+        try:
+            self.weight.append(occurrences)
+        except OverflowError:  # 2**32 occurrences or more: 8 bytes a weight from now on
+            self.weight = array("Q", self.weight)
+            self.weight.append(occurrences)
+
+    def _lay(self, chunks) -> None:
+        from .training import PieceTable
+
+        tok, starts, sep = self.tok, self.starts, self.SEP
+        if isinstance(chunks, PieceTable):
+            data, ends, counts = chunks.data, chunks.ends, chunks.counts
+            chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
+            start = 0
+            for end, occurrences in zip(ends, counts):
+                if end > start:
+                    starts.append(len(tok))
+                    tok.extend(data[start:end])
+                    tok.append(sep)
+                    self._weigh(occurrences)
+                    self.total += occurrences * (end - start)
+                start = end
+            return
+        for chunk, occurrences in chunks:
+            if chunk:
+                starts.append(len(tok))
+                tok.extend(chunk)
+                tok.append(sep)
+                self._weigh(occurrences)
+                self.total += occurrences * len(chunk)
+
+    def _count(self) -> None:
+        """Count every adjacent pair, give it an id (first seen, first numbered), its places."""
+        tok, weight, starts, pid = self.tok, self.weight, self.starts, self.pid
+        keys, cnt = self.keys, self.cnt
+        ids: dict[int, int] = {}
+        lists: list[array] = []
+        n = len(tok)
+        for k, s in enumerate(starts):
+            w = weight[k]
+            end = (starts[k + 1] if k + 1 < len(starts) else n) - 2  # the last token's node
+            for i in range(s, end):
+                key = tok[i] << SHIFT | tok[i + 1]
+                p = ids.get(key)
+                if p is None:
+                    p = ids[key] = len(keys)
+                    keys.append(key)
+                    cnt.append(w)
+                    lists.append(array("i", (i,)))
+                else:
+                    cnt[p] += w
+                    lists[p].append(i)
+                pid[i] = p
+        ids.clear()
+        places = self.places
+        for p, there in enumerate(lists):
+            self.first.append(len(places))
+            places.extend(there)
+            self.end.append(len(places))
+            lists[p] = None
+        self.live_pairs = len(keys) if self.positive else sum(1 for c in cnt if c)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def live(self) -> Iterable[tuple[int, int]]:
+        """``(pair key, count)`` of every pair with a count other than 0, in id order."""
+        keys = self.keys
+        return ((keys[p], c) for p, c in enumerate(self.cnt) if c)
+
+    def first_place(self, p: int) -> int:
+        """The first node where pair ``p`` still occurs; forget the stale places before it."""
+        places, tok = self.places, self.tok
+        key = self.keys[p]
+        a, b = key >> SHIFT, key & LOW
+        sa = self.span[a]
+        k, e = self.first[p], self.end[p]
+        while k < e:
+            i = places[k]
+            if tok[i] == a and tok[i + sa] == b:
+                if k > self.first[p]:
+                    self.stale += k - self.first[p]
+                    self.first[p] = k
+                return i
+            k += 1
+        return places[self.first[p]]  # none left (a pair of chunks given 0 occurrences)
+
+    def held_bytes(self) -> int:
+        """Bytes held by the per-pair arrays and the places (``sys.getsizeof``)."""
+        return sum(map(sys.getsizeof, (self.keys, self.cnt, self.first, self.end, self.places)))
+
+    # -- merging -------------------------------------------------------------------------------
+
+    def merge(self, kid: int, new_id: int) -> tuple[int, list[int]]:
+        """Merge pair ``kid`` into token ``new_id`` at its places, left to right, updating only
+        the neighbours' pairs: how many tokens fewer the text has, and the ids of the pairs
+        the merge made (some may have a count of 0 again)."""
+        tok, pid, cnt, keys = self.tok, self.pid, self.cnt, self.keys
+        starts, weight = self.starts, self.weight
+        dead, sep, forget = self.DEAD, self.SEP, self.positive
+        key = keys[kid]
+        a, b = key >> SHIFT, key & LOW
+        sa = self.span[a]
+        sab = self.span[new_id] = sa + self.span[b]
+        new_high = new_id << SHIFT
+        was_live = cnt[kid] != 0
+        base = len(keys)
+        made: dict[int, int] = {}  # key -> id of the pairs made here
+        lists: list[list[int]] = []  # their places: pair base + k's at lists[k]
+        gone: list[int] = []  # pairs counted before this merge whose count fell to 0
+        fewer = 0
+        s, e = self.first[kid], self.end[kid]
+        for i in self.places[s:e]:
+            if tok[i] != a:
+                continue  # stale: node i was merged since
+            j = i + sa
+            if tok[j] != b:
+                continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
+            w = weight[bisect_right(starts, i) - 1]
+            p = i - 1
+            x = tok[p]
+            while x == dead:
+                p -= 1
+                x = tok[p]
+            if x != sep:  # (x, a) becomes (x, new)
+                old = pid[p]
+                c = cnt[old] = cnt[old] - w
+                if not c and old != kid and forget:
+                    if old >= base:
+                        del made[keys[old]]
+                    else:
+                        gone.append(old)
+                left = x << SHIFT | new_id
+                q = made.get(left)
+                if q is None:
+                    q = made[left] = len(keys)
+                    keys.append(left)
+                    cnt.append(w)
+                    lists.append([p])
+                else:
+                    cnt[q] += w
+                    lists[q - base].append(p)
+                pid[p] = q
+            k = i + sab
+            y = tok[k]
+            if y != sep:  # (b, y) becomes (new, y)
+                old = pid[j]
+                c = cnt[old] = cnt[old] - w
+                if not c and old != kid and forget:
+                    gone.append(old)  # (b, y) was counted before this merge
+                right = new_high | y
+                q = made.get(right)
+                if q is None:
+                    q = made[right] = len(keys)
+                    keys.append(right)
+                    cnt.append(w)
+                    lists.append([i])
+                else:
+                    cnt[q] += w
+                    lists[q - base].append(i)
+                pid[i] = q
+            tok[i] = new_id
+            tok[j] = dead
+            fewer += w
+        # The merged pair and the pairs gone are read no more: their places are stale.
+        first, end = self.first, self.end
+        self.live_pairs -= len(gone) + was_live
+        for old in (kid, *gone):
+            self.stale += end[old] - first[old]
+            first[old] = end[old]
+            cnt[old] = 0
+        places = self.places
+        for q, there in enumerate(lists, base):
+            first.append(len(places))
+            if cnt[q] or not forget:
+                places.extend(there)
+                self.live_pairs += cnt[q] != 0
+            end.append(len(places))
+        if self.stale > COMPACT_AT and 2 * self.stale > len(places):
+            self.compact()
+        return fewer, list(made.values())
+
+    def compact(self) -> None:
+        """Drop the stale slices of ``places`` in one pass, in id order (their order there)."""
+        places, first, end = self.places, self.first, self.end
+        at = 0
+        for p in range(len(first)):
+            s, e = first[p], end[p]
+            first[p] = at
+            if e > s:
+                if s != at:
+                    places[at:at + e - s] = places[s:e]
+                at += e - s
+            end[p] = at
+        del places[at:]
+        self.stale = 0
