@@ -21,7 +21,7 @@ Data (nodes numbered in layout order; a pair key is ``a << SHIFT | b`` as in tra
 A pair's places are all known at the merge that first counts it (a pair forms only around
 the token that merge makes), so each is one slice of ``places``, appended in id order. Places
 only go stale (a merge next to them), never come back: ``first_place`` skips the stale ones at
-the front, and once half of ``places`` is stale it is compacted in one pass, in id order. A
+the front, and once a quarter of ``places`` is stale it is compacted in one pass, in id order. A
 pair whose count falls to 0 keeps its id (ids are never reused: about 1.5 ids a live pair on
 web text), so about 32 bytes a pair in the arrays and 4 a place, against about 250 and 4.
 
@@ -38,6 +38,8 @@ from collections.abc import Iterable, Sequence
 
 SHIFT = 32  # as training.SHIFT
 LOW = (1 << SHIFT) - 1
+HIGH = ~LOW  # key & HIGH: the pair's first token, still in place
+DEAD, SEP, LAST = -1, -2, -3  # pid of a merged node, of a separator; LAST - t: a chunk's last
 COMPACT_AT = 1 << 16  # never compact ``places`` below this many stale entries
 
 
@@ -56,8 +58,7 @@ class Layout:
         and count the pairs. ``last_id``: the largest token id of the chunks and of training
         (tokens fit in two bytes a node below 65,534); every token of a chunk is one node."""
         wide = last_id >= 0xFFFE
-        self.DEAD, self.SEP = (-1, -2) if wide else (0xFFFF, 0xFFFE)
-        tok = self.tok = array("i" if wide else "H", [self.SEP])
+        self.tok = array("i" if wide else "H", [0])  # the tokens, while the pairs are counted
         self.starts = array("q")
         self.weight = array("I")  # "Q" once one needs it
         self.positive = True  # every chunk occurs at least once (see training.Nodes)
@@ -66,10 +67,8 @@ class Layout:
         self.span = array("I", [1]) * (last_id + 1)
         self.keys = array("Q")
         self.cnt = array("q")
-        self.first = array("q")
-        self.end = array("q")
-        self.places = array("i")
-        self.pid = array("i", bytes(4 * len(tok)))
+        self.first = array("I")  # "q" once ``places`` holds 2**32 entries or more
+        self.end = array("I")
         self.stale = 0  # entries of ``places`` no pair reads any more
         self.live_pairs = 0  # pairs with a count other than 0
         self._count()
@@ -86,7 +85,7 @@ class Layout:
     def _lay(self, chunks) -> None:
         from .training import PieceTable
 
-        tok, starts, sep = self.tok, self.starts, self.SEP
+        tok, starts, sep = self.tok, self.starts, 0  # (a separator's token is never read)
         if isinstance(chunks, PieceTable):
             data, ends, counts = chunks.data, chunks.ends, chunks.counts
             chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
@@ -109,34 +108,45 @@ class Layout:
                 self.total += occurrences * len(chunk)
 
     def _count(self) -> None:
-        """Count every adjacent pair, give it an id (first seen, first numbered), its places."""
-        tok, weight, starts, pid = self.tok, self.weight, self.starts, self.pid
-        keys, cnt = self.keys, self.cnt
+        """Count every adjacent pair, give it an id (first seen, first numbered), its places:
+        one pass counts and numbers (and the tokens are dropped), a second writes each place
+        into its pair's slice."""
+        tok, weight, starts = self.tok, self.weight, self.starts
+        keys, cnt, first, end = self.keys, self.cnt, self.first, self.end
+        pid = self.pid = array("i", [SEP]) * len(tok)
         ids: dict[int, int] = {}
-        lists: list[array] = []
-        n = len(tok)
-        for k, s in enumerate(starts):
+        bounds = array("q", starts)
+        bounds.append(len(tok))  # the next chunk would start after the last separator
+        for k in range(len(starts)):
             w = weight[k]
-            end = (starts[k + 1] if k + 1 < len(starts) else n) - 2  # the last token's node
-            for i in range(s, end):
+            last = bounds[k + 1] - 2  # the chunk's last node
+            for i in range(bounds[k], last):
                 key = tok[i] << SHIFT | tok[i + 1]
                 p = ids.get(key)
                 if p is None:
                     p = ids[key] = len(keys)
                     keys.append(key)
                     cnt.append(w)
-                    lists.append(array("i", (i,)))
+                    end.append(1)
                 else:
                     cnt[p] += w
-                    lists[p].append(i)
+                    end[p] += 1
                 pid[i] = p
+            pid[last] = LAST - tok[last]
         ids.clear()
-        places = self.places
-        for p, there in enumerate(lists):
-            self.first.append(len(places))
-            places.extend(there)
-            self.end.append(len(places))
-            lists[p] = None
+        del self.tok, tok
+        at = 0
+        for p, n in enumerate(end):  # each pair's slice, in id order
+            first.append(at)
+            at += n
+            end[p] = at
+        fill = array("q", first)
+        places = self.places = array("i", bytes(4 * at))
+        for k in range(len(starts)):
+            for i in range(bounds[k], bounds[k + 1] - 2):
+                p = pid[i]
+                places[fill[p]] = i
+                fill[p] += 1
         self.live_pairs = len(keys) if self.positive else sum(1 for c in cnt if c)
 
     # -- reading -------------------------------------------------------------------------------
@@ -148,14 +158,11 @@ class Layout:
 
     def first_place(self, p: int) -> int:
         """The first node where pair ``p`` still occurs; forget the stale places before it."""
-        places, tok = self.places, self.tok
-        key = self.keys[p]
-        a, b = key >> SHIFT, key & LOW
-        sa = self.span[a]
+        places, pid = self.places, self.pid
         k, e = self.first[p], self.end[p]
         while k < e:
             i = places[k]
-            if tok[i] == a and tok[i + sa] == b:
+            if pid[i] == p:
                 if k > self.first[p]:
                     self.stale += k - self.first[p]
                     self.first[p] = k
@@ -173,72 +180,68 @@ class Layout:
         """Merge pair ``kid`` into token ``new_id`` at its places, left to right, updating only
         the neighbours' pairs: how many tokens fewer the text has, and the ids of the pairs
         the merge made (some may have a count of 0 again)."""
-        tok, pid, cnt, keys = self.tok, self.pid, self.cnt, self.keys
+        pid, cnt, keys = self.pid, self.cnt, self.keys
         starts, weight = self.starts, self.weight
-        dead, sep, forget = self.DEAD, self.SEP, self.positive
+        forget = self.positive
         key = keys[kid]
         a, b = key >> SHIFT, key & LOW
         sa = self.span[a]
-        sab = self.span[new_id] = sa + self.span[b]
+        self.span[new_id] = sa + self.span[b]
         new_high = new_id << SHIFT
         was_live = cnt[kid] != 0
         base = len(keys)
         made: dict[int, int] = {}  # key -> id of the pairs made here
-        lists: list[list[int]] = []  # their places: pair base + k's at lists[k]
+        lists: list[array] = []  # their places: pair base + k's at lists[k] (4 bytes each)
         gone: list[int] = []  # pairs counted before this merge whose count fell to 0
         fewer = 0
         s, e = self.first[kid], self.end[kid]
         for i in self.places[s:e]:
-            if tok[i] != a:
-                continue  # stale: node i was merged since
-            j = i + sa
-            if tok[j] != b:
-                continue  # stale: its right neighbour changed (e.g. "aaa": the second "aa")
+            if pid[i] != kid:
+                continue  # stale: node i was merged since, or its right neighbour changed
+            j = i + sa  # b's node
             w = weight[bisect_right(starts, i) - 1]
             p = i - 1
-            x = tok[p]
-            while x == dead:
+            old = pid[p]
+            while old == DEAD:
                 p -= 1
-                x = tok[p]
-            if x != sep:  # (x, a) becomes (x, new)
                 old = pid[p]
+            if old != SEP:  # (x, a) at node p becomes (x, new)
                 c = cnt[old] = cnt[old] - w
                 if not c and old != kid and forget:
                     if old >= base:
                         del made[keys[old]]
                     else:
                         gone.append(old)
-                left = x << SHIFT | new_id
+                left = keys[old] & HIGH | new_id
                 q = made.get(left)
                 if q is None:
                     q = made[left] = len(keys)
                     keys.append(left)
                     cnt.append(w)
-                    lists.append([p])
+                    lists.append(array("i", (p,)))
                 else:
                     cnt[q] += w
                     lists[q - base].append(p)
                 pid[p] = q
-            k = i + sab
-            y = tok[k]
-            if y != sep:  # (b, y) becomes (new, y)
-                old = pid[j]
+            old = pid[j]
+            if old >= 0:  # (b, y) at node j becomes (new, y) at node i
                 c = cnt[old] = cnt[old] - w
                 if not c and old != kid and forget:
                     gone.append(old)  # (b, y) was counted before this merge
-                right = new_high | y
+                right = new_high | keys[old] & LOW
                 q = made.get(right)
                 if q is None:
                     q = made[right] = len(keys)
                     keys.append(right)
                     cnt.append(w)
-                    lists.append([i])
+                    lists.append(array("i", (i,)))
                 else:
                     cnt[q] += w
                     lists[q - base].append(i)
                 pid[i] = q
-            tok[i] = new_id
-            tok[j] = dead
+            else:
+                pid[i] = LAST - new_id
+            pid[j] = DEAD
             fewer += w
         # The merged pair and the pairs gone are read no more: their places are stale.
         first, end = self.first, self.end
@@ -248,13 +251,16 @@ class Layout:
             first[old] = end[old]
             cnt[old] = 0
         places = self.places
+        if first.typecode == "I" and len(places) + sum(map(len, lists)) >> 32:
+            first = self.first = array("q", first)  # 8 bytes a slice bound from now on
+            end = self.end = array("q", end)
         for q, there in enumerate(lists, base):
             first.append(len(places))
             if cnt[q] or not forget:
                 places.extend(there)
                 self.live_pairs += cnt[q] != 0
             end.append(len(places))
-        if self.stale > COMPACT_AT and 2 * self.stale > len(places):
+        if self.stale > COMPACT_AT and 4 * self.stale > len(places):
             self.compact()
         return fewer, list(made.values())
 
