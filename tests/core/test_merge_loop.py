@@ -9,11 +9,11 @@ import tracemalloc
 
 import pytest
 import regex
+from naive import naive_train
 
 from bpe_core import merge_loop, training
 from bpe_core.merge_loop import SHIFT, Layout
 from bpe_core.training import train_bpe
-from naive import naive_train
 
 
 def _many_pairs(n: int) -> tuple[list[tuple[bytes, int]], int]:
