@@ -36,7 +36,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-SHIFT = 32  # as training.SHIFT
+SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
 LOW = (1 << SHIFT) - 1
 HIGH = ~LOW  # key & HIGH: the pair's first token, still in place
 DEAD, SEP, LAST = -1, -2, -3  # pid of a merged node, of a separator; LAST - t: a chunk's last
@@ -83,10 +83,8 @@ class Layout:
             self.weight.append(occurrences)
 
     def _lay(self, chunks) -> None:
-        from .training import PieceTable
-
         tok, starts, sep = self.tok, self.starts, 0  # (a separator's token is never read)
-        if isinstance(chunks, PieceTable):
+        if hasattr(chunks, "ends"):  # a training.PieceTable (not imported: no import circle)
             data, ends, counts = chunks.data, chunks.ends, chunks.counts
             chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
             start = 0

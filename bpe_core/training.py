@@ -55,7 +55,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
-from .merge_loop import Layout
+from .merge_loop import LOW, SHIFT, Layout  # a pair (a, b) is the int a << SHIFT | b
 
 
 class Candidate(NamedTuple):
@@ -111,8 +111,6 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
-SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
-LOW = (1 << SHIFT) - 1
 HEAP_SLACK = 100_000  # stale heap entries allowed beyond one per live pair, before a rebuild
 FLOOR_SHIFT = 6  # the heap holds pairs at least 1/64 as frequent as its best, then 1/64 of that...
 
