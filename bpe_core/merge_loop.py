@@ -66,7 +66,8 @@ class Layout:
         self._lay(chunks)
         self.span = array("I", [1]) * (last_id + 1)
         self.keys = array("Q")
-        self.cnt = array("q")
+        # no count is over the total (with chunks of 0 or fewer occurrences: 8 bytes, signed)
+        self.cnt = array("I" if self.positive and self.total >> 32 == 0 else "q")
         self.first = array("I")  # "q" once ``places`` holds 2**32 entries or more
         self.end = array("I")
         self.stale = 0  # entries of ``places`` no pair reads any more

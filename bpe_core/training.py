@@ -52,7 +52,7 @@ import heapq
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import NamedTuple
 
 from .merge_loop import LOW, SHIFT, Layout  # a pair (a, b) is the int a << SHIFT | b
@@ -157,9 +157,12 @@ class PieceTable:
 
 def piece_table(counts: dict[bytes, int]) -> PieceTable:
     """``counts`` (piece -> occurrences, in first-seen order) as a ``PieceTable``; the dict is
-    emptied, so that its memory is free before the merge loop lays the pieces out."""
-    table = PieceTable(b"".join(counts), array("Q", accumulate(map(len, counts))),
-                       array("Q", counts.values()))
+    emptied, so that its memory is free before the merge loop lays the pieces out. The bytes
+    are joined 65,536 pieces at a time: ``bytes.join`` holds 80 bytes a piece while it joins
+    (a buffer view each), 95 MB for the 1.19 million pieces of web-like 200 MB at once."""
+    pieces = iter(counts)
+    data = b"".join([b"".join(islice(pieces, 1 << 16)) for _ in range(0, len(counts), 1 << 16)])
+    table = PieceTable(data, array("Q", accumulate(map(len, counts))), array("Q", counts.values()))
     counts.clear()
     return table
 
