@@ -14,6 +14,10 @@ So among the most frequent pairs the winner is the one whose first occurrence co
 We lay the distinct chunks out in the order they first appear in the text, one node per byte,
 so the node number of a pair's first occurrence orders pairs exactly as the stream does.
 
+``train_bpe`` keeps its layout and pairs in ``merge_loop.Layout`` (every pair by a number, in
+flat arrays; see that module). ``Nodes`` below, which parity-aware BPE (parity.py) shares, keeps
+them in dicts by pair:
+
 Data (arrays and dicts, indexed by node number; a pair (a, b) is the int ``a << 32 | b``):
 
     tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
