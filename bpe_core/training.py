@@ -14,6 +14,10 @@ So among the most frequent pairs the winner is the one whose first occurrence co
 We lay the distinct chunks out in the order they first appear in the text, one node per byte,
 so the node number of a pair's first occurrence orders pairs exactly as the stream does.
 
+``train_bpe`` keeps its layout and pairs in ``merge_loop.Layout`` (every pair by a number, in
+flat arrays; see that module). ``Nodes`` below, which parity-aware BPE (parity.py) shares, keeps
+them in dicts by pair:
+
 Data (arrays and dicts, indexed by node number; a pair (a, b) is the int ``a << 32 | b``):
 
     tok[i]     token id at node i; -1 once node i has been merged into its left neighbour
@@ -52,8 +56,10 @@ import heapq
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import NamedTuple
+
+from .merge_loop import LOW, SHIFT, Layout  # a pair (a, b) is the int a << SHIFT | b
 
 
 class Candidate(NamedTuple):
@@ -109,8 +115,6 @@ def _descending(token: bytes) -> str:
     return token.translate(_INVERT).decode("latin-1") + "\u0100"
 
 
-SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
-LOW = (1 << SHIFT) - 1
 HEAP_SLACK = 100_000  # stale heap entries allowed beyond one per live pair, before a rebuild
 FLOOR_SHIFT = 6  # the heap holds pairs at least 1/64 as frequent as its best, then 1/64 of that...
 
@@ -157,9 +161,12 @@ class PieceTable:
 
 def piece_table(counts: dict[bytes, int]) -> PieceTable:
     """``counts`` (piece -> occurrences, in first-seen order) as a ``PieceTable``; the dict is
-    emptied, so that its memory is free before the merge loop lays the pieces out."""
-    table = PieceTable(b"".join(counts), array("Q", accumulate(map(len, counts))),
-                       array("Q", counts.values()))
+    emptied, so that its memory is free before the merge loop lays the pieces out. The bytes
+    are joined 65,536 pieces at a time: ``bytes.join`` holds 80 bytes a piece while it joins
+    (a buffer view each), 95 MB for the 1.19 million pieces of web-like 200 MB at once."""
+    pieces = iter(counts)
+    data = b"".join([b"".join(islice(pieces, 1 << 16)) for _ in range(0, len(counts), 1 << 16)])
+    table = PieceTable(data, array("Q", accumulate(map(len, counts))), array("Q", counts.values()))
     counts.clear()
     return table
 
@@ -405,84 +412,89 @@ def train_bpe(
     [b'cd', b'bcd']
     """
     check_train_options(tie_rule, min_frequency, max_token_bytes)
-    # 1. Lay the distinct chunks out one after another, one node per byte.
-    nodes = Nodes()
-    total = nodes.add(chunks)  # every pair's count is at most this
-    nodes.link()
-    # 2. Count every adjacent pair inside the chunks, remembering where each occurs.
-    counts, where = nodes.count_pairs(0, len(nodes.tok))
-
-    def first_place(key: int) -> int:
-        return nodes.first_place(where, key)
-
     vocab = {i: bytes([i]) for i in range(256)} if base_vocab is None else dict(base_vocab)
     first_id = max(vocab) + 1 if vocab else 0
+    # 1. Lay the distinct chunks out one after another, one node per byte, and count every
+    # adjacent pair inside them, remembering where each occurs (merge_loop.Layout: pairs by id).
+    layout = Layout(chunks, max(first_id + num_merges, 256))
+    total = layout.total  # every pair's count is at most this
+    counts, keys = layout.cnt, layout.keys
+    first_place = layout.first_place
+
+    # The heap and the rules below name a pair by its id in the layout (``keys[p]`` its key).
     if tie_rule == "bytes" or total >> 63:
-        # A heap entry is (-count, tie key, pair): for "bytes", a string that sorts the pair's
-        # bytes backwards; for "seen" and "ids" only when a count may not fit in 63 bits.
+        # A heap entry is (-count, tie key, pair id): for "bytes", a string that sorts the
+        # pair's bytes backwards; for "seen" and "ids" only when a count may not fit in 63 bits.
         if tie_rule == "seen":
             tie_key: Callable[[int], object] = first_place
         elif tie_rule == "ids":
-            def tie_key(key):
-                return key  # (a, b) in order: a first, then b
+            def tie_key(p):
+                return keys[p]  # (a, b) in order: a first, then b
         else:
             backwards = {i: _descending(t) for i, t in vocab.items()}
 
-            def tie_key(key):
+            def tie_key(p):
+                key = keys[p]
                 return backwards[key >> SHIFT] + backwards[key & LOW]
 
-        def entry(count: int, key: int) -> object:
-            return (-count, tie_key(key), key)
+        def entry(count: int, p: int) -> object:
+            return (-count, tie_key(p), p)
 
         def opened(e: tuple) -> tuple[int, int]:
             return -e[0], e[2]
     else:
         # A heap entry is one int that sorts as that tuple would: (TOP - count, first place,
-        # pair) in bit fields for "seen", (TOP - count, pair) for "ids" (the tie key is the
-        # pair); a third of a tuple's memory, and the pairs' entries are most of the heap.
-        fields = 2 * SHIFT + (SHIFT if tie_rule == "seen" else 0)
+        # pair id) in bit fields for "seen", (TOP - count, pair key, pair id) for "ids"; a
+        # third of a tuple's memory. A live pair's first place (and key) is its own, so the
+        # id only names the pair.
+        fields = 2 * SHIFT + (SHIFT if tie_rule == "ids" else 0)
         top = (1 << 63) - 1
-        keys = (1 << 2 * SHIFT) - 1
+        low = LOW
         if tie_rule == "seen":
-            def entry(count: int, key: int) -> object:
-                return (top - count) << fields | first_place(key) << 2 * SHIFT | key
+            def entry(count: int, p: int) -> object:
+                return (top - count) << fields | first_place(p) << SHIFT | p
         else:
-            def entry(count: int, key: int) -> object:
-                return (top - count) << fields | key
+            def entry(count: int, p: int) -> object:
+                return (top - count) << fields | keys[p] << SHIFT | p
 
         def opened(e: int) -> tuple[int, int]:
-            return top - (e >> fields), e & keys
+            return top - (e >> fields), e & low
 
-    def fits(key: int) -> bool:
-        return (max_token_bytes is None
-                or len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes)
+    def fits(p: int) -> bool:
+        if max_token_bytes is None:
+            return True
+        key = keys[p]
+        return len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes
+
+    def at_least(least: int, taken: Container[int] = ()) -> list:
+        return [entry(c, p) for p, c in enumerate(counts)
+                if c >= least and fits(p) and p not in taken]
 
     # The heap holds the pairs that occur at least ``floor[0]`` times (most pairs are rare and
     # are never merged); when none is left, the floor goes down and the heap is filled again
     # from the counts. Counts only fall, so a pair below the floor stays below it until then,
     # and the heap's best is the best of all pairs. A chunk given 0 occurrences: floor 0.
-    floor = [max(1, max(counts.values(), default=0) >> FLOOR_SHIFT) if nodes.positive else 0]
-    heap = [entry(c, key) for key, c in counts.items() if c >= floor[0] and fits(key)]
+    floor = [max(1, max(counts, default=0) >> FLOOR_SHIFT) if layout.positive else 0]
+    heap = [entry(c, p) for p, c in enumerate(counts) if c >= floor[0] and fits(p)]
     heapq.heapify(heap)
 
     def pop_best(taken: Container[int] = ()) -> tuple[int, object, int] | None:
-        """Take the best pair off the heap: ``(count, its entry, pair key)``, or None. ``taken``:
+        """Take the best pair off the heap: ``(count, its entry, pair id)``, or None. ``taken``:
         the pairs taken off before and not put back yet (a refill leaves them out)."""
         while True:
             least = floor[0]
             while heap:
                 e = heapq.heappop(heap)
-                was, key = opened(e)
-                count = counts.get(key, 0)
+                was, p = opened(e)
+                count = counts[p]
                 if count == was:
-                    return count, e, key
+                    return count, e, p
                 if count > 0 and count >= least:  # stale: put it back with what is true now
-                    heapq.heappush(heap, entry(count, key))
+                    heapq.heappush(heap, entry(count, p))
             if least <= 1:
                 return None
             floor[0] = max(1, least >> FLOOR_SHIFT)  # no pair left at least that frequent
-            heap[:] = [entry(c, k) for k, c in counts.items()
-                       if floor[0] <= c and fits(k) and k not in taken]
+            heap[:] = at_least(floor[0], taken)
             heapq.heapify(heap)
 
     merges: dict[tuple[int, int], int] = {}
@@ -494,7 +506,7 @@ def train_bpe(
         if best is None:
             stop_reason = f"no pair left to merge after {step} merges"
             break
-        count, _, key = best
+        count, _, kid = best
         if count < min_frequency:
             stop_reason = (
                 f"the most frequent pair occurs {count} times, fewer than min_frequency"
@@ -504,33 +516,34 @@ def train_bpe(
         ranked: tuple[Candidate, ...] = ()
         if candidates:
             runners_up = []
-            taken = {key}
+            taken = {kid}
             while len(runners_up) < candidates - 1 and (top_one := pop_best(taken)) is not None:
                 runners_up.append(top_one)
                 taken.add(top_one[2])
             for _, e, _ in runners_up:  # put them back as they were
                 heapq.heappush(heap, e)
-            ranked = tuple(Candidate(pair_of(k), c, first_place(k))
-                           for c, _, k in [best, *runners_up])
+            ranked = tuple(Candidate(pair_of(keys[p]), c, first_place(p))
+                           for c, _, p in [best, *runners_up])
 
         # 4. Merge it everywhere, left to right, updating only the neighbours' pairs.
-        a, b = pair = pair_of(key)
+        a, b = pair = pair_of(keys[kid])
         new_id = first_id + step
-        new_pairs, _ = nodes.merge(key, new_id, counts, where)
+        _, new_pairs = layout.merge(kid, new_id)
 
         # 5. Record the merge, then queue the pairs it made (unless their token would be too long).
         merges[pair] = new_id
         vocab[new_id] = vocab[a] + vocab[b]
         if tie_rule == "bytes":
             backwards[new_id] = _descending(vocab[new_id])
-        for new_key in new_pairs:
-            if counts.get(new_key, 0) >= max(floor[0], 1) and fits(new_key):
-                heapq.heappush(heap, entry(counts[new_key], new_key))
-        if len(heap) > 2 * len(counts) + HEAP_SLACK and nodes.positive:
+        least = max(floor[0], 1)
+        for p in new_pairs:
+            if counts[p] >= least and fits(p):
+                heapq.heappush(heap, entry(counts[p], p))
+        if len(heap) > 2 * layout.live_pairs + HEAP_SLACK and layout.positive:
             # Mostly stale entries: one entry per live pair, as true as the entries it replaces
             # (every chunk occurs at least once, so an entry whose count is still true has a
             # true tie key too, and the best entry is the same).
-            heap[:] = [entry(c, k) for k, c in counts.items() if c >= floor[0] and fits(k)]
+            heap[:] = at_least(floor[0])
             heapq.heapify(heap)
         record = MergeRecord(pair, new_id, vocab[new_id], count, ranked)
         history.append(record)
