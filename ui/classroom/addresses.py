@@ -108,7 +108,7 @@ def local_addresses() -> list[str]:
     return kept
 
 
-def join_link(url: str | None, code: str) -> str:
+def join_url(url: str | None, code: str) -> str:
     """The link students open: the address the teacher reached the app by (``url``), with
     ``?room=CODE``; without one, the query alone."""
     if not url:
@@ -120,7 +120,7 @@ def join_link(url: str | None, code: str) -> str:
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
 
 
-def network_links(url: str | None, code: str, local: list[str]) -> list[str]:
+def network_urls(url: str | None, code: str, local: list[str]) -> list[str]:
     """For a teacher who opened the app as ``localhost`` (``url``): the join link on each of
     this machine's network addresses ``local`` (same port), which students' devices can open."""
     if not url:

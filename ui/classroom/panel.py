@@ -780,10 +780,10 @@ def _app_url() -> str | None:
 
 
 def join_link(code: str) -> str:
-    """The link students open (``addresses.join_link``): the teacher's token is never in it."""
-    return addresses.join_link(_app_url(), code)
+    """The link students open (``addresses.join_url``): the teacher's token is never in it."""
+    return addresses.join_url(_app_url(), code)
 
 
 def network_links(code: str) -> list[str]:
-    """The join link on each of this machine's network addresses (``addresses.network_links``)."""
-    return addresses.network_links(_app_url(), code, local_addresses())
+    """The join link on each of this machine's network addresses (``addresses.network_urls``)."""
+    return addresses.network_urls(_app_url(), code, local_addresses())

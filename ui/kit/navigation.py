@@ -108,9 +108,9 @@ export default function ({ data }) {
 """
 
 
-@st.cache_resource(show_spinner=False)
-def _closer():
-    """The component that closes the sidebar after a page change on a phone (once per server)."""
+def register_closer():
+    """The component that closes the sidebar after a page change on a phone (ui/kit/state.py
+    registers it once per server)."""
     return st.components.v2.component("bpe_lab.nav_close", js=_CLOSE_JS)
 
 
@@ -154,5 +154,7 @@ def draw_navigation(here: PageEntry) -> None:
                         st.html(current_item(entry))
                     else:
                         st.page_link(entry.path, label=entry.title, icon=entry.icon)
-        _closer()(data={"page": here.path}, key="nav_close")  # outside the list, never seen
+        from ui.kit.state import nav_closer  # the one cache (state imports much: only here)
+
+        nav_closer()(data={"page": here.path}, key="nav_close")  # outside the list, never seen
         st.divider()

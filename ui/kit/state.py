@@ -605,6 +605,14 @@ def room_watcher() -> Any:
 
 
 @st.cache_resource
+def nav_closer() -> Any:
+    """The navigation's phone sidebar closer (ui/kit/navigation.py), registered once per server."""
+    from ui.kit.navigation import register_closer
+
+    return register_closer()
+
+
+@st.cache_resource
 def steps_component() -> Any:
     """The in-browser stepping view (ui/stepping/component.py), registered once per server."""
     from ui.stepping.component import register
