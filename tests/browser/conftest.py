@@ -262,6 +262,7 @@ class App:
         click, and closed again (a link in the sidebar leaves it open). The page on screen has no
         link to itself: going there waits for its content.
         """
+        self.page.wait_for_function(NAV_DRAWN_JS)  # the links come a moment after the page
         if nav_here(self.page, title).count():
             self.wait_idle(*expected)
             return

@@ -14,7 +14,7 @@ import statistics
 from collections import Counter
 
 import pytest
-from conftest import nav_link
+from conftest import nav_here, nav_link
 from parity_corpus import tiktoken_reference
 
 import bpe_core
@@ -293,7 +293,10 @@ def test_the_merge_forest_opens_at_all_merges_after_the_step_page(front):
     nav_link(page, "Step through merges").click()
     expect(page.get_by_test_id("bpe-steps")).to_have_attribute("data-step", "1")
     nav_link(page, "Merge forest").click()
-    slider = page.get_by_role("slider", name="Merges applied")
+    nav_here(page, "Merge forest").wait_for(state="attached")  # the forest's run has begun
+    # the forest's own slider (the step page's "Merges applied (k)" may still be there while
+    # the forest's run starts)
+    slider = page.locator(".st-key-forest_step").get_by_role("slider", name="Merges applied")
     expect(slider).to_be_attached()
     page.locator(IDLE).wait_for(state="attached")
     value = slider.evaluate("e => e.getAttribute('aria-valuenow') ?? e.value")
