@@ -239,6 +239,18 @@ def big_corpus(path, megabytes: int) -> None:
             f.write(line)
 
 
+def made_up_words(n: int) -> list[str]:
+    """``n`` words of 6 to 12 letters a-z from a fixed linear congruential generator."""
+    words, x = [], 1
+    for i in range(n):
+        letters = []
+        for _ in range(6 + i % 7):
+            x = (x * 1103515245 + 12345) % 2**31
+            letters.append(chr(97 + (x >> 16) % 26))
+        words.append("".join(letters))
+    return words
+
+
 @pytest.mark.parametrize("phase", ["reading", "merging"])
 def test_ctrl_c_stops_the_workers_says_what_was_done_and_writes_nothing(tmp_path, phase):
     import pty
@@ -246,9 +258,11 @@ def test_ctrl_c_stops_the_workers_says_what_was_done_and_writes_nothing(tmp_path
     if phase == "reading":
         big_corpus(tmp_path / "big.txt", 40)
         options = ["--vocab-size", "300", "--workers", "2"]
-    else:  # a long merge loop on a small table
-        (tmp_path / "big.txt").write_text(" ".join(f"{n:x}z{n * 31 % 977}" for n in range(60_000)))
-        options = ["--vocab-size", "20000", "--workers", "1"]
+    else:  # a long merge loop on a small table: 300,000 made-up words of 6 to 12 letters (the
+        # merge loop of issue 37 ran the earlier table's 2,702 merges in 0.18 s, over before a
+        # Ctrl-C could come; this one takes seconds)
+        (tmp_path / "big.txt").write_text(" ".join(made_up_words(300_000)))
+        options = ["--vocab-size", "30000", "--workers", "1"]
     main, child = pty.openpty()
     proc = subprocess.Popen(cli_command("train", "big.txt", *options, "--out", "tok.model"),
                             cwd=tmp_path, stdin=child, stdout=child, stderr=child,
