@@ -104,3 +104,41 @@ def test_token_ids_past_two_bytes_make_the_same_merges():
     assert [m.count for m in big.history] == [m.count for m in small.history]
     assert min(big.merges.values()) == offset + 256
     assert max(k >> SHIFT for k, _ in Layout(items, 300).live()) < 256
+
+
+_WEIGHTED = [("abcab", 1), ("cabca", 254), ("bcbc", 255), ("abab", 256), ("cccab", 300),
+             ("ba", 2), ("aab", 1), ("cab", 257)]
+
+
+@pytest.mark.parametrize("offset", [0, 70_000])
+def test_chunks_on_both_sides_of_the_light_weights_train_as_the_naive_loop(monkeypatch, offset):
+    """Weights under and over HEAVY (a node's weight byte, or the bisection), with codes made
+    a few nodes at a time (STRIDE), under small ids and ids past two bytes: the merges and
+    counts of the naive loop on the text written out, every piece as often as its weight."""
+    monkeypatch.setattr(merge_loop, "STRIDE", 4)
+    text = " ".join(" ".join([piece] * w) for piece, w in _WEIGHTED)
+    merges, counts = naive_train(text, 256 + 14, r"[a-z]+| ")
+    vocab = {offset + i: bytes([i]) for i in range(256)}
+    items = [([offset + b for b in piece.encode()], w) for piece, w in _WEIGHTED]
+    result = train_bpe(items, 14, base_vocab=vocab if offset else None)
+    assert [m.count for m in result.history] == counts
+    naive_tokens = []
+    spell = {i: bytes([i]) for i in range(256)}
+    for (a, b), idx in merges.items():
+        spell[idx] = spell[a] + spell[b]
+        naive_tokens.append(spell[idx])
+    assert [m.token for m in result.history] == naive_tokens
+
+
+def test_only_the_places_in_heavy_chunks_look_their_weight_up_by_bisection(monkeypatch):
+    """A chunk that occurs fewer than HEAVY times keeps its weight in a byte a node: merging
+    a pair bisects the chunk starts only at places in chunks that occur HEAVY times or more."""
+    looked_up = []
+    real = merge_loop.bisect_right
+    monkeypatch.setattr(merge_loop, "bisect_right",
+                        lambda *args: looked_up.append(args[1]) or real(*args))
+    light = [(piece.encode(), w) for piece, w in _WEIGHTED if w < merge_loop.HEAVY]
+    train_bpe(light, 10)
+    assert looked_up == []
+    train_bpe([(b"abab", 1), (b"ab", merge_loop.HEAVY), (b"xab", 3)], 1)  # merges "ab" at 4
+    assert len(looked_up) == 1  # places: abab twice, ab once (heavy), xab once
