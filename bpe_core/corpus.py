@@ -51,7 +51,7 @@ from .split import (
     training_specials,
 )
 from .text import clean_text, shorten
-from .training import PieceTable, piece_table
+from .training import PieceTable, piece_table_of_text
 
 DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
 CONTEXT = 300  # characters read on each side of a possible cut (special tokens, a rule's lookbehind)
@@ -381,11 +381,18 @@ def read_block(block: tuple, errors: str = "strict") -> tuple[str, int]:
     return "".join(texts), size
 
 
-def _count_block(
+def _count_block(*args: object) -> tuple[dict[bytes, int], int]:
+    """One block's pieces -> occurrences in first-seen order, and the block's size in bytes
+    (``_count_text``'s, the pieces in UTF-8)."""
+    counts, size = _count_text(*args)
+    return {piece.encode("utf-8"): n for piece, n in counts.items()}, size
+
+
+def _count_text(
     block: str | tuple, pattern: str | PipelineSplit, specials: list[str], errors: str,
     timeout: float | None,
-) -> tuple[dict[bytes, int], int]:
-    """One block's pieces -> occurrences in first-seen order, and the block's size in bytes.
+) -> tuple[Counter[str], int]:
+    """One block's pieces (str) -> occurrences in first-seen order, and its size in bytes.
 
     A plain function of plain data (a ``PipelineSplit`` pickles as its tokenizer.json), so
     that processes and Dask workers can run it. A pipeline's added tokens are not counted.
@@ -419,14 +426,14 @@ def _count_block(
             f"{what} took longer than {timeout:g} s on {where}; simplify the pattern"
             " (nested repeats such as (a+)+ backtrack badly)"
         ) from None
-    return {piece.encode("utf-8"): n for piece, n in counts.items()}, size
+    return counts, size
 
 
 def _count_block_compact(*args: object) -> tuple[PieceTable, int]:
     """``_count_block`` as a worker sends it: the table in flat arrays (``PieceTable``), which
     pickles as three buffers instead of an object per piece."""
-    counts, size = _count_block(*args)
-    return piece_table(counts), size
+    counts, size = _count_text(*args)
+    return piece_table_of_text(counts), size
 
 
 def _ignore_interrupts() -> None:
