@@ -45,6 +45,8 @@ from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import accumulate, chain, compress
+from operator import add, mul, sub
 
 SHIFT = 32  # a pair (a, b) is the int a << SHIFT | b: ids stay below 2**31
 LOW = (1 << SHIFT) - 1
@@ -53,6 +55,7 @@ DEAD, SEP, LAST = -1, -2, -3  # pid of a merged node, of a separator; LAST - t: 
 COMPACT_AT = 1 << 16  # never compact ``places`` below this many stale entries
 HEAVY = 255  # light[i]: a chunk that occurs this often or more is found by bisection
 STRIDE = 1 << 16  # nodes whose codes (or pair ids) are made at a time: an even number
+BATCH = 1 << 16  # pieces of a table laid out at a time (a list of that many slices at once)
 _LIGHT = [bytes((w if w < HEAVY else 0,)) for w in range(HEAVY + 1)]  # a node's light, by weight
 
 
@@ -100,21 +103,10 @@ class Layout:
     def _lay(self, chunks) -> None:
         tok, starts = self.tok, self.starts
         sep = tok[0]
-        light = self.light = bytearray()
         if hasattr(chunks, "ends"):  # a training.PieceTable (not imported: no import circle)
             data, ends, counts = chunks.data, chunks.ends, chunks.counts
             chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
-            start = 0
-            for end, occurrences in zip(ends, counts):
-                if end > start:
-                    starts.append(len(tok))
-                    tok.extend(data[start:end])
-                    tok.append(sep)
-                    self._weigh(occurrences)
-                    light += _LIGHT[min(occurrences, HEAVY) if occurrences > 0 else 0] \
-                        * (end - start + 1)
-                    self.total += occurrences * (end - start)
-                start = end
+            self._lay_table(data, ends, counts)
             return
         for chunk, occurrences in chunks:
             if chunk:
@@ -122,9 +114,44 @@ class Layout:
                 tok.extend(chunk)
                 tok.append(sep)
                 self._weigh(occurrences)
-                light += _LIGHT[min(occurrences, HEAVY) if occurrences > 0 else 0] \
-                    * (len(chunk) + 1)
                 self.total += occurrences * len(chunk)
+
+    def _lay_table(self, data: bytes, ends: array, counts: array) -> None:
+        """A ``PieceTable``'s pieces laid out in C, BATCH pieces at a time: joined with a
+        byte between them, widened to tokens by one slice assignment, the separators then set
+        one by one; the starts and weights from the ends and counts. (An empty piece holds no
+        node.)"""
+        size = self.tok.itemsize
+        begins = array("q", chain((0,), ends[:-1]))
+        lengths = array("q", map(sub, ends, begins))
+        if 0 in lengths:
+            counts = array("Q", compress(counts, lengths))
+            begins = array("q", compress(begins, lengths))
+            lengths = array("q", compress(lengths, lengths))
+        try:
+            self.weight = array("I", counts)
+        except OverflowError:  # 2**32 occurrences or more: 8 bytes a weight
+            self.weight = array("Q", counts)
+        self.positive = 0 not in counts  # (counts are unsigned)
+        self.total = sum(map(mul, counts, lengths))
+        laid = bytearray(1)  # the separator before the first chunk
+        for lo in range(0, len(lengths), BATCH):
+            at = begins[lo:lo + BATCH]
+            laid += b"\0".join(map(data.__getitem__, map(slice, at, map(add, at, lengths[lo:lo + BATCH]))))
+            laid += b"\0"
+        del data
+        sep = self.tok[0]
+        tok = self.tok = array(self.tok.typecode, bytes(size * len(laid)))
+        with memoryview(tok) as view, view.cast("B") as raw:
+            raw[0 if sys.byteorder == "little" else size - 1::size] = laid
+        del laid
+        starts = self.starts
+        if lengths:
+            starts.extend(accumulate(map((1).__add__, lengths[:-1]), initial=1))
+        tok[0] = sep
+        for k in starts:
+            tok[k - 1] = sep
+        tok[-1] = sep
 
     def _count(self) -> None:
         """Count every adjacent pair, give it an id (first seen, first numbered), its places.
@@ -181,8 +208,10 @@ class Layout:
 
         bounds = array("q", starts)
         bounds.append(n)  # the next chunk would start after the last separator
+        light = self.light = bytearray(b"\1") * n
         for k, w in enumerate(weight):
             if w != 1:
+                light[bounds[k]:bounds[k + 1]] = _LIGHT[min(w, HEAVY)] * (bounds[k + 1] - bounds[k])
                 there = by_weight.get(w)
                 if there is None:
                     there = by_weight[w] = array(code_type)

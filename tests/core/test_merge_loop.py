@@ -142,3 +142,14 @@ def test_only_the_places_in_heavy_chunks_look_their_weight_up_by_bisection(monke
     assert looked_up == []
     train_bpe([(b"abab", 1), (b"ab", merge_loop.HEAVY), (b"xab", 3)], 1)  # merges "ab" at 4
     assert len(looked_up) == 1  # places: abab twice, ab once (heavy), xab once
+
+
+def test_a_piece_table_with_an_empty_piece_huge_and_zero_counts_trains_as_its_items():
+    """A table is laid out in C (joined, widened, its starts from its ends): an empty piece,
+    a count past 2**32 and a count of 0 give the merges of the same pieces given one by one."""
+    items = [(b"abab", 2), (b"", 5), (b"ab", 5 << 32), (b"ba", 0), (b"babx", 3), (b"x", 1)]
+    by_items = train_bpe(items, 4)
+    by_table = train_bpe(training.piece_table(dict(items)), 4)
+    assert [(m.token, m.count) for m in by_table.history] == \
+        [(m.token, m.count) for m in by_items.history]
+    assert by_items.history[0].count == (5 << 32) + 2 * 2 + 3  # ab, abab twice, babx thrice
