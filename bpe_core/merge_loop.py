@@ -158,10 +158,11 @@ class Layout:
 
         Every node's *code* (its token and the next, as the bytes of the two give them: one
         read of the tokens' buffer for the even nodes and one for the odd) is made in C, and so
-        are the codes' first-seen order, the nodes' pair ids and the places a pair has; only
-        the chunks that occur more than once are visited in Python, grouped by their weight,
-        and one pass writes each place into its pair's slice. A code with a separator's all
-        ones in it is a separator's (no pair starts there) or a chunk's last node's."""
+        are the codes' counts in first-seen order (a ``Counter``) and the nodes' pair ids; only
+        the chunks that occur other than once are visited in Python (their weight bytes, and
+        their pairs grouped by weight), and one pass writes each place into its pair's slice.
+        A code with a separator's all ones in it is a separator's (no pair starts there) or a
+        chunk's last node's."""
         tok, weight, starts = self.tok, self.weight, self.starts
         keys, first, end = self.keys, self.first, self.end
         n, size = len(tok), tok.itemsize  # n >= 1: the separator before the first chunk
@@ -185,7 +186,9 @@ class Layout:
                 return code >> bits & ones, code & ones
         value: dict[int, int] = {}  # code -> pid: a pair id, SEP or LAST - t
         pairs: list[int] = []  # the pairs' codes in id order
-        for code in dict.fromkeys(codes):
+        places_of = Counter(codes)  # a pair's places, in first-seen order (its count adds
+        # (w - 1) a place in a chunk of weight w, below)
+        for code in places_of:
             a, b = tokens(code)
             if a == ones:
                 value[code] = SEP
@@ -195,7 +198,6 @@ class Layout:
                 value[code] = len(pairs)
                 pairs.append(code)
                 keys.append(a << SHIFT | b)
-        places_of = Counter(codes)  # a pair's places; its count adds (w - 1) a place below
         more: Counter[int] = Counter()  # (w - 1) a place of a pair in a chunk of weight w
         by_weight: dict[int, array] = {}  # codes of the pairs in chunks of one weight, ...
         held = 0  # ... at most about STRIDE of them at a time
