@@ -718,8 +718,7 @@ def count_pieces(
     done = 0
     n_blocks = 0
     runner = _Runner(workers, client, max_in_flight)
-    # worker processes: their tables are added up in a reducer process (see the module)
-    reducer = _Reducer() if runner.uses_pool else None
+    reducer: _Reducer | None = None  # with worker processes, what adds up (see the module)
 
     def consume(block_counts: dict[bytes, int] | PieceTable, size: int) -> None:
         nonlocal done, n_blocks
@@ -733,6 +732,8 @@ def count_pieces(
             on_bytes(done, total)
 
     try:
+        if runner.uses_pool:
+            reducer = _Reducer()
         runner.run(blocks, (pattern, specials, errors, timeout), consume)
         if done == 0:
             raise CorpusError(f"the corpus is empty: {what} gave no text")
