@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
+import string
 from collections import Counter
 
 import pytest
@@ -196,6 +198,68 @@ def test_a_corpus_of_one_block_is_counted_without_worker_processes(tmp_path):
                                                          pattern_of("gpt4"), [EOT])
 
 
+def many_distinct_words(megabytes: float) -> str:
+    """Web-like text: 150,000 made-up words (most occurring a few times, so many distinct
+    pieces), capitals and numbers, ``<|endoftext|>`` every 200 words."""
+    rng = random.Random(37)
+    vocab = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 11)))
+             for _ in range(150_000)]
+    vocab += [w.capitalize() for w in vocab[:20_000]] + [str(n) for n in range(20_000)]
+    words = rng.choices(vocab, k=int(megabytes * 1e6 / 8))
+    return "".join(" ".join(words[k:k + 200]) + ".\n" + EOT
+                   for k in range(0, len(words), 200))
+
+
+def test_worker_processes_give_the_same_table_and_this_process_adds_up_no_block(tmp_path,
+                                                                                monkeypatch):
+    """Web-like 2 MB with over 100,000 distinct pieces: with worker processes the table (its
+    first-seen order too) and the merges are those of counting in this process. The blocks'
+    tables are added up in the reducer process, not here: this process adds up none of them
+    (a dict of every piece, once freed, left 65-90 MB here that the merge loop never reused, on
+    web-like 200 MB), and the reducer is gone once the table came back."""
+    import bpe_core.corpus
+
+    path = tmp_path / "web.txt"
+    path.write_text(many_distinct_words(2), encoding="utf-8")
+    added = []
+    add_table = bpe_core.corpus._add_table
+    monkeypatch.setattr(bpe_core.corpus, "_add_table",
+                        lambda counts, block: (added.append(len(block)), add_table(counts, block)))
+    options = dict(pattern=pattern_of("gpt2"), special_tokens=[EOT], block_bytes=256 << 10)
+    here = count_pieces(str(path), workers=1, **options)
+    assert len(added) == here.blocks >= 7 and here.distinct > 100_000
+    added.clear()
+    pool = count_pieces(str(path), workers=2, **options)
+    assert added == [] and pool.blocks == here.blocks and pool.distinct == here.distinct
+    assert list(pool.counts) == list(here.counts.items())
+    assert multiprocessing.active_children() == []  # workers and reducer gone
+    trained = []
+    for workers in (1, 2):
+        tok = RegexTokenizer(pattern_of("gpt2"))
+        tok.train_corpus(str(path), 320, special_tokens=[EOT], workers=workers,
+                         block_bytes=256 << 10, tie_rule="seen")
+        trained.append(merges_and_counts(tok))
+    assert trained[0] == trained[1] and len(trained[0][0]) == 63
+
+
+def test_a_reducer_that_stops_is_an_error_not_a_wait(tmp_path):
+    """A reducer killed (as the system does when memory runs out) while the workers count: a
+    RuntimeError saying so, and no process left."""
+    path = tmp_path / "web.txt"
+    path.write_text(many_distinct_words(1), encoding="utf-8")
+
+    def kill_the_reducer(done, total):
+        for child in multiprocessing.active_children():
+            if child.name == "bpe_core reducer":
+                child.kill()
+                child.join()
+
+    with pytest.raises(RuntimeError, match=r"adding up the counts stopped \(exit code -9\)"):
+        count_pieces(str(path), pattern=pattern_of("gpt2"), workers=2, block_bytes=64 << 10,
+                     on_bytes=kill_the_reducer)
+    assert multiprocessing.active_children() == []
+
+
 def test_blocks_in_flight_are_bounded_and_the_iterator_is_read_as_counted():
     """The reader never runs ahead of the counting by more than the bound: at every progress
     report, the text pulled from the iterator exceeds the text counted by a few blocks at most."""
@@ -216,7 +280,7 @@ def test_blocks_in_flight_are_bounded_and_the_iterator_is_read_as_counted():
     assert max(ahead) <= block + 2 * 300 + 60  # one block, its look-ahead, one document
     pool = count_pieces(iter(docs), pattern=pattern_of("gpt4"), workers=2, block_bytes=block,
                         max_in_flight=3)
-    assert pool.max_in_flight == 3 and pool.counts == counted.counts
+    assert pool.max_in_flight == 3 and list(pool.counts) == list(counted.counts.items())
 
 
 def test_bad_utf8_names_the_file_and_offset_and_replace_goes_on(tmp_path):
@@ -225,12 +289,15 @@ def test_bad_utf8_names_the_file_and_offset_and_replace_goes_on(tmp_path):
     bad = tmp_path / "bad.txt"
     data = b"hello world\n" * 5 + b"caf\xe9 au lait\n" + b"more text\n"
     bad.write_bytes(data)
-    with pytest.raises(CorpusError) as err:
-        count_pieces([str(good), str(bad)], pattern=pattern_of("gpt4"), workers=1, block_bytes=16)
-    message = str(err.value)
-    offset = data.index(b"\xe9")
-    assert str(bad) in message and f"offset {offset}" in message
-    assert 'errors="replace"' in message
+    for workers in (1, 2):  # in this process, or in a worker (then the pool and reducer stop)
+        with pytest.raises(CorpusError) as err:
+            count_pieces([str(good), str(bad)], pattern=pattern_of("gpt4"), workers=workers,
+                         block_bytes=16)
+        message = str(err.value)
+        offset = data.index(b"\xe9")
+        assert str(bad) in message and f"offset {offset}" in message
+        assert 'errors="replace"' in message
+        assert multiprocessing.active_children() == []
     tok = RegexTokenizer(pattern_of("gpt4"))
     tok.train_corpus([str(good), str(bad)], 300, errors="replace", workers=1, block_bytes=16)
     whole = RegexTokenizer(pattern_of("gpt4"))
