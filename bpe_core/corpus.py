@@ -55,7 +55,7 @@ from .split import (
     training_specials,
 )
 from .text import clean_text, shorten
-from .training import PieceTable, piece_table_of_text
+from .training import PieceTable, piece_table, piece_table_of_text
 
 DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
 CONTEXT = 300  # characters read on each side of a possible cut (special tokens, a rule's lookbehind)
