@@ -559,7 +559,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         out = list(map(cache.get, chunks))
         if None not in out:
             return out
-        every_one = not any(out)  # (ids are never empty) none known: a first encode
+        every_one = out.count(None) == len(out)  # none known: a first encode
         new = chunks if every_one else [chunk for chunk, ids in zip(chunks, out) if ids is None]
         data = list(map(str.encode, new))
         whole = list(map(self._whole_token_ids().get, data))

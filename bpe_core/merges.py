@@ -145,21 +145,26 @@ def _apply_merges_short(ids: list[int], merges: dict[tuple[int, int], int]) -> l
     >>> _apply_merges_short([97, 97, 97, 97, 98], {(97, 97): 256, (256, 256): 257})
     [257, 98]
     """
-    get = merges.get
-    ids = list(ids)
-    ranks = [get(pair, _NONE) for pair in zip(ids, ids[1:])]
-    while ranks:
-        best = min(ranks)
-        if best == _NONE:
-            break
+    return _merge_between_sentinels([-1, *ids, -1], merges.get)
+
+
+def _merge_between_sentinels(ids: list[int], get) -> list[int]:
+    """``_apply_merges_short``'s loop on ``ids`` with a sentinel id (-1, never a merge's part)
+    at each end, so a merge's two neighbours are looked up without checking for the ends; ``get``
+    is the merges' ``get``. Changes ``ids`` in place; returns it without the sentinels."""
+    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NONE)))
+    ranks[0] = ranks[-1] = _NONE  # the pairs with a sentinel
+    best = min(ranks)
+    while best != _NONE:
         i = ranks.index(best)
         ids[i] = best
         del ids[i + 1]
         del ranks[i]
-        if i:
-            ranks[i - 1] = get((ids[i - 1], best), _NONE)
-        if i < len(ranks):
-            ranks[i] = get((best, ids[i + 1]), _NONE)
+        ranks[i - 1] = get((ids[i - 1], best), _NONE)
+        ranks[i] = get((best, ids[i + 1]), _NONE)
+        best = min(ranks)
+    del ids[0]
+    ids.pop()
     return ids
 
 
@@ -169,10 +174,9 @@ def merge_chunks(
     """``apply_merges`` of each chunk's bytes (as ids: ``byte_ids[b]``, or b itself when None),
     in one call: what a text's new chunks cost when encoded together (``Tokenizer.encode_chunks``).
 
-    The short chunks go through ``_apply_merges_short``'s loop written out here, with a
-    sentinel id (-1, never a merge's part) at each end, so a merge's two neighbours are looked up
-    without checking for the ends, and the bytes become ids by one C-level ``bytes.translate``
-    when every byte's id is below 256 (tiktoken's vocabularies).
+    The short chunks go through ``_apply_merges_short``'s loop (``_merge_between_sentinels``),
+    their bytes made ids by one C-level ``bytes.translate`` when every byte's id is below 256
+    (tiktoken's vocabularies).
 
     >>> merge_chunks([b"aaaab", b"ab"], {(97, 97): 256, (256, 256): 257})
     [[257, 98], [97, 98]]
@@ -185,7 +189,7 @@ def merge_chunks(
         table = bytes(range(256))
     elif max(byte_ids) < 256:
         table = bytes(byte_ids)
-    get = merges.get
+    get, merge = merges.get, _merge_between_sentinels
     out: list[list[int]] = []
     append = out.append
     for data in chunks:
@@ -194,23 +198,9 @@ def merge_chunks(
             append(_apply_merges_long(ids, merges))
             continue
         if table is not None:
-            ids = [-1, *data.translate(table), -1]
+            append(merge([-1, *data.translate(table), -1], get))
         else:
-            ids = [-1, *map(byte_ids.__getitem__, data), -1]
-        ranks = list(map(get, zip(ids, ids[1:]), repeat(_NONE)))
-        ranks[0] = ranks[-1] = _NONE  # the pairs with a sentinel
-        best = min(ranks)
-        while best != _NONE:
-            i = ranks.index(best)
-            ids[i] = best
-            del ids[i + 1]
-            del ranks[i]
-            ranks[i - 1] = get((ids[i - 1], best), _NONE)
-            ranks[i] = get((best, ids[i + 1]), _NONE)
-            best = min(ranks)
-        del ids[0]
-        ids.pop()
-        append(ids)
+            append(merge([-1, *map(byte_ids.__getitem__, data), -1], get))
     return out
 
 
