@@ -564,7 +564,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         data = list(map(str.encode, new))
         whole = list(map(self._whole_token_ids().get, data))
         if None in whole:  # the chunks that are not whole tokens are merged, all in one call
-            if type(self)._merge_chunk is Tokenizer._merge_chunk:
+            if self._merge_chunk.__func__ is vars(Tokenizer)["_merge_chunk"]:  # not overridden
                 merged = iter(merge_chunks([d for d, idx in zip(data, whole) if idx is None],
                                            self.merges, self.byte_ids)).__next__
             else:  # a subclass's own merge of one chunk
