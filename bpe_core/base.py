@@ -36,9 +36,9 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     EncodeTrace,
     TraceStep,
     apply_merges,
-    merge_chunks,
     get_stats,
     merge,
+    merge_chunks,
     trace_merges,
 )
 from .pipeline import AddedToken, find_added
