@@ -38,6 +38,7 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     apply_merges,
     get_stats,
     merge,
+    merge_chunks,
     trace_merges,
 )
 from .pipeline import AddedToken, find_added
@@ -558,15 +559,29 @@ class Tokenizer(TiktokenMethods, FileMethods):
         out = list(map(cache.get, chunks))
         if None not in out:
             return out
-        new = [chunk for chunk, ids in zip(chunks, out) if ids is None]
-        whole = list(map(self._whole_token_ids().get, map(str.encode, new)))
-        new_ids = list(map(list, zip(whole)))  # [id] for a whole token, else merged below
-        for k in [k for k, idx in enumerate(whole) if idx is None]:
-            new_ids[k] = self._merge_chunk(new[k])
+        every_one = out.count(None) == len(out)  # none known: a first encode
+        new = chunks if every_one else [chunk for chunk, ids in zip(chunks, out) if ids is None]
+        data = list(map(str.encode, new))
+        whole = list(map(self._whole_token_ids().get, data))
+        if None in whole:  # the chunks that are not whole tokens are merged, all in one call
+            if self._merge_chunk.__func__ is vars(Tokenizer)["_merge_chunk"]:  # not overridden
+                merged = iter(merge_chunks([d for d, idx in zip(data, whole) if idx is None],
+                                           self.merges, self.byte_ids)).__next__
+            else:  # a subclass's own merge of one chunk
+                merged = map(self._merge_chunk, [c for c, idx in zip(new, whole)
+                                                 if idx is None]).__next__
+            new_ids = [[idx] if idx is not None else merged() for idx in whole]
+        else:
+            new_ids = [[idx] for idx in whole]
         if len(cache) + len(new) > CACHE_SIZE:
             cache.clear()
-        cache.update(islice(((c, ids) for c, ids in zip(new, new_ids)
-                             if len(c) <= CACHE_MAX_CHUNK), CACHE_SIZE))
+        if len(new) <= CACHE_SIZE and max(map(len, new)) <= CACHE_MAX_CHUNK:
+            cache.update(zip(new, new_ids))
+        else:
+            cache.update(islice(((c, ids) for c, ids in zip(new, new_ids)
+                                 if len(c) <= CACHE_MAX_CHUNK), CACHE_SIZE))
+        if every_one:
+            return new_ids
         fresh = iter(new_ids).__next__
         return [ids if ids is not None else fresh() for ids in out]
 

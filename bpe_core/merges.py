@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from itertools import repeat
 from typing import NamedTuple
 
 SHORT_CHUNK = 64  # up to this many ids the seeds' loop is fastest; longer lists go rank by rank
@@ -144,22 +145,63 @@ def _apply_merges_short(ids: list[int], merges: dict[tuple[int, int], int]) -> l
     >>> _apply_merges_short([97, 97, 97, 97, 98], {(97, 97): 256, (256, 256): 257})
     [257, 98]
     """
-    get = merges.get
-    ids = list(ids)
-    ranks = [get(pair, _NONE) for pair in zip(ids, ids[1:])]
-    while ranks:
-        best = min(ranks)
-        if best == _NONE:
-            break
+    return _merge_between_sentinels([-1, *ids, -1], merges.get)
+
+
+def _merge_between_sentinels(ids: list[int], get) -> list[int]:
+    """``_apply_merges_short``'s loop on ``ids`` with a sentinel id (-1, never a merge's part)
+    at each end, so a merge's two neighbours are looked up without checking for the ends; ``get``
+    is the merges' ``get``. Changes ``ids`` in place; returns it without the sentinels."""
+    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NONE)))
+    ranks[0] = ranks[-1] = _NONE  # the pairs with a sentinel
+    best = min(ranks)
+    while best != _NONE:
         i = ranks.index(best)
         ids[i] = best
         del ids[i + 1]
         del ranks[i]
-        if i:
-            ranks[i - 1] = get((ids[i - 1], best), _NONE)
-        if i < len(ranks):
-            ranks[i] = get((best, ids[i + 1]), _NONE)
+        ranks[i - 1] = get((ids[i - 1], best), _NONE)
+        ranks[i] = get((best, ids[i + 1]), _NONE)
+        best = min(ranks)
+    del ids[0]
+    ids.pop()
     return ids
+
+
+def merge_chunks(
+    chunks: list[bytes], merges: dict[tuple[int, int], int], byte_ids: list[int] | None = None
+) -> list[list[int]]:
+    """``apply_merges`` of each chunk's bytes (as ids: ``byte_ids[b]``, or b itself when None),
+    in one call: what a text's new chunks cost when encoded together (``Tokenizer.encode_chunks``).
+
+    The short chunks go through ``_apply_merges_short``'s loop (``_merge_between_sentinels``),
+    their bytes made ids by one C-level ``bytes.translate`` when every byte's id is below 256
+    (tiktoken's vocabularies).
+
+    >>> merge_chunks([b"aaaab", b"ab"], {(97, 97): 256, (256, 256): 257})
+    [[257, 98], [97, 98]]
+    >>> byte_ids = [*range(97), 300, 301, *range(99, 256)]  # "a" is 300, "b" 301
+    >>> merge_chunks([b"ab", b"abc"], {(300, 301): 302}, byte_ids)
+    [[302], [302, 99]]
+    """
+    table = None
+    if byte_ids is None:
+        table = bytes(range(256))
+    elif max(byte_ids) < 256:
+        table = bytes(byte_ids)
+    get, merge = merges.get, _merge_between_sentinels
+    out: list[list[int]] = []
+    append = out.append
+    for data in chunks:
+        if len(data) > SHORT_CHUNK:
+            ids = list(data) if byte_ids is None else list(map(byte_ids.__getitem__, data))
+            append(_apply_merges_long(ids, merges))
+            continue
+        if table is not None:
+            append(merge([-1, *data.translate(table), -1], get))
+        else:
+            append(merge([-1, *map(byte_ids.__getitem__, data), -1], get))
+    return out
 
 
 ARRAY_FROM = 50_000  # from this many ids on, the links are arrays (see _apply_merges_long)

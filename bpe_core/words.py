@@ -33,9 +33,9 @@ their new words split by ``re`` where they are ASCII. docs/BENCHMARKS.md has the
 from __future__ import annotations
 
 import re
-from functools import cache, reduce
+from collections import deque
+from functools import cache
 from itertools import chain
-from operator import iadd
 
 import regex
 
@@ -152,6 +152,18 @@ _NEXT_WORD = re.compile(rf"(?<=[^{re.escape(WHITESPACE)}]) ")  # where a word be
 _LAST_WORD = regex.compile(rf"(?r)(?<=[^{regex.escape(WHITESPACE)}]) ")  # searched backwards
 
 
+def join_ids(ids_of, keys: list) -> list[int]:
+    """``ids_of(key)`` of each key, one list after another, in one list (C-level passes: a
+    list's ``extend`` mapped over them; a KeyError from ``ids_of`` goes through).
+
+    >>> join_ids({"a": [1], "b": [2, 3]}.__getitem__, ["a", "b", "a"])
+    [1, 2, 3, 1]
+    """
+    out: list[int] = []
+    deque(map(out.extend, map(ids_of, keys)), 0)
+    return out
+
+
 def encode_ordinary_text(tok: object, text: str, cache: dict) -> list[int]:
     """``tok``'s ids of ``text`` (no special tokens in it): the same ids as
     ``tok.encode_ordinary(text)`` for a tokenizer whose pattern is in ``WORD_PATTERNS`` and which
@@ -169,13 +181,17 @@ def encode_ordinary_text(tok: object, text: str, cache: dict) -> list[int]:
         end = stop
     chunks += ascii_findall(text[end:] if end else text)
     try:  # every chunk known: one pass
-        return reduce(iadd, map(cache.__getitem__, chunks), [])
+        return join_ids(cache.__getitem__, chunks)
     except KeyError:
         pass
     new = list(set(chunks).difference(cache))
+    # A tuple of strings, unlike a list, leaves the garbage collector's view at its first
+    # collection: the new chunks' ids (new lists) set off collections, and a second look at
+    # every chunk of the text costs a cold encode of 3 MB about 10 ms.
+    chunks = tuple(chunks)
     new_ids = tok.encode_chunks(new)
     try:  # the new chunks are remembered now (unless too long, or the cache started afresh)
-        return reduce(iadd, map(cache.__getitem__, chunks), [])
+        return join_ids(cache.__getitem__, chunks)
     except KeyError:
         pass
     distinct = set(chunks)
@@ -183,7 +199,7 @@ def encode_ordinary_text(tok: object, text: str, cache: dict) -> list[int]:
     table.update(zip(new, new_ids))
     lost = [chunk for chunk, ids in table.items() if ids is None]  # forgotten meanwhile
     table.update(zip(lost, tok.encode_chunks(lost)))
-    return reduce(iadd, map(table.__getitem__, chunks), [])
+    return join_ids(table.__getitem__, chunks)
 
 
 def other_spans(text: str) -> list[tuple[int, int]] | None:
@@ -199,7 +215,7 @@ def other_spans(text: str) -> list[tuple[int, int]] | None:
         return []
     spans: list[tuple[int, int]] = []
     end = covered = 0
-    for run in _OTHER_RUN.finditer(text):
+    for run in _other_runs(text):
         if run.start() < end:  # in the last span's word
             continue
         found = _LAST_WORD.search(text, end, run.start())
@@ -214,6 +230,24 @@ def other_spans(text: str) -> list[tuple[int, int]] | None:
         if covered > OTHER_SHARE * len(text):
             return None
     return spans
+
+
+ASCII_BLOCK = 4096  # other_spans: text is looked at in blocks of this many characters
+
+
+def _other_runs(text: str):
+    """``_OTHER_RUN.finditer(text)``, quicker on text that is mostly ASCII: ``str.isascii`` (C,
+    a block at a time) skips the blocks that have none, and the runs are searched for only in
+    the others (each stretch of consecutive such blocks at once, so a run is never cut)."""
+    blocks = range(0, len(text), ASCII_BLOCK)
+    starts = [at for at in blocks if not text[at:at + ASCII_BLOCK].isascii()]
+    stretches: list[list[int]] = []  # [start, stop] of consecutive blocks that are not ASCII
+    for at in starts:
+        if stretches and stretches[-1][1] == at:
+            stretches[-1][1] = at + ASCII_BLOCK
+        else:
+            stretches.append([at, at + ASCII_BLOCK])
+    return chain.from_iterable(_OTHER_RUN.finditer(text, start, stop) for start, stop in stretches)
 
 
 def encode_words(tok: object, text: str, cache: dict) -> list[int]:
@@ -239,7 +273,7 @@ def encode_words(tok: object, text: str, cache: dict) -> list[int]:
             longs = [w for w in new if len(w) > WORD_MAX_CHARS]
         _learn(tok, new, known)
     try:
-        ids = reduce(iadd, map(known.__getitem__, found), [])
+        ids = join_ids(known.__getitem__, found)
     except KeyError:  # another thread emptied the cache meanwhile: word by word
         ids = []
         for word in found:

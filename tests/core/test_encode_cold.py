@@ -136,6 +136,20 @@ def test_cold_and_warm_encodes_give_tiktokens_ids(name, tiktoken_encodings):
     assert warm.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
 
 
+@pytest.mark.parametrize("block", [1, 5, 64])
+def test_other_characters_are_found_in_blocks_of_any_size(block, monkeypatch, tiktoken_encodings):
+    """other_spans looks for characters that are not ASCII only in the blocks of ASCII_BLOCK
+    characters that hold some: runs across two or more blocks, blocks without any, a short last
+    block. With small blocks every such case occurs, and the ids stay tiktoken's."""
+    monkeypatch.setattr(words_module, "ASCII_BLOCK", block)
+    reference = tiktoken_encodings["cl100k_base"]
+    tok = load_pretrained("cl100k_base")
+    texts = mixed_texts(80, seed=5) + ["déjà vu, " + "plain text " * 30 + "naïve 日本語 x" * 2]
+    assert sum(other_spans(text) not in (None, []) for text in texts) >= 15
+    for text in texts:
+        assert tok.encode_ordinary(text) == reference.encode_ordinary(text), text
+
+
 class CountingTokenizer(type(load_pretrained("gpt2"))):
     """Counts the chunks it merges (the work of a first encode that the caches then save)."""
 
