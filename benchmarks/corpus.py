@@ -46,7 +46,6 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # `python benchmarks/corpus.py`: bpe_core from this checkout
     sys.path.insert(0, str(REPO_ROOT))
 
-from bpe_lab.cli.progress import TreeMemory  # noqa: E402 (after the path is set)
 
 EOT = "<|endoftext|>"
 MB = 1_000_000
@@ -237,6 +236,10 @@ def measure(trainer: str, path: Path, vocab_size: int) -> dict:
     """Run one trainer in a fresh interpreter: its result, with the wall time seen from here and
     the CPU time it and its worker processes used (``os.wait4``). On a shared machine the CPU
     time says what the work costs; the wall time, what a user waits."""
+    # Imported here, not at the top: a trainer's spawned workers import this file again, and
+    # should hold only what the trainer needs (bpe_lab.cli and tqdm are 4 MB a process).
+    from bpe_lab.cli.progress import TreeMemory
+
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(

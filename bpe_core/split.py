@@ -3,7 +3,7 @@
 Both the tokenizer (``base.py``) and the corpus reader (``corpus.py``) cut text this way, so that
 training on files gives exactly the pieces that training on one string gives.
 
-    >>> cut_at_specials("ab<|x|>cd", ["<|x|>"])
+    >>> list(cut_at_specials("ab<|x|>cd", ["<|x|>"]))
     ['ab', 'cd']
     >>> split_by_pattern(compile_pattern(r"\\p{L}+"), "hi, you")
     ['hi', ', ', 'you']
@@ -12,7 +12,7 @@ training on files gives exactly the pieces that training on one string gives.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import regex
 
@@ -176,8 +176,9 @@ def specials_pattern(specials: list[str]) -> regex.Pattern | None:
     return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
 
 
-def cut_at_specials(text: str, specials: list[str]) -> list[str]:
-    """The text between the special tokens (the longest special wins where two overlap)."""
+def cut_at_specials(text: str, specials: list[str]) -> Iterator[str]:
+    """The text between the special tokens (the longest special wins where two overlap), one
+    part at a time: never a second copy of the whole text (a corpus worker's 2 MB block)."""
     if not specials:
-        return [text]
-    return [part for part in specials_pattern(specials).split(text) if part]
+        return iter((text,))
+    return filter(None, specials_pattern(specials).splititer(text))
