@@ -58,6 +58,7 @@ from .text import clean_text, shorten
 from .training import PieceTable, piece_table, piece_table_of_text
 
 DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
+SETTLE_SECONDS = 3.0  # after an error or Ctrl-C, how long the blocks being counted may finish
 CONTEXT = 300  # characters read on each side of a possible cut (special tokens, a rule's lookbehind)
 CUT_WINDOW = 64 << 10  # bytes read at a time when looking for a cut
 MAX_BLOCK_BYTES = 64 << 20  # a block longer than this (or than block_bytes) with no cut: refused
@@ -501,7 +502,7 @@ class _Reducer:
             self.conn.send(None)  # no more blocks
             said = self.conn.recv()  # the number of pieces, or why it failed
             if not isinstance(said, int):
-                raise RuntimeError(f"adding up the counts failed: {said}")
+                raise CorpusError(f"adding up the counts failed: {said}")
             data = self.conn.recv_bytes()
             ends, counts = array("Q"), array("Q")
             ends.frombytes(self.conn.recv_bytes())
@@ -516,10 +517,10 @@ class _Reducer:
         self.process.join(1)
         try:
             if self.conn.poll():
-                return RuntimeError(f"adding up the counts failed: {self.conn.recv()}")
+                return CorpusError(f"adding up the counts failed: {self.conn.recv()}")
         except (OSError, EOFError):
             pass
-        return RuntimeError(
+        return CorpusError(
             f"the process adding up the counts stopped (exit code {self.process.exitcode}),"
             " most likely out of memory; count fewer distinct pieces (a smaller corpus)")
 
@@ -583,8 +584,8 @@ class _Runner:
         pool = multiprocessing.get_context("spawn").Pool(
             self.workers, initializer=_ignore_interrupts
         )
+        pending: deque = deque()
         try:
-            pending: deque = deque()
             for block in blocks:
                 pending.append(pool.apply_async(_count_block_compact, (block, *args)))
                 self.max_in_flight = max(self.max_in_flight, len(pending))
@@ -593,7 +594,17 @@ class _Runner:
             while pending:
                 consume(*pending.popleft().get())
             pool.close()
-        finally:  # an error or Ctrl-C: stop the workers now, and wait until they are gone
+        except BaseException:
+            # An error or Ctrl-C: the blocks being counted (at most ``limit``) may finish first,
+            # for SETTLE_SECONDS at most. A worker stopped while it sends its result leaves the
+            # pool's result queue locked, and CPython's ``Pool.terminate`` then waits for ever
+            # (seen once in 17 runs when the reducer was killed mid-count).
+            pool.close()
+            settled = time.monotonic() + SETTLE_SECONDS
+            for result in pending:
+                result.wait(max(0.0, settled - time.monotonic()))
+            raise
+        finally:  # stop the workers now, and wait until they are gone
             pool.terminate()
             pool.join()
 

@@ -244,7 +244,8 @@ def test_worker_processes_give_the_same_table_and_this_process_adds_up_no_block(
 
 def test_a_reducer_that_stops_is_an_error_not_a_wait(tmp_path):
     """A reducer killed (as the system does when memory runs out) while the workers count: a
-    RuntimeError saying so, and no process left."""
+    CorpusError (the ValueError the command line prints as a message) saying so, and no process
+    left."""
     path = tmp_path / "web.txt"
     path.write_text(many_distinct_words(1), encoding="utf-8")
 
@@ -254,7 +255,7 @@ def test_a_reducer_that_stops_is_an_error_not_a_wait(tmp_path):
                 child.kill()
                 child.join()
 
-    with pytest.raises(RuntimeError, match=r"adding up the counts stopped \(exit code -9\)"):
+    with pytest.raises(CorpusError, match=r"adding up the counts stopped \(exit code -9\)"):
         count_pieces(str(path), pattern=pattern_of("gpt2"), workers=2, block_bytes=64 << 10,
                      on_bytes=kill_the_reducer)
     assert multiprocessing.active_children() == []
