@@ -104,9 +104,7 @@ class Layout:
         tok, starts = self.tok, self.starts
         sep = tok[0]
         if hasattr(chunks, "ends"):  # a training.PieceTable (not imported: no import circle)
-            data, ends, counts = chunks.data, chunks.ends, chunks.counts
-            chunks.data, chunks.ends, chunks.counts = b"", array("Q"), array("Q")
-            self._lay_table(data, ends, counts)
+            self._lay_table(chunks)
             return
         for chunk, occurrences in chunks:
             if chunk:
@@ -116,11 +114,13 @@ class Layout:
                 self._weigh(occurrences)
                 self.total += occurrences * len(chunk)
 
-    def _lay_table(self, data: bytes, ends: array, counts: array) -> None:
+    def _lay_table(self, table) -> None:
         """A ``PieceTable``'s pieces laid out in C, BATCH pieces at a time: joined with a
         byte between them, widened to tokens by one slice assignment, the separators then set
-        one by one; the starts and weights from the ends and counts. (An empty piece holds no
-        node.)"""
+        one by one; the starts and weights from the ends and counts. The table is emptied
+        first, so that its bytes are freed once joined. (An empty piece holds no node.)"""
+        data, ends, counts = table.data, table.ends, table.counts
+        table.data, table.ends, table.counts = b"", array("Q"), array("Q")
         size = self.tok.itemsize
         begins = array("q", chain((0,), ends[:-1]))
         lengths = array("q", map(sub, ends, begins))
