@@ -307,7 +307,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
 
         The pieces are counted in ``workers`` processes (default: every core; 1: in this
         process) or on a Dask cluster (``client``, a ``dask.distributed.Client``); the merge loop
-        runs here. ``on_bytes(done, total)`` reports the reading (total None for an iterator),
+        runs here (with 2 workers or more, a large table is laid out with one helper process). ``on_bytes(done, total)`` reports the reading (total None for an iterator),
         ``progress`` the merges, as in ``train``; ``errors="replace"`` reads bytes that are not
         UTF-8 as U+FFFD instead of stopping. Every other option is ``train``'s. A tokenizer read
         from a tokenizer.json with a ``pipeline`` counts its normalized, pre-tokenized chunks as
@@ -334,7 +334,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
             piece_table(counted.counts), num_merges,
             specials if special_tokens is not None else None, progress=progress, verbose=verbose,
             candidates=candidates, tie_rule=tie_rule, min_frequency=min_frequency,
-            max_token_bytes=max_token_bytes,
+            max_token_bytes=max_token_bytes, parallel=counted.workers >= 2 and client is None,
         )
         return counted
 

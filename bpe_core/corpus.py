@@ -56,6 +56,7 @@ from .split import (
 )
 from .text import clean_text, shorten
 from .training import PieceTable, piece_table, piece_table_of_text
+from .words import CHUNK_ROAD, road_chunks
 
 DEFAULT_BLOCK_BYTES = 2 << 20  # about 2 MB of text per block
 SETTLE_SECONDS = 3.0  # after an error or Ctrl-C, how long the blocks being counted may finish
@@ -413,6 +414,7 @@ def _count_text(
     deadline = None if timeout is None else time.monotonic() + timeout
     pipeline = pattern if isinstance(pattern, PipelineSplit) else None
     compiled = None if pipeline is not None else compile_pattern(pattern)
+    road = pipeline is None and pattern in CHUNK_ROAD  # ASCII split by re (words.road_chunks)
     remaining = time_left(deadline)
 
     counts: Counter[str] = Counter()
@@ -424,6 +426,9 @@ def _count_text(
             for part in cut_at_specials(text, specials):
                 if compiled is None:
                     counts[part] += 1
+                elif road:  # GPT-2's or GPT-4's split: bounded, the time checked between parts
+                    remaining()
+                    counts.update(road_chunks(pattern, compiled, part, 1.0))
                 else:
                     counts.update(split_by_pattern(compiled, part, remaining))
     except TimeoutError:
@@ -450,12 +455,10 @@ def _ignore_interrupts() -> None:
 
 
 def _add_table(counts: dict[bytes, int], block: dict[bytes, int] | PieceTable) -> None:
-    """Adds one block's table to ``counts``, keeping the first-seen order: a piece already
-    there keeps its place, a new one comes after them, in the block's order. A loop here, as
-    fast as any C-level steps: the time goes to the lookups in a dict of a million pieces, not
-    to Python (the 96 blocks of web-like 200 MB: 6.3 s; pieces sliced by ``map`` and one
-    ``counts.update(zip(...))``: 7.1 s; a dict of the block whose pieces in common are added,
-    then ``update``: 12.9 s; CPU seconds at load 1.4-2.0).
+    """Adds one block's table to ``counts``, keeping the first-seen order (a new piece comes
+    after those there, in the block's order). A loop: the time goes to the lookups in a dict of
+    a million pieces (96 blocks of web-like 200 MB: 6.3 s; sliced by ``map`` and one
+    ``update(zip(...))``: 7.1 s; the block's dict, then ``update``: 12.9 s; CPU, load 1.4-2).
 
     >>> counts = {b"a": 1, b"b": 2}
     >>> _add_table(counts, piece_table({b"c": 5, b"b": 1}))

@@ -411,6 +411,7 @@ def train_bpe(
     min_frequency: int = 0,
     max_token_bytes: int | None = None,
     base_vocab: dict[int, bytes] | None = None,
+    parallel: bool = False,
 ) -> TrainResult:
     """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order
     (or a ``PieceTable`` of them).
@@ -423,7 +424,9 @@ def train_bpe(
     ``tie_rule`` picks among equally frequent pairs: "seen" (the first to occur, as the seeds),
     "bytes" (the greatest pair of token bytes, as CS336) or "ids" (the smallest pair of ids).
     Training stops when the best pair occurs fewer than ``min_frequency`` times; a pair whose
-    token would be longer than ``max_token_bytes`` bytes is never merged.
+    token would be longer than ``max_token_bytes`` bytes is never merged. ``parallel``: a large
+    ``PieceTable`` is laid out and first counted in two processes (first_count.py; the corpus
+    trainer's choice with 2 workers or more); the merges are the same.
 
     >>> r = train_bpe([(b"aaabdaaabac", 1)], 3)
     >>> [(m.pair, m.id, m.token, m.count) for m in r.history]
@@ -436,7 +439,7 @@ def train_bpe(
     first_id = max(vocab) + 1 if vocab else 0
     # 1. Lay the distinct chunks out one after another, one node per byte, and count every
     # adjacent pair inside them, remembering where each occurs (merge_loop.Layout: pairs by id).
-    layout = Layout(chunks, max(first_id + num_merges, 256))
+    layout = Layout(chunks, max(first_id + num_merges, 256), parallel)
     total = layout.total  # every pair's count is at most this
     counts, keys = layout.cnt, layout.keys
     first_place = layout.first_place

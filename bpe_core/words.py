@@ -168,18 +168,9 @@ def encode_ordinary_text(tok: object, text: str, cache: dict) -> list[int]:
     """``tok``'s ids of ``text`` (no special tokens in it): the same ids as
     ``tok.encode_ordinary(text)`` for a tokenizer whose pattern is in ``WORD_PATTERNS`` and which
     has no pipeline; ``cache`` is the tokenizer's chunk cache."""
-    spans = other_spans(text) if tok.pattern in CHUNK_ROAD else None
-    if spans is None:
+    chunks = road_chunks(tok.pattern, tok.compiled_pattern, text)
+    if chunks is None:
         return encode_words(tok, text, cache)
-    ascii_findall, findall = ascii_split(tok.pattern).findall, tok.compiled_pattern.findall
-    chunks: list[str] = []
-    end = 0
-    for start, stop in spans:
-        if end < start:
-            chunks += ascii_findall(text[end:start])
-        chunks += findall(text[start:stop])
-        end = stop
-    chunks += ascii_findall(text[end:] if end else text)
     try:  # every chunk known: one pass
         return join_ids(cache.__getitem__, chunks)
     except KeyError:
@@ -202,7 +193,32 @@ def encode_ordinary_text(tok: object, text: str, cache: dict) -> list[int]:
     return join_ids(table.__getitem__, chunks)
 
 
-def other_spans(text: str) -> list[tuple[int, int]] | None:
+def road_chunks(pattern: str, compiled: regex.Pattern, text: str,
+                share: float = OTHER_SHARE) -> list[str] | None:
+    """``compiled.findall(text)`` (``compiled``: ``pattern``, one of CHUNK_ROAD), the ASCII
+    stretches split by the stdlib's re (``ascii_split``) and the spans with other characters by
+    ``compiled``: about twice as quick on mostly ASCII text. None when the pattern is not on the
+    road or more than ``share`` of the text is in words with other characters.
+
+    >>> road_chunks(GPT2_SPLIT_PATTERN, regex.compile(GPT2_SPLIT_PATTERN), "a naïve idea's", 1.0)
+    ['a', ' naïve', ' idea', "'s"]
+    """
+    spans = other_spans(text, share) if pattern in CHUNK_ROAD else None
+    if spans is None:
+        return None
+    ascii_findall, findall = ascii_split(pattern).findall, compiled.findall
+    chunks: list[str] = []
+    end = 0
+    for start, stop in spans:
+        if end < start:
+            chunks += ascii_findall(text[end:start])
+        chunks += findall(text[start:stop])
+        end = stop
+    chunks += ascii_findall(text[end:] if end else text)
+    return chunks
+
+
+def other_spans(text: str, share: float = OTHER_SHARE) -> list[tuple[int, int]] | None:
     """Where ``text`` has characters that are not ASCII: ``[(start, stop), ...]``, in order, each
     from the start of a word (see ``words``) to the start of another, so that the text between
     them is ASCII; None when they cover more than ``OTHER_SHARE`` of it.
@@ -227,7 +243,7 @@ def other_spans(text: str) -> list[tuple[int, int]] | None:
         spans.append((start, stop))
         covered += stop - max(start, end)
         end = stop
-        if covered > OTHER_SHARE * len(text):
+        if covered > share * len(text):
             return None
     return spans
 

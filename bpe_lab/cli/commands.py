@@ -141,6 +141,8 @@ def _train(args: argparse.Namespace, memory: TreeMemory) -> int:
         raise training_interrupted(bars, clock, num_merges, total, args.out) from None
     except ValueError as e:  # bpe_core's word for bad input: a file's bytes, a token, a size
         raise UsageError(str(e)) from None
+    except MemoryError as e:  # a helper process killed, most likely (first_count.py)
+        raise UsageError(f"out of memory: {e}") from None
     except Exception as e:
         if client is None:
             raise

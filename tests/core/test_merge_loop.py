@@ -11,7 +11,7 @@ import pytest
 import regex
 from naive import naive_train
 
-from bpe_core import merge_loop, training
+from bpe_core import first_count, merge_loop, training
 from bpe_core.merge_loop import SHIFT, Layout
 from bpe_core.training import train_bpe
 
@@ -115,7 +115,7 @@ def test_chunks_on_both_sides_of_the_light_weights_train_as_the_naive_loop(monke
     """Weights under and over HEAVY (a node's weight byte, or the bisection), with codes made
     a few nodes at a time (STRIDE), under small ids and ids past two bytes: the merges and
     counts of the naive loop on the text written out, every piece as often as its weight."""
-    monkeypatch.setattr(merge_loop, "STRIDE", 4)
+    monkeypatch.setattr(first_count, "STRIDE", 4)
     text = " ".join(" ".join([piece] * w) for piece, w in _WEIGHTED)
     merges, counts = naive_train(text, 256 + 14, r"[a-z]+| ")
     vocab = {offset + i: bytes([i]) for i in range(256)}
@@ -137,10 +137,10 @@ def test_only_the_places_in_heavy_chunks_look_their_weight_up_by_bisection(monke
     real = merge_loop.bisect_right
     monkeypatch.setattr(merge_loop, "bisect_right",
                         lambda *args: looked_up.append(args[1]) or real(*args))
-    light = [(piece.encode(), w) for piece, w in _WEIGHTED if w < merge_loop.HEAVY]
+    light = [(piece.encode(), w) for piece, w in _WEIGHTED if w < first_count.HEAVY]
     train_bpe(light, 10)
     assert looked_up == []
-    train_bpe([(b"abab", 1), (b"ab", merge_loop.HEAVY), (b"xab", 3)], 1)  # merges "ab" at 4
+    train_bpe([(b"abab", 1), (b"ab", first_count.HEAVY), (b"xab", 3)], 1)  # merges "ab" at 4
     assert len(looked_up) == 1  # places: abab twice, ab once (heavy), xab once
 
 
