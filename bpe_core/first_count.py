@@ -5,13 +5,14 @@ The nodes, their codes and pair ids are described in merge_loop.py. Here they ar
 - ``lay_table`` / ``lay_chunks``: a ``training.PieceTable`` (or ``(chunk, occurrences)``) as
   tokens a node, a separator before the first chunk and after each, with every chunk's start
   and weight (``Laid``);
-- ``Part``: every adjacent pair of a run of nodes counted, numbered and placed (mostly in C);
+- ``Part``: every adjacent pair of a run of nodes counted and numbered (mostly in C); ``place``
+  then writes each node into its pair's places, once every run is counted;
 - ``Helper``: a large table laid out and counted in two processes, this one and a helper
-  process. Each part's pairs are numbered in first-seen order, the second part's new ones after
-  the first's, and the parts are joined, so the layout is the one a single process makes, byte
-  for byte (tests/core/test_first_count.py). The corpus trainer asks for it with 2 workers or
-  more: on web-like 200 MB the count took 6.1 s of CPU in one process, and the second core is
-  idle then.
+  process. Each run's pairs are numbered in first-seen order, the second run's new ones after
+  the first's, and the runs are joined (``join_runs``), so the layout is the one a single
+  process makes, byte for byte (tests/core/test_first_count.py). The corpus trainer asks for it
+  with 2 workers or more, whose second core is idle then: on web-like 200 MB, laying out and the
+  first count 5.4 s in one process, 3.7 s with the helper (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
