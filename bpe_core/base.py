@@ -307,7 +307,8 @@ class Tokenizer(TiktokenMethods, FileMethods):
 
         The pieces are counted in ``workers`` processes (default: every core; 1: in this
         process) or on a Dask cluster (``client``, a ``dask.distributed.Client``); the merge loop
-        runs here (with 2 workers or more, a large table is laid out with one helper process). ``on_bytes(done, total)`` reports the reading (total None for an iterator),
+        runs here (with 2 workers or more, a large table is laid out with one helper process).
+        ``on_bytes(done, total)`` reports the reading (total None for an iterator),
         ``progress`` the merges, as in ``train``; ``errors="replace"`` reads bytes that are not
         UTF-8 as U+FFFD instead of stopping. Every other option is ``train``'s. A tokenizer read
         from a tokenizer.json with a ``pipeline`` counts its normalized, pre-tokenized chunks as

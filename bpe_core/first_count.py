@@ -32,6 +32,7 @@ BATCH = 1 << 16  # pieces of a table laid out at a time (a list of that many sli
 PARALLEL_NODES = 1 << 21  # a smaller table is laid out in one process (a helper costs more)
 HELPER_SHARE = 0.5  # of a table's bytes, laid out in the helper (the table's end)
 _LIGHT = [bytes((w if w < HEAVY else 0,)) for w in range(HEAVY + 1)]  # a node's light, by weight
+_SEPARATOR = {"H": 0xFFFF, "i": -1}  # a separator's token, by typecode: all ones, never a token
 
 
 class Laid:
@@ -41,14 +42,16 @@ class Laid:
 
     __slots__ = ("tok", "starts", "weight", "positive", "total")
 
-    def __init__(self, tok: array, starts: array, weight: array, positive: bool, total: int) -> None:
-        self.tok, self.starts, self.weight, self.positive, self.total = tok, starts, weight, positive, total
+    def __init__(self, tok: array, starts: array, weight: array, positive: bool,
+                 total: int) -> None:
+        self.tok, self.starts, self.weight = tok, starts, weight
+        self.positive, self.total = positive, total
 
 
 def lay_chunks(chunks: Iterable[tuple[Sequence[int], int]], typecode: str) -> Laid:
     """``(chunk, occurrences)`` laid out one by one, tokens of ``typecode`` ("H" or "i")."""
-    tok = array(typecode, [-1 if typecode == "i" else 0xFFFF])  # the separator before the first
-    sep = tok[0]
+    sep = _SEPARATOR[typecode]
+    tok = array(typecode, [sep])  # the separator before the first chunk
     laid = Laid(tok, array("q"), array("I"), True, 0)
     weight = laid.weight
     for chunk, occurrences in chunks:
@@ -89,11 +92,11 @@ def lay_table(table, typecode: str) -> Laid:
     laid = bytearray(1)  # the separator before the first chunk
     for lo in range(0, len(lengths), BATCH):
         at = begins[lo:lo + BATCH]
-        laid += b"\0".join(map(data.__getitem__, map(slice, at, map(add, at, lengths[lo:lo + BATCH]))))
+        laid += b"\0".join(map(data.__getitem__,
+                               map(slice, at, map(add, at, lengths[lo:lo + BATCH]))))
         laid += b"\0"
     del data
-    tok = array(typecode, [-1 if typecode == "i" else 0xFFFF])
-    sep, size = tok[0], tok.itemsize
+    sep, size = _SEPARATOR[typecode], array(typecode).itemsize
     tok = array(typecode, bytes(size * len(laid)))
     with memoryview(tok) as view, view.cast("B") as raw:
         raw[0 if sys.byteorder == "little" else size - 1::size] = laid
@@ -118,15 +121,15 @@ def code_tokens(code: int, bits: int) -> tuple[int, int]:
 
 class Part:
     """Every adjacent pair of a run of laid-out nodes: counted in ``__init__``, numbered by
-    ``number``, given to the nodes by ``finish`` (``place`` then places them, all runs joined).
+    ``number``, its pair ids given to the nodes by ``finish`` (``place`` then places the nodes,
+    once every run is counted and joined).
 
     Every node's *code* (its token and the next, as the bytes of the two give them: one read
     of the tokens' buffer for the even nodes and one for the odd) is made in C, and so are the
     codes' counts in first-seen order (a ``Counter``) and the nodes' pair ids; only the chunks
     that occur other than once are visited in Python (their weight bytes, and their pairs
-    grouped by weight), and one pass writes each place into its pair's slice. A code with a
-    separator's all ones in it is a separator's (no pair starts there) or a chunk's last
-    node's. ``laid.tok`` is let go once the codes are made."""
+    grouped by weight). A code with a separator's all ones in it is a separator's (no pair
+    starts there) or a chunk's last node's. ``laid.tok`` is let go once the codes are made."""
 
     def __init__(self, laid: Laid) -> None:
         tok, weight, starts = laid.tok, laid.weight, laid.starts
@@ -189,7 +192,8 @@ class Part:
                     value[code] = len(pairs)
                     pairs.append(code)
 
-    def finish(self, value: dict[int, int], pairs: list[int]) -> tuple[array, list[int], list[int]]:
+    def finish(self, value: dict[int, int],
+               pairs: list[int]) -> tuple[array, list[int], list[int]]:
         """The nodes' pids (of ``value``, each code's in place), then for every pair of
         ``pairs`` its count and its number of places here."""
         codes = self.codes
@@ -258,7 +262,8 @@ class Tail:
     def __init__(self, pairs: list[int], counts: list[int], sizes: list[int], positive: bool,
                  total: int, weight_type: str, chunks: Callable[[str], Iterable]) -> None:
         self.pairs, self.counts, self.sizes = pairs, counts, sizes
-        self.positive, self.total, self.weight_type, self.chunks = positive, total, weight_type, chunks
+        self.positive, self.total, self.weight_type = positive, total, weight_type
+        self.chunks = chunks
         self.lengths: list[int] = []  # (of ``of``) the arrays' bytes, in _ORDER
 
     @classmethod

@@ -104,7 +104,8 @@ class Layout:
         self.pid, self.light = counted.pid, counted.light
         self.places = place(self.pid, counted.sizes)
         bits = 16 if typecode == "H" else 32
-        self.keys = array("Q", (a << SHIFT | b for a, b in (code_tokens(c, bits) for c in counted.pairs)))
+        self.keys = array("Q", (a << SHIFT | b
+                                for a, b in (code_tokens(c, bits) for c in counted.pairs)))
         # no count is over the total (with chunks of 0 or fewer occurrences: 8 bytes, signed)
         counts = counted.counts
         self.cnt = array("I" if self.positive and self.total >> 32 == 0 else "q", counts)
