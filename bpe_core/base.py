@@ -18,6 +18,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from .corpus import (
 )
 from .encoders import dropout_merges
 from .limits import MAX_VOCAB_SIZE
+from .limits.budget import Budget, BudgetExceeded, budget_for, run_bounded
 from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
     SHORT_CHUNK,
     EncodeTrace,
@@ -41,9 +43,10 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     merge_chunks,
     trace_merges,
 )
-from .pipeline import AddedToken, find_added
+from .pipeline import PIPELINE_FIX, AddedToken, find_added
 from .saving import FileMethods
 from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_specials: read from here too
+    BUILT_IN_PATTERNS,
     MAX_REPEAT,
     compile_pattern,
     cut_at_specials,
@@ -149,6 +152,7 @@ class Tokenizer(TiktokenMethods, FileMethods):
         self.stop_reason: str | None = None
         self.byte_ids: list[int] | None = None if byte_ids is None else list(byte_ids)
         self.timeout = timeout  # seconds a split may take before ValueError (None: no bound)
+        self.from_file = False  # its patterns came from a file (files.build): bounded by default
         self.name = name
         self.title = title
         self.pipeline = pipeline
@@ -192,11 +196,16 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if deadline is None and self.timeout is not None:
             deadline = time.monotonic() + self.timeout
         remaining = time_left(deadline)
-
+        budget = self.budget()
         try:
             if self.pipeline is not None and self.pipeline.pre_tokenizer is not None:
+                if budget is not None:  # a file's regexes: in a worker, as chunks() runs them
+                    return [chunk for chunk, _ in self._pieces_bounded(text, {}, budget, deadline,
+                                                                       split_only=True)]
                 return self.pipeline.pre_tokenize(text, remaining)
-            return split_by_pattern(self.compiled_pattern, text, remaining)
+            return split_by_pattern(self.compiled_pattern, text, remaining, budget=budget)
+        except BudgetExceeded:
+            raise
         except TimeoutError as e:
             raise ValueError(
                 f"the split pattern took longer than {self.timeout} s on this text;"
@@ -218,8 +227,14 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if self.pipeline is not None:
             text = clean_text(_check_text(text))
             allowed = self._allowed_specials(text, allowed_special, disallowed_special)
+            budget = self.budget()
             try:
+                if budget is not None and (self.pipeline.untrusted
+                                           or self._pattern not in BUILT_IN_PATTERNS):
+                    return self._pieces_bounded(text, allowed, budget, deadline)
                 return self.pipeline.pieces(text, allowed, self.split, deadline)
+            except BudgetExceeded:
+                raise
             except TimeoutError as e:
                 raise ValueError(
                     f"the normalizer and the split took longer than {self.timeout} s on this"
@@ -233,6 +248,26 @@ class Tokenizer(TiktokenMethods, FileMethods):
             else:
                 out.append((piece, special_id))
         return out
+
+    def budget(self) -> Budget | None:
+        """The budget its splits run in (``limits.budget_for``): its ``timeout``, the process's
+        policy, or for a tokenizer read from a file the file budget; None: in-process."""
+        return budget_for(self.timeout, from_file=self.from_file)
+
+    def _pieces_bounded(self, text: str, allowed: dict[str, int], budget: Budget,
+                        deadline: float | None, split_only: bool = False
+                        ) -> list[tuple[str, int | None]]:
+        """``pipeline.pieces`` (or with ``split_only``, the pre-tokenizer alone) in a worker
+        process within ``budget``: a tokenizer file's normalizer, added tokens and split."""
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            budget = replace(budget, seconds=min(budget.seconds, left))
+        spec = self.pipeline.spec(self._pattern)
+        return run_bounded("bpe_core.pipeline:pieces_here", (text, allowed, split_only), budget,
+                           what="the tokenizer file's normalizer, added tokens and split",
+                           fix=PIPELINE_FIX, shared=(spec.key, spec))
 
     # -- training ----------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import time
 import unicodedata
+import uuid
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -34,10 +35,8 @@ import regex
 from .decoders import Decoder, read_decoder
 from .limits import check_pattern
 from .oniguruma import compile_translated, from_oniguruma, unguarded
+from .patterns import BYTE_LEVEL_PATTERN  # noqa: F401 - ByteLevel's regex: read from here too
 from .text import GPT2_CHAR_TO_BYTE, shorten
-
-# Hugging Face's ByteLevel pre-tokenizer regex (GPT-2's), as tokenizers writes it
-BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
 # -- where Python's Unicode tables and Hugging Face's disagree (see tests/hf_unicode.py) --------
 
@@ -366,6 +365,7 @@ class Pipeline:
         ignored: list[str] | None = None,
         json: dict | None = None,
         decoder: Decoder | None = None,
+        untrusted: bool = False,
     ) -> None:
         self.normalizer = normalizer or []
         self.pre_tokenizer = pre_tokenizer  # None: the tokenizer's split pattern does it
@@ -375,6 +375,10 @@ class Pipeline:
         self.ignored = ignored or []  # what the file said that encode() does not do, and why
         self.json = json or {}  # the file's own objects, written back by to_hf_json
         self.decoder = decoder  # how decode() spells text, when not as the bytes (decoders.py)
+        # a file's regex (Replace, Split) or many added tokens (a costly matcher): the work runs
+        # in a worker process when a budget applies (base.Tokenizer.chunks)
+        self.untrusted = untrusted or len(self.added) > MAX_ADDED_HERE
+        self._spec: PipelineSpec | None = None
         # what the normalized added tokens look like after the normalizer (they match there)
         self.normalized_content = {s: self.normalize(s) or s for s, t in self.added.items()
                                    if t.normalized}
@@ -429,8 +433,66 @@ class Pipeline:
             pieces = [p for piece in pieces for p in step(piece, timeout())]
         return pieces
 
+    def spec(self, pattern: str) -> PipelineSpec:
+        """What a worker process needs to run ``pieces`` as this pipeline does (with the
+        tokenizer's split ``pattern``), made once and kept by the worker between calls."""
+        if self._spec is None or self._spec.pattern != pattern:
+            self._spec = PipelineSpec(self.json.get("normalizer"), self.json.get("pre_tokenizer"),
+                                      tuple(self.added.values()), pattern)
+        return self._spec
+
     def __repr__(self) -> str:
         return f"<Pipeline: {'; '.join(self.described) or 'nothing'}>"
+
+
+MAX_ADDED_HERE = 64  # more added tokens than this are matched in a worker when a budget applies
+PIPELINE_FIX = ("the file's regexes backtrack or its added tokens are too many to match; fix the"
+                " tokenizer file, or use the tokenizers library")
+
+
+class PipelineSpec:
+    """A pipeline as plain data (the file's normalizer and pre-tokenizer objects, the added
+    tokens, the split pattern), which a worker process rebuilds once (``pieces_here``)."""
+
+    def __init__(self, normalizer: object, pre_tokenizer: object, added: tuple, pattern: str) -> None:
+        self.normalizer, self.pre_tokenizer, self.added, self.pattern = (
+            normalizer, pre_tokenizer, added, pattern)
+        self.key = f"pipeline-{uuid.uuid4().hex}"
+        self.built: tuple | None = None  # (pipeline, split), in the worker
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "built": None}
+
+    def build(self) -> tuple[Pipeline, Callable[..., list[str]]]:
+        if self.built is None:
+            from .split import compile_pattern, split_by_pattern
+
+            name = "the tokenizer file"
+            normalizer = [] if self.normalizer is None else _normalizer(self.normalizer, name)[0]
+            steps, _, plain = _pre_tokenizer(self.pre_tokenizer, name)
+            pipeline = Pipeline(normalizer=normalizer, added=list(self.added),
+                                pre_tokenizer=None if plain is not None else steps)
+            compiled = compile_pattern(self.pattern, max_chars=None)
+
+            def split(piece: str, deadline: float | None = None) -> list[str]:
+                if pipeline.pre_tokenizer is not None:
+                    return pipeline.pre_tokenize(piece, lambda: None)
+                if compiled is None:
+                    return [piece] if piece else []
+                return split_by_pattern(compiled, piece, budget=None)
+
+            self.built = (pipeline, split)
+        return self.built
+
+
+def pieces_here(spec: PipelineSpec, text: str, allowed: dict[str, int],
+                split_only: bool = False) -> list[tuple[str, int | None]]:
+    """``Pipeline.pieces`` of the pipeline ``spec`` describes (``split_only``: the split
+    alone): what a worker process runs."""
+    pipeline, split = spec.build()
+    if split_only:
+        return [(chunk, None) for chunk in split(text)]
+    return pipeline.pieces(text, allowed, split)
 
 
 # -- reading tokenizer.json -------------------------------------------------------------------
@@ -637,6 +699,14 @@ def _added_id(content: str, vocab: dict, given: dict[str, int]) -> int:
     return last + 1 if last is not None and last >= len(vocab) else len(vocab)
 
 
+def _has_regex(obj: object) -> bool:
+    """Whether a normalizer or pre-tokenizer object holds a ``{"Regex": ...}`` (the file's own
+    regex, which may backtrack: run in a worker when a budget applies)."""
+    if isinstance(obj, dict):
+        return "Regex" in obj or any(map(_has_regex, obj.values()))
+    return isinstance(obj, list) and any(map(_has_regex, obj))
+
+
 def read_hf_pipeline(
     document: dict, name: str
 ) -> tuple[Pipeline | None, str, dict[str, int], list[str]]:
@@ -725,5 +795,6 @@ def read_hf_pipeline(
         json={"normalizer": document.get("normalizer"), "pre_tokenizer": pre,
               "decoder": document.get("decoder")},
         decoder=decoder,
+        untrusted=_has_regex(document.get("normalizer")) or _has_regex(pre),
     )
     return pipeline, plain or "", specials, ignored

@@ -11,25 +11,36 @@ training on files gives exactly the pieces that training on one string gives.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 
 import regex
 
 from .limits import MAX_PATTERN_CHARS, MAX_REPEAT, check_pattern  # noqa: F401 - MAX_REPEAT: read here too
+from .limits.budget import Budget, budget_for, run_bounded
 from .oniguruma import compile_translated, unguarded
-from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, WORD_RUN_PATTERNS
+from .patterns import (
+    BYTE_LEVEL_PATTERN,
+    DIGIT_PRESETS,
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    GPT4O_SPLIT_PATTERN,
+    WORD_RUN_PATTERNS,
+)
 from .text import shorten
 
 
-def compile_pattern(pattern: str, what: str = "the split pattern") -> regex.Pattern | None:
+def compile_pattern(pattern: str, what: str = "the split pattern",
+                    max_chars: int | None = MAX_PATTERN_CHARS) -> regex.Pattern | None:
     """The compiled split pattern (None for ``""``: no split), or ValueError saying what is wrong:
     its cost is checked first (``limits.check_pattern``), since compiling a costly one takes
     gigabytes."""
     if not pattern:
         return None
     # a pattern from_oniguruma wrote with guards is several times its file's (bounded there)
-    check_pattern(pattern, what, max_chars=None if unguarded(pattern) != pattern else MAX_PATTERN_CHARS)
+    check_pattern(pattern, what, max_chars=None if unguarded(pattern) != pattern else max_chars)
     try:
         compiled = compile_translated(pattern)  # regex.compile, fast for an Oniguruma translation
     except (regex.error, OverflowError, RecursionError) as e:
@@ -124,14 +135,50 @@ def time_left(deadline: float | None) -> Callable[[], float | None]:
     return remaining
 
 
+# The split patterns bpe_core ships (patterns.py, and the byte-level one of tokenizer.json's
+# ByteLevel step): each is linear on any text, so it is split in-process with no overhead.
+# Any other pattern is a user's or a file's: it is split in a worker process whenever a budget
+# applies (limits/budget.py).
+BUILT_IN_PATTERNS = frozenset({
+    GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, *DIGIT_PRESETS.values(),
+    *WORD_RUN_PATTERNS.values(),
+    BYTE_LEVEL_PATTERN,
+})
+SPLIT_FIX = "simplify the pattern (nested repeats such as (a+)+ or (a|aa)+ backtrack badly)"
+_POLICY = "policy"  # split_by_pattern's default budget: the process's policy (budget_for())
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(pattern: str) -> regex.Pattern | None:
+    return compile_pattern(pattern, max_chars=None)
+
+
+def split_here(pattern: str, text: str) -> list[str]:
+    """``split_by_pattern`` of ``pattern`` (compiled once per process): what a worker runs."""
+    return split_by_pattern(_compiled(pattern), text, budget=None)
+
+
 def split_by_pattern(
-    compiled, text: str, remaining: Callable[[], float | None] = lambda: None
+    compiled, text: str, remaining: Callable[[], float | None] = lambda: None,
+    budget: Budget | str | None = _POLICY,
 ) -> list[str]:
     """``text`` cut by a compiled pattern; text the pattern does not match is a chunk of its own
     (minbpe would drop it), so ``"".join(chunks) == text``. ``remaining()`` gives the seconds the
-    split may still take (None: no bound); the regex engine raises TimeoutError past them.
-    A chunk is always a whole match, even when the pattern has capture groups (``findall``
-    would give the groups)."""
+    split may still take (None: no bound). A chunk is always a whole match, even when the pattern
+    has capture groups (``findall`` would give the groups).
+
+    ``budget`` (default: the process's policy, ``limits.budget_for()``): a pattern that is not
+    built in (``BUILT_IN_PATTERNS``) is split in a worker process within it, and past it
+    ``BudgetExceeded`` (a ValueError) names the limit. With no budget, or a built-in pattern, the
+    split runs here (the regex engine's own timeout from ``remaining()``)."""
+    if budget == _POLICY:
+        budget = budget_for()
+    if budget is not None and compiled.pattern not in BUILT_IN_PATTERNS:
+        left = remaining()
+        if left is not None and left < budget.seconds:
+            budget = replace(budget, seconds=left)
+        return run_bounded("bpe_core.split:split_here", (compiled.pattern, text), budget,
+                           what="the split pattern", fix=SPLIT_FIX)
     if not compiled.groups:
         chunks = compiled.findall(text, timeout=remaining())
         if sum(map(len, chunks)) == len(text):

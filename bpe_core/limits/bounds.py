@@ -14,7 +14,7 @@ atom times the product of the counted repeats around it, however the counts are 
     ...
     ValueError: the split pattern repeats something 1,485,831,595 times; use at most 1,000 in {n} or {m,n}, nested repeats multiplied (or + and *), since the regex engine builds every repeat in memory
 
-Nothing here imports the rest of the package.
+Nothing here imports the rest of the package (the budget for work that may run long is budget.py).
 """
 
 from __future__ import annotations

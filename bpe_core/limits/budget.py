@@ -1,0 +1,292 @@
+"""The budget of work whose cost a user or a file controls, and the child process that does it.
+
+Some work cannot be bounded by reading its input first: a split pattern of 20 characters can
+backtrack for hours on 2 KB of text, and a Python thread stuck in the regex engine cannot be
+stopped. So such work runs in a worker process (a few are kept, one call at a time each), with
+an address-space limit (``RLIMIT_AS``) set in the child, and a deadline on the wall clock kept by
+the waiting thread: when it passes, the worker is killed (SIGKILL) and the thread gets a
+``BudgetExceeded`` (a ValueError) whose message names the limit and what to change. The clock is
+the call's own (wall time from the request to the answer), never the process's CPU: three busy
+threads beside it do not spend its budget.
+
+Where the line is (docs/DESIGN.md): built-in patterns stay in-process; a split pattern a user
+typed, a tokenizer file's regexes and added tokens, and the reading of a file go to a worker
+whenever a budget applies (``budget_for``).
+
+The policy: the app and the command line call ``set_untrusted_budget`` once, and every
+tokenizer, reader and trainer in the process then uses it. A library user who sets nothing gets
+no bound on their own patterns (their choice), and ``FILE_BUDGET`` on what a file controls.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+MB = 1024 * 1024
+DEFAULT_SECONDS = 2.0  # the app's and the command line's budget per call (docs/LIMITS.md)
+DEFAULT_MEMORY = 512 * MB  # a worker's address space: Python and regex take about 60 MB of it
+FILE_SECONDS = 10.0  # reading a file, and what its regexes do, when no policy is set
+FILE_MEMORY = 1024 * MB
+MAX_WORKERS = 4  # workers busy at once; a call waits for one (within its budget)
+MAX_IDLE = 2  # workers kept for the next call
+START_SECONDS = 30.0  # a new worker must be ready within this (not counted in the call's budget)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one call may spend: ``seconds`` of wall time, ``memory`` bytes of address space."""
+
+    seconds: float
+    memory: int = DEFAULT_MEMORY
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.seconds, int | float) and 0 < self.seconds < 10**6):
+            raise ValueError(f"a budget's seconds must be a positive number, not {self.seconds!r}")
+        if not (isinstance(self.memory, int) and self.memory >= 64 * MB):
+            raise ValueError(f"a budget's memory must be at least 64 MB (Python and regex need"
+                             f" about 60), not {self.memory!r}")
+
+
+FILE_BUDGET = Budget(FILE_SECONDS, FILE_MEMORY)
+
+
+class BudgetExceeded(ValueError):
+    """Work on something a user or a file controls went past its budget; the message names the
+    limit and what to change."""
+
+
+class TimeBudgetExceeded(BudgetExceeded, TimeoutError):
+    """Past the budget's seconds (also a TimeoutError, as the regex engine's own timeout was)."""
+
+
+class MemoryBudgetExceeded(BudgetExceeded):
+    """Past the budget's memory."""
+
+
+_policy: Budget | None = None
+_in_worker = False  # True in a worker: the work is already bounded there, run it here
+
+
+def set_untrusted_budget(seconds: float = DEFAULT_SECONDS, memory: int = DEFAULT_MEMORY) -> Budget:
+    """Bound every piece of untrusted work in this process from now on (the app and the command
+    line call it once at start): a split pattern that is not built in, a tokenizer file's
+    regexes, added tokens and reading. Returns the budget."""
+    global _policy
+    _policy = Budget(seconds, memory)
+    return _policy
+
+
+def clear_untrusted_budget() -> None:
+    """Back to the library's default: no bound on your own patterns, ``FILE_BUDGET`` on files."""
+    global _policy
+    _policy = None
+
+
+def untrusted_budget() -> Budget | None:
+    """The budget ``set_untrusted_budget`` installed, or None."""
+    return _policy
+
+
+def budget_for(timeout: float | None = None, *, from_file: bool = False) -> Budget | None:
+    """The budget for one piece of untrusted work, or None to run it here unbounded.
+
+    ``timeout`` (a tokenizer's ``timeout=``, a corpus's): that many seconds, on the wall clock,
+    and no more than the policy's. ``from_file``: what a file controls, bounded by
+    ``FILE_BUDGET`` when no policy is set."""
+    if _in_worker:
+        return None
+    policy = _policy
+    if timeout is not None:
+        seconds = min(timeout, policy.seconds) if policy else timeout
+        return Budget(max(seconds, 1e-3), policy.memory if policy else DEFAULT_MEMORY)
+    if policy is not None:
+        return policy
+    return FILE_BUDGET if from_file else None
+
+
+def _mb(n: int) -> str:
+    return f"{n / MB:,.0f} MB"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:g} s"
+
+
+# -- the workers ----------------------------------------------------------------------------------
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_HEADER = struct.Struct("<Q")
+
+
+class _Late(Exception):
+    pass
+
+
+class _Worker:
+    """One child process serving calls one at a time over its stdin and stdout."""
+
+    def __init__(self, memory: int) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.memory = memory
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from bpe_core.limits.worker import serve; serve()", str(memory)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            close_fds=True)
+        self.known: list[object] = []  # keys of the shared values the worker holds
+        try:
+            if self._receive(time.monotonic() + START_SECONDS) != ("ready",):
+                raise EOFError
+        except (_Late, EOFError, OSError):
+            self.kill()
+            raise BudgetExceeded("a worker process for untrusted work did not start within"
+                                 f" {START_SECONDS:g} s; the machine is overloaded") from None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _receive(self, deadline: float) -> Any:
+        header = self._read(_HEADER.size, deadline)
+        return pickle.loads(self._read(_HEADER.unpack(header)[0], deadline))
+
+    def _read(self, n: int, deadline: float) -> bytes:
+        fd = self.proc.stdout.fileno()
+        buf = bytearray()
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise _Late
+            chunk = os.read(fd, min(n - len(buf), 1 << 20))
+            if not chunk:
+                raise EOFError
+            buf += chunk
+        return bytes(buf)
+
+    def call(self, request: tuple, deadline: float) -> Any:
+        data = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
+        self.proc.stdin.write(_HEADER.pack(len(data)) + data)
+        self.proc.stdin.flush()
+        return self._receive(deadline)
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+class _Pool:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[_Worker] = []
+        self.busy = threading.BoundedSemaphore(MAX_WORKERS)
+        self.started = 0  # workers started, for tests and the benchmark
+
+    def take(self, memory: int) -> _Worker:
+        with self.lock:
+            for i, worker in enumerate(self.idle):
+                if worker.memory == memory and worker.proc.poll() is None:
+                    return self.idle.pop(i)
+            self.started += 1
+        return _Worker(memory)
+
+    def give_back(self, worker: _Worker) -> None:
+        with self.lock:
+            if len(self.idle) < MAX_IDLE and worker.proc.poll() is None:
+                self.idle.append(worker)
+                return
+        worker.kill()
+
+    def close(self) -> None:
+        with self.lock:
+            idle, self.idle = self.idle, []
+        for worker in idle:
+            worker.kill()
+
+
+_pool = _Pool()
+atexit.register(_pool.close)
+
+
+def shutdown_workers() -> None:
+    """Stop the idle workers (they are started again when needed)."""
+    _pool.close()
+
+
+def workers_started() -> int:
+    """How many worker processes this process has started (a call that stays in-process starts
+    none)."""
+    return _pool.started
+
+
+def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str,
+                shared: tuple[object, object] | None = None) -> Any:
+    """``target(*args)`` (``"module:function"``, a function of bpe_core) in a worker process,
+    within ``budget``: its answer, or the exception it raised, or ``BudgetExceeded`` naming the
+    limit ("``what`` took longer than 2 s ...; ``fix``") once the worker is killed.
+
+    ``shared``: ``(key, value)``, a large value the worker keeps between calls (a tokenizer
+    file's pipeline); it is sent once per worker and passed as the first argument."""
+    if not _pool.busy.acquire(timeout=budget.seconds):
+        raise TimeBudgetExceeded(f"{what} waited {_seconds(budget.seconds)} for a free worker"
+                                 f" ({MAX_WORKERS} run untrusted work at once); try again")
+    try:
+        worker = _pool.take(budget.memory)
+        deadline = time.monotonic() + budget.seconds  # from the request: a start is not counted
+        key = value = None
+        if shared is not None:
+            key = shared[0]
+            if key not in worker.known:
+                value = shared[1]
+        try:
+            answer = worker.call((target, args, key, value), deadline)
+        except _Late:
+            worker.kill()
+            raise TimeBudgetExceeded(f"{what} took longer than {_seconds(budget.seconds)}"
+                                     f" and was stopped; {fix}") from None
+        except (EOFError, OSError, pickle.UnpicklingError):
+            worker.kill()
+            raise MemoryBudgetExceeded(f"{what} stopped its worker process (it may have needed"
+                                       f" more than {_mb(budget.memory)}); {fix}") from None
+        if key is not None and value is not None:
+            worker.known = [*worker.known[-3:], key]
+        _pool.give_back(worker)
+    finally:
+        _pool.busy.release()
+    kind = answer[0]
+    if kind == "ok":
+        return answer[1]
+    if kind == "memory":
+        raise MemoryBudgetExceeded(f"{what} needed more than {_mb(budget.memory)} of memory and"
+                                   f" was stopped; {fix}")
+    if kind == "raise":
+        raise answer[1]
+    raise ValueError(answer[1])
+
+
+# -- in the worker ---------------------------------------------------------------------------------
+
+
+def _resolve(target: str) -> Any:
+    module, _, name = target.partition(":")
+    if not module.startswith("bpe_core."):
+        raise ValueError(f"a worker runs bpe_core's functions only, not {target}")
+    return getattr(importlib.import_module(module), name)

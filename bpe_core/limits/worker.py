@@ -1,0 +1,75 @@
+"""A worker process for untrusted work (budget.py starts it): it limits its own address space,
+then answers calls read from stdin, one at a time, on stdout. Nothing else is written there (a
+print goes to stderr), so the parent reads only answers. It exits when stdin closes (the parent
+is gone or let it go), and the parent kills it when a call runs past its deadline."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import resource
+import struct
+import sys
+
+_HEADER = struct.Struct("<Q")
+_KEEP = 4  # shared values kept (a tokenizer file's pipeline), the newest last
+
+
+def _read(stream, n: int) -> bytes | None:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = stream.read(n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+def serve() -> None:
+    memory = int(sys.argv[1])
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # stray prints go to stderr, not into the answers
+    if memory:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    from . import budget
+
+    budget._in_worker = True
+
+    def send(answer: tuple) -> None:
+        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(_HEADER.pack(len(data)) + data)
+        out.flush()
+
+    send(("ready",))
+    shared: dict[object, object] = {}
+    stdin = sys.stdin.buffer
+    while True:
+        header = _read(stdin, _HEADER.size)
+        if header is None:
+            return
+        frame = _read(stdin, _HEADER.unpack(header)[0])
+        if frame is None:
+            return
+        try:
+            target, args, key, value = pickle.loads(frame)
+            del frame
+            if value is not None:
+                shared.pop(key, None)
+                shared[key] = value
+                while len(shared) > _KEEP:
+                    shared.pop(next(iter(shared)))
+            function = budget._resolve(target)
+            result = function(shared[key], *args) if key is not None else function(*args)
+            answer: tuple = ("ok", result)
+            del result
+        except MemoryError:
+            answer = ("memory",)
+        except Exception as e:  # said to the caller as it was raised here
+            answer = ("raise", e)
+        try:
+            send(answer)
+        except MemoryError:
+            send(("memory",))
+        except Exception as e:  # an exception that does not pickle: its words
+            send(("error", f"{type(e).__name__}: {e}"))
+        del answer
