@@ -11,6 +11,10 @@ app plus two HTTP routes, the classroom's (ui/classroom/route.py) and the front 
 
 import streamlit as st
 
+from ui.kit.choices import install_budget
+
+install_budget()  # every page's untrusted work runs within the app's budget (bpe_core.limits)
+
 if __name__ == "__main__":
     st.set_page_config(page_title="bpe-lab", page_icon="🧩", layout="wide")
 

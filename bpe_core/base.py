@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from .chunking import SplitMethods, _check_text
 from .corpus import (
     DEFAULT_BLOCK_BYTES,
     BytesCallback,
@@ -32,7 +31,6 @@ from .corpus import (
 )
 from .encoders import dropout_merges
 from .limits import MAX_VOCAB_SIZE
-from .limits.budget import Budget, BudgetExceeded, budget_for, run_bounded
 from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, read from here too
     SHORT_CHUNK,
     EncodeTrace,
@@ -43,7 +41,7 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     merge_chunks,
     trace_merges,
 )
-from .pipeline import PIPELINE_FIX, AddedToken, find_added
+from .pipeline import AddedToken, find_added
 from .saving import FileMethods
 from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_specials: read from here too
     BUILT_IN_PATTERNS,
@@ -95,15 +93,6 @@ def _check_vocab_size(vocab_size: object) -> int:
     return vocab_size
 
 
-def _check_text(text: object, what: str = "text") -> str:
-    if not isinstance(text, str):
-        hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(
-            text, bytes | bytearray
-        ) else ""
-        raise WrongTypeError(f"{what} must be a str, not {type(text).__name__}{hint}")
-    return text
-
-
 class UnknownTokenError(ValueError, KeyError):
     """An id that is no token: a ValueError (minbpe's readers) and a KeyError (tiktoken's)."""
 
@@ -114,10 +103,11 @@ class UnknownTokenError(ValueError, KeyError):
 # ----------------------------------------------------------------------------------------------
 
 
-class Tokenizer(TiktokenMethods, FileMethods):
+class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
     """Byte-level BPE: train, encode, decode, save. Subclasses decide how text is split.
 
-    tiktoken's names and its special-token rule come from ``TiktokenMethods`` (tiktoken_api.py),
+    How text is cut comes from ``SplitMethods`` (chunking.py), tiktoken's names and its
+    special-token rule from ``TiktokenMethods`` (tiktoken_api.py),
     saving from ``FileMethods`` (saving.py)."""
 
     splits = True  # whether it uses a split pattern (BasicTokenizer: no)
@@ -167,107 +157,6 @@ class Tokenizer(TiktokenMethods, FileMethods):
         if stray:
             raise ValueError(f"special alias {shorten(stray[0])} must name the id of another"
                              " special token")
-
-    # -- the split ---------------------------------------------------------------------------
-
-    @property
-    def pattern(self) -> str:
-        return self._pattern
-
-    @pattern.setter
-    def pattern(self, pattern: str) -> None:
-        pattern = _check_text(pattern, "the split pattern")
-        compiled = compile_pattern(pattern)
-        self._pattern = pattern
-        self.compiled_pattern = compiled
-        self._cache: dict[str, list[int]] = {}
-
-    def split(self, text: str, *, deadline: float | None = None) -> list[str]:
-        """The chunks that merges stay inside, in order; ``"".join(chunks) == text``.
-
-        Text the pattern does not match is kept as a chunk of its own (minbpe would drop it),
-        so that decoding always gives the text back. With a ``timeout``, the split must end
-        within it (or by ``deadline``, a ``time.monotonic()`` value shared by several splits).
-        """
-        text = _check_text(text)
-        if self.compiled_pattern is None and (self.pipeline is None
-                                              or self.pipeline.pre_tokenizer is None):
-            return [text] if text else []
-        if deadline is None and self.timeout is not None:
-            deadline = time.monotonic() + self.timeout
-        remaining = time_left(deadline)
-        budget = self.budget()
-        try:
-            if self.pipeline is not None and self.pipeline.pre_tokenizer is not None:
-                if budget is not None:  # a file's regexes: in a worker, as chunks() runs them
-                    return [chunk for chunk, _ in self._pieces_bounded(text, {}, budget, deadline,
-                                                                       split_only=True)]
-                return self.pipeline.pre_tokenize(text, remaining)
-            return split_by_pattern(self.compiled_pattern, text, remaining, budget=budget)
-        except BudgetExceeded:
-            raise
-        except TimeoutError as e:
-            raise ValueError(
-                f"the split pattern took longer than {self.timeout} s on this text;"
-                " simplify the pattern (nested repeats such as (a+)+ backtrack badly)"
-            ) from e
-
-    def chunks(
-        self, text: str, allowed_special: object = "none_raise", disallowed_special: object = "all"
-    ) -> list[tuple[str, int | None]]:
-        """The text as the encoder cuts it: ``[(chunk, special id or None), ...]``, in order.
-
-        Allowed special tokens are chunks of their own; the text between them is cut by the
-        split pattern. The ``timeout`` bounds the splitting of the whole text, however many
-        special tokens cut it. A tokenizer with a ``pipeline`` (from a tokenizer.json) also
-        normalizes the text and matches its added tokens here, so the chunks are the text
-        as BPE sees it.
-        """
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        if self.pipeline is not None:
-            text = clean_text(_check_text(text))
-            allowed = self._allowed_specials(text, allowed_special, disallowed_special)
-            budget = self.budget()
-            try:
-                if budget is not None and (self.pipeline.untrusted
-                                           or self._pattern not in BUILT_IN_PATTERNS):
-                    return self._pieces_bounded(text, allowed, budget, deadline)
-                return self.pipeline.pieces(text, allowed, self.split, deadline)
-            except BudgetExceeded:
-                raise
-            except TimeoutError as e:
-                raise ValueError(
-                    f"the normalizer and the split took longer than {self.timeout} s on this"
-                    " text; a pattern of the tokenizer's file backtracks badly (nested repeats"
-                    " such as (a+)+)"
-                ) from e
-        out: list[tuple[str, int | None]] = []
-        for piece, special_id in self.segments(text, allowed_special, disallowed_special):
-            if special_id is None:
-                out += [(chunk, None) for chunk in self.split(piece, deadline=deadline)]
-            else:
-                out.append((piece, special_id))
-        return out
-
-    def budget(self) -> Budget | None:
-        """The budget its splits run in (``limits.budget_for``): its ``timeout``, the process's
-        policy, or for a tokenizer read from a file the file budget; None: in-process."""
-        return budget_for(self.timeout, from_file=self.from_file)
-
-    def _pieces_bounded(self, text: str, allowed: dict[str, int], budget: Budget,
-                        deadline: float | None, split_only: bool = False
-                        ) -> list[tuple[str, int | None]]:
-        """``pipeline.pieces`` (or with ``split_only``, the pre-tokenizer alone) in a worker
-        process within ``budget``: a tokenizer file's normalizer, added tokens and split."""
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            budget = replace(budget, seconds=min(budget.seconds, left))
-        spec = self.pipeline.spec(self._pattern)
-        return run_bounded("bpe_core.pipeline:pieces_here", (text, allowed, split_only), budget,
-                           what="the tokenizer file's normalizer, added tokens and split",
-                           fix=PIPELINE_FIX, shared=(spec.key, spec))
 
     # -- training ----------------------------------------------------------------------------
 

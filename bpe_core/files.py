@@ -21,6 +21,7 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
     to_minbpe,
 )
 from .limits import MAX_MODEL_BYTES
+from .limits.budget import read_budget, run_bounded
 from .oniguruma import from_oniguruma
 from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
@@ -44,11 +45,12 @@ def build(data: TokenizerData, name: str, **extra) -> Tokenizer:
                   pipeline=data.pipeline, ignored=data.ignored, **extra)
     pre_split = data.pipeline is not None and data.pipeline.pre_tokenizer is not None
     try:
-        if data.pattern or pre_split:
-            return RegexTokenizer(data.pattern, **common)
-        return BasicTokenizer(**common)
+        tok = (RegexTokenizer(data.pattern, **common) if data.pattern or pre_split
+               else BasicTokenizer(**common))
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
+    tok.from_file = True  # its regexes are the file's: bounded by the file budget by default
+    return tok
 
 
 def _read(path: str | os.PathLike, limit: int = MAX_MODEL_BYTES,
@@ -116,7 +118,36 @@ def detect_format(data: bytes) -> str:
     )
 
 
-def read_tokenizer(
+def read_tokenizer(data: bytes, name: str = "tokenizer file", **options: object) -> Tokenizer:
+    """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
+
+    GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=`` (and its
+    name as ``partner_name``, for messages). ``sidecar``: the bpe-lab sidecar saved with the
+    file (sidecar.py), which gives the split pattern, the special tokens and the training
+    history; it must describe this very file. Without one, tiktoken ranks need ``pattern=`` and
+    ``special_tokens=`` and GPT-2 files need ``pattern=`` (the files do not hold them): a
+    ValueError says which to pass, never a default.
+
+    What the file controls is read within a budget (``limits.read_budget()``: the process's
+    policy, else ``limits.FILE_BUDGET``): the file is first read in a worker process,
+    which is stopped past the budget with a ``BudgetExceeded`` naming it; once it is read there,
+    it is read here. Reading costs twice the CPU of one read, and a bad file is refused by name.
+    """
+    budget = read_budget()
+    if budget is not None and len(data) <= MAX_MODEL_BYTES:
+        run_bounded("bpe_core.files:read_here", (data, name, options), budget,
+                    what=f"reading {name}", fix="the file's regexes backtrack, or it is too large"
+                    " to read here; fix the file or give a smaller one")
+    return _read_tokenizer(data, name, **options)
+
+
+def read_here(data: bytes, name: str, options: dict) -> int:
+    """``read_tokenizer`` in a worker process: how many tokens it reads (a ValueError as it is)."""
+    tok = _read_tokenizer(data, name, **options)
+    return len(tok.vocab)
+
+
+def _read_tokenizer(
     data: bytes,
     name: str = "tokenizer file",
     *,
@@ -128,15 +159,6 @@ def read_tokenizer(
     sidecar: bytes | None = None,
     sidecar_name: str | None = None,
 ) -> Tokenizer:
-    """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
-
-    GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=`` (and its
-    name as ``partner_name``, for messages). ``sidecar``: the bpe-lab sidecar saved with the
-    file (sidecar.py), which gives the split pattern, the special tokens and the training
-    history; it must describe this very file. Without one, tiktoken ranks need ``pattern=`` and
-    ``special_tokens=`` and GPT-2 files need ``pattern=`` (the files do not hold them): a
-    ValueError says which to pass, never a default.
-    """
     if len(data) > MAX_MODEL_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
     if name.endswith(".model"):

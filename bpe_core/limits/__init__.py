@@ -28,6 +28,7 @@ from .budget import (  # noqa: F401
     TimeBudgetExceeded,
     budget_for,
     clear_untrusted_budget,
+    read_budget,
     run_bounded,
     set_untrusted_budget,
     shutdown_workers,

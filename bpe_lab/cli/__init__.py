@@ -23,7 +23,7 @@ from bpe_core.text import shorten
 from bpe_core.training import TIE_RULES
 
 from . import commands
-from .inputs import PATTERNS, UsageError
+from .inputs import PATTERNS, UsageError, install_budget
 from .outputs import FORMATS
 from .variants import VARIANTS
 
@@ -218,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    install_budget()  # every command's untrusted work is bounded (bpe_core.limits)
     try:
         code = args.run(args)
         sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit

@@ -290,6 +290,9 @@ def _encode(args: argparse.Namespace, memory: TreeMemory) -> int:
     inputs.check_block_bytes(args.block_bytes)
     total = inputs.check_corpus(args.corpus)
     outputs.check_ids_out(args.out, args.force)
+    if tok.pattern not in inputs.PATTERN_WORDS:  # bounded as train bounds it: probe, then blocks
+        inputs.check_pattern_speed(tok.pattern, args.corpus)
+        tok.timeout = inputs.block_timeout(tok.pattern, args.block_bytes)
     if warning:
         say(f"bpe-lab: warning: {warning}")
     dtype = outputs.id_dtype(tok.max_token_value)

@@ -16,7 +16,13 @@ from bpe_core import (
     Tokenizer,
 )
 from bpe_core.base import training_specials
-from bpe_core.limits import MAX_PATTERN_CHARS, MAX_VOCAB_SIZE
+from bpe_core.limits import (
+    DEFAULT_MEMORY,
+    DEFAULT_SECONDS,
+    MAX_PATTERN_CHARS,
+    MAX_VOCAB_SIZE,
+    set_untrusted_budget,
+)
 from bpe_core.oniguruma import unguarded
 
 PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN,
@@ -25,9 +31,17 @@ PATTERN_WORDS = {GPT2_SPLIT_PATTERN: "GPT-2", GPT4_SPLIT_PATTERN: "GPT-4",
                  GPT4O_SPLIT_PATTERN: "GPT-4o", "": "none (no split)"}
 
 # A custom split pattern gets the app's bound (ui/kit/choices.py: REGEX_TIMEOUT on MAX_TEXT_CHARS):
-# it must split the first 200,000 characters of the corpus within 2 seconds.
-PATTERN_SECONDS = 2.0
+# it must split the first 200,000 characters of the corpus within 2 seconds (wall time, in a
+# worker process: bpe_core.limits), and each block of the corpus within its share of that rate.
+PATTERN_SECONDS = DEFAULT_SECONDS
 PROBE_CHARS = 200_000
+
+
+def install_budget() -> None:
+    """The command line's budget for untrusted work (bpe_core.limits), installed by ``main``:
+    every split by a pattern that is not built in, a tokenizer file's regexes and every read of
+    a tokenizer file, in every command."""
+    set_untrusted_budget(PATTERN_SECONDS, DEFAULT_MEMORY)
 
 
 class UsageError(Exception):

@@ -35,6 +35,7 @@ import array
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -64,6 +65,25 @@ FORCE_HINT = "name another path, or pass --force to replace it"
 MAX_OWN_CHECK_BYTES = 512 << 20  # an existing --out larger than this is not read to recognise it
 
 
+def refuse_not_regular(out: str) -> None:
+    """Refuse an existing ``--out`` that is not a regular file (a symbolic link, a named pipe, a
+    device, a socket), even with ``--force``: replacing it would replace what it stands for, or
+    write into it (``/dev/full``), not a file of ours."""
+    try:
+        mode = os.lstat(out).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot look at it: {e.strerror or e}") from None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise UsageError(f"--out {out} is {kind}; --force replaces only regular files: name a new"
+                     " path, or remove it first")
+
+
 def check_out(fmt: str, out: str, force: bool = False) -> None:
     """Refuse, before any work, an ``--out`` that cannot be written as ``fmt``, or that would
     replace a file bpe-lab did not write (unless ``force``)."""
@@ -75,9 +95,12 @@ def check_out(fmt: str, out: str, force: bool = False) -> None:
         raise UsageError(f"--out {out}: the folder {parent} does not exist; create it first")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"--out {out}: cannot write in {parent} (permission denied)")
+    refuse_not_regular(out)
     if fmt == "minbpe" and not out.endswith(".model"):
         raise UsageError(f"--out {out}: a minbpe file is named NAME.model (its readable NAME.vocab"
                          f" goes beside it); try --out {out}.model")
+    if fmt == "minbpe":
+        refuse_not_regular(out[: -len(".model")] + ".vocab")
     if fmt in FOLDER_FORMATS:
         if os.path.exists(out) and not os.path.isdir(out):
             raise UsageError(f"--out {out} is a file, but --format {fmt} writes a folder (with"
@@ -375,6 +398,7 @@ def check_ids_out(out: str, force: bool = False) -> None:
                          f" {os.path.join(out, 'ids.npy')}")
     if not os.path.isdir(parent):
         raise UsageError(f"--out {out}: the folder {parent} does not exist; create it first")
+    refuse_not_regular(out)
     if force or not os.path.lexists(out):
         return
     if not os.path.isfile(out) or os.path.islink(out) or not _our_ids(out):

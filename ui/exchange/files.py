@@ -29,7 +29,6 @@ from bpe_core.limits import MAX_TOKEN_ID, MAX_UPLOAD_MB
 from bpe_core.oniguruma import unguarded
 from bpe_core.pipeline import to_oniguruma, to_tiktoken_pattern
 from bpe_core.sidecar import SIDECAR_SUFFIX, make_sidecar
-from ui.kit.choices import REGEX_TIMEOUT
 from ui.kit.tables import merge_rows
 
 # -- export: problems -----------------------------------------------------------------------------
@@ -534,9 +533,10 @@ def _missing(kind: str, name: str, keywords: tuple[str, ...]) -> ValueError:
 
 
 def _checked(tok: bpe_core.Tokenizer) -> bpe_core.Tokenizer:
-    """An uploaded tokenizer made safe for the pages: a split pattern bounded in time like the
-    sidebar's (a file's pattern may backtrack for ever). Its ids are bounded by the readers."""
-    tok.timeout = REGEX_TIMEOUT
+    """An uploaded tokenizer as the pages use it: its regexes (a file's, which may backtrack for
+    ever) run within the app's budget (``choices.install_budget``: the tokenizer is
+    ``from_file``), and its ids are bounded by the readers."""
+    tok.from_file = True
     return tok
 
 

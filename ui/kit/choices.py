@@ -8,7 +8,14 @@ from pathlib import PurePath
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_core.limits import MAX_LINK_PATTERN_CHARS, MAX_PATTERN_CHARS, MAX_UPLOAD_MB
+from bpe_core.limits import (
+    DEFAULT_MEMORY,
+    DEFAULT_SECONDS,
+    MAX_LINK_PATTERN_CHARS,
+    MAX_PATTERN_CHARS,
+    MAX_UPLOAD_MB,
+    set_untrusted_budget,
+)
 from ui.kit.special_rule import DEFAULT_RULE, RULES
 
 # label in the sidebar -> (kind, split pattern or preset name)
@@ -137,8 +144,17 @@ MAX_PASTE_CHARS = MAX_UPLOAD_MB * 1_000_000
 # repeats trains fast at any size (each distinct chunk is counted once); random text costs about
 # 0.7 s (GPT-4 split) to 1.4 s (no split) at 200,000 characters and vocab 8,192.
 MAX_TRAIN_CHARS = MAX_TEXT_CHARS
-REGEX_TIMEOUT = 2.0  # seconds a custom split pattern may take on the whole text
+# Seconds and memory one piece of untrusted work may take (a custom split pattern on the whole
+# text, a file's regexes): the policy app.py installs once, which every tokenizer obeys.
+REGEX_TIMEOUT = DEFAULT_SECONDS
 MAX_SPECIALS = 20
+
+
+def install_budget() -> None:
+    """The app's budget for untrusted work (bpe_core.limits): every split by a pattern that is
+    not built in, every tokenizer file's regexes and every read of an upload, on every page.
+    app.py calls it at start, so a page added later is bounded with no guard of its own."""
+    set_untrusted_budget(REGEX_TIMEOUT, DEFAULT_MEMORY)
 
 
 @dataclass(frozen=True)
@@ -278,7 +294,7 @@ def train_tokenizer(text: str, settings: Settings, progress=None, candidates: in
     if how == "basic":
         tok = bpe_core.BasicTokenizer()
     else:
-        tok = bpe_core.RegexTokenizer(settings.pattern, timeout=REGEX_TIMEOUT)
+        tok = bpe_core.RegexTokenizer(settings.pattern)  # bounded by the app's budget
     options = dict(variant or {})
     cut = options.pop("cut_specials", False) and bool(settings.specials)
     if cut:
