@@ -21,6 +21,7 @@ no bound on their own patterns (their choice), and ``FILE_BUDGET`` on what a fil
 from __future__ import annotations
 
 import atexit
+import fcntl
 import importlib
 import os
 import pickle
@@ -130,13 +131,14 @@ def _mb(n: int) -> str:
 
 
 def _seconds(s: float) -> str:
-    return f"{s:g} s"
+    return f"{s:.2g} s" if s < 10 else f"{s:,.0f} s"
 
 
 # -- the workers ----------------------------------------------------------------------------------
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _HEADER = struct.Struct("<Q")
+_F_SETPIPE_SZ = 1031  # Linux
 
 
 class _Late(Exception):
@@ -155,6 +157,11 @@ class _Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             close_fds=True)
         self.known: list[object] = []  # keys of the shared values the worker holds
+        for stream in (self.proc.stdin, self.proc.stdout):  # 1 MB pipes: a text passes in a
+            try:  # few writes, each of which waits for the GIL when other threads are busy
+                fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, 1 << 20)
+            except OSError:
+                pass
         try:
             if self._receive(time.monotonic() + START_SECONDS) != ("ready",):
                 raise EOFError

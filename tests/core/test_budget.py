@@ -1,0 +1,141 @@
+"""The budget of untrusted work (bpe_core/limits/budget.py): a split pattern that is not built in,
+a tokenizer file's regexes and added tokens, and reading a file run in a worker process that is
+killed past its budget, with a message naming the limit; built-in patterns never leave the
+process. Each hostile input is the issue's (43), written here as a user would write it."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+
+import pytest
+
+import bpe_core
+from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
+from bpe_core.limits import (
+    BudgetExceeded,
+    clear_untrusted_budget,
+    set_untrusted_budget,
+    shutdown_workers,
+    workers_started,
+)
+
+BACKTRACKS = r"(a|aa)+$|\S|\s"  # quick on prose, exponential on a run of a's before a non-a
+HOSTILE_TEXT = ("a" * 30 + "!\n") * 40
+
+
+@pytest.fixture(autouse=True)
+def no_policy():
+    clear_untrusted_budget()
+    yield
+    clear_untrusted_budget()
+
+
+def live_children() -> list[int]:
+    """The pids of this process's children that are running (not zombies), from /proc."""
+    me, out = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z":
+            out.append(int(entry))
+    return out
+
+
+def test_a_backtracking_split_is_stopped_at_its_budget_with_no_process_left():
+    set_untrusted_budget(seconds=1)
+    tok = RegexTokenizer(BACKTRACKS)
+    assert tok.split("ab a") == ["a", "b", " ", "a"]  # a worker is running, ready
+    before = set(live_children())
+    assert before, "the split ran in a worker process"
+    outcome: list[BaseException] = []
+    thread = threading.Thread(target=lambda: outcome.append(pytest.raises(
+        BudgetExceeded, tok.split, HOSTILE_TEXT).value))
+    thread.start()
+    thread.join(timeout=1 + 1 + 1)  # the budget, the kill, and a second of slack
+    assert not thread.is_alive(), "the waiting thread returned"
+    assert "took longer than 1 s" in str(outcome[0]) and "simplify the pattern" in str(outcome[0])
+    assert not before & set(live_children()), "the worker that ran it was killed"
+    for pid in before:
+        assert not os.path.exists(f"/proc/{pid}"), "and reaped"
+
+
+def test_built_in_patterns_never_start_a_worker():
+    set_untrusted_budget(seconds=2)
+    shutdown_workers()
+    started = workers_started()
+    tok = RegexTokenizer(GPT4_SPLIT_PATTERN)
+    tok.train("hello world, hello there " * 50, 300)
+    assert tok.decode(tok.encode("hello world")) == "hello world"
+    for name in bpe_core.PRESETS if hasattr(bpe_core, "PRESETS") else ["cl100k_base"]:
+        bpe_core.get_encoding(name).encode("hello 123 world")
+    assert workers_started() == started and not live_children()
+    RegexTokenizer(r"\w+|\W").split("a b")  # and a custom pattern does start one
+    assert workers_started() == started + 1
+
+
+def test_the_timeout_keyword_is_wall_time_in_a_worker_for_library_users():
+    tok = RegexTokenizer(BACKTRACKS, timeout=1)  # no policy: the keyword alone
+    assert tok.encode("hi") == [104, 105]
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="took longer than 1 s"):
+        tok.encode(HOSTILE_TEXT)
+    assert time.monotonic() - start < 1 + 1 + 1  # the bound the code enforces, plus the kill
+    assert RegexTokenizer(BACKTRACKS).split("ab") == ["a", "b"]  # no timeout, no policy: here
+
+
+def hf_document(**changes: object) -> dict:
+    doc = json.loads(bpe_core.formats.to_hf_json(bpe_core.BasicTokenizer()))
+    doc.update(changes)
+    return doc
+
+
+def test_a_5_kb_tokenizer_json_whose_normalizer_backtracks_is_refused_when_read(tmp_path):
+    doc = hf_document(
+        normalizer={"type": "Replace", "pattern": {"Regex": "(a|aa)+$"}, "content": "b"},
+        added_tokens=[{"id": 256, "content": "a" * 40 + "!", "special": False,
+                       "normalized": True, "single_word": False, "lstrip": False,
+                       "rstrip": False}])
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert path.stat().st_size < 5_000
+    set_untrusted_budget(seconds=1, read_seconds=2)
+    start = time.monotonic()
+    with pytest.raises(BudgetExceeded, match=r"reading .*tokenizer\.json took longer than 2 s"):
+        bpe_core.load(path)
+    assert time.monotonic() - start < 2 + 1 + 10  # the read budget, the kill, a worker's start
+
+
+def test_the_file_budget_holds_with_no_policy_set(tmp_path):
+    doc = hf_document(normalizer={"type": "Replace", "pattern": {"Regex": "(a|aa)+$"},
+                                  "content": "b"})
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    tok = bpe_core.load(path)  # no added token to normalize: it reads
+    assert tok.from_file and tok.budget() is not None  # a file's regexes are bounded by default
+    assert tok.decode(tok.encode("hi")) == "hi"
+
+
+def test_4000_overlapping_added_tokens_are_matched_in_a_worker_within_the_budget(tmp_path):
+    doc = hf_document(added_tokens=[
+        {"id": 256 + i, "content": "a" * (i + 1), "special": False, "normalized": False,
+         "single_word": False, "lstrip": False, "rstrip": False} for i in range(4000)])
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    set_untrusted_budget(seconds=2, read_seconds=20)
+    tok = bpe_core.load(path)
+    start = time.monotonic()
+    try:
+        ids = tok.encode("b" + "a" * 5 + "b")
+    except BudgetExceeded as e:  # compiling 8 million characters of alternation: past the budget
+        assert "took longer than 2 s" in str(e) or "more than 512 MB" in str(e)
+    else:  # or it fits: the longest added token wins, as in Hugging Face's tokenizers
+        assert ids == [98, 256 + 4, 98]
+    assert time.monotonic() - start < 2 + 1 + 10
