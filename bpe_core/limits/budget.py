@@ -165,10 +165,15 @@ class _Worker:
         try:
             if self._receive(time.monotonic() + START_SECONDS) != ("ready",):
                 raise EOFError
-        except (_Late, EOFError, OSError):
+        except _Late:
             self.kill()
             raise BudgetExceeded("a worker process for untrusted work did not start within"
                                  f" {START_SECONDS:g} s; the machine is overloaded") from None
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.kill()
+            raise BudgetExceeded("a worker process for untrusted work stopped as it started"
+                                 f" (exit code {self.proc.returncode}); this process may be"
+                                 " short of memory") from None
 
     @property
     def pid(self) -> int:

@@ -29,8 +29,10 @@ def serve() -> None:
     memory = int(sys.argv[1])
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints go to stderr, not into the answers
-    if memory:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    if memory:  # never above a limit the parent itself runs under (it cannot be raised)
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        memory = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
     from . import budget
 
     budget._in_worker = True
