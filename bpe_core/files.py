@@ -21,7 +21,7 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
     to_minbpe,
 )
 from .limits import MAX_MODEL_BYTES
-from .limits.budget import read_budget, run_bounded
+from .limits.budget import BudgetExceeded, read_budget, run_bounded
 from .oniguruma import from_oniguruma
 from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
@@ -135,9 +135,14 @@ def read_tokenizer(data: bytes, name: str = "tokenizer file", **options: object)
     """
     budget = read_budget()
     if budget is not None and len(data) <= MAX_MODEL_BYTES:
-        run_bounded("bpe_core.files:read_here", (data, name, options), budget,
-                    what=f"reading {name}", fix="the file's regexes backtrack, or it is too large"
-                    " to read here; fix the file or give a smaller one")
+        try:
+            run_bounded("bpe_core.files:read_here", (data, name, options), budget,
+                        what=f"reading {name}", fix="the file's regexes backtrack, or it is too"
+                        " large to read here; fix the file or give a smaller one")
+        except BudgetExceeded:
+            raise
+        except Exception:  # the read ended there within the budget: its error is raised here
+            pass
     return _read_tokenizer(data, name, **options)
 
 

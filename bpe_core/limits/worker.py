@@ -67,7 +67,11 @@ def serve() -> None:
         except MemoryError:
             answer = ("memory",)
         except Exception as e:  # said to the caller as it was raised here
-            answer = ("raise", e)
+            try:
+                pickle.loads(pickle.dumps(e))
+                answer = ("raise", e)
+            except Exception:  # an exception that does not pickle back: its type and words
+                answer = ("error", f"{type(e).__name__}: {e}")
         try:
             send(answer)
         except MemoryError:
