@@ -9,7 +9,9 @@ import streamlit as st
 
 from bpe_core import RegexTokenizer
 from bpe_core.boundless import train_boundless
+from bpe_core.limits import BudgetExceeded
 from bpe_core.superbpe import train_superbpe
+from ui.kit.escape import md_escape
 
 
 class PageProgress:
@@ -61,6 +63,10 @@ def run_training(key: tuple, make: Callable[[PageProgress], object]) -> object |
     bar = st.progress(0.0, text="Training…")
     try:
         made = make(PageProgress(bar))
+    except BudgetExceeded as e:  # the sidebar's pattern backtracks on these texts: say so
+        bar.empty()
+        st.error(md_escape(str(e)))
+        return None
     except Exception:
         raise  # the bar stays, saying how far training got, above the error
     except BaseException:  # Stop (a rerun) or st.stop: the bar goes
