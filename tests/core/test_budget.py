@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from support import live_processes
 
 import bpe_core
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
@@ -34,19 +35,8 @@ def no_policy():
 
 
 def live_children() -> list[int]:
-    """The pids of this process's children that are running (not zombies), from /proc."""
-    me, out = os.getpid(), []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == me and fields[0] != "Z":
-            out.append(int(entry))
-    return out
+    """The pids of this process's children that are running (not zombies)."""
+    return live_processes("ppid", os.getpid())
 
 
 def test_a_backtracking_split_is_stopped_at_its_budget_with_no_process_left():
