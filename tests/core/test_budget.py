@@ -147,17 +147,21 @@ def test_the_file_budget_holds_with_no_policy_set(tmp_path):
     assert tok.decode(tok.encode("hi")) == "hi"
 
 
-def test_4000_overlapping_added_tokens_are_matched_in_a_worker_within_the_budget(tmp_path):
+@pytest.mark.parametrize("special", [False, True])
+def test_4000_overlapping_added_tokens_are_matched_in_a_worker_within_the_budget(tmp_path,
+                                                                                special):
+    lead = "<" if special else ""  # a special token cannot be a vocabulary's token ("a")
     doc = hf_document(added_tokens=[
-        {"id": 256 + i, "content": "a" * (i + 1), "special": False, "normalized": False,
+        {"id": 256 + i, "content": lead + "a" * (i + 1), "special": special, "normalized": False,
          "single_word": False, "lstrip": False, "rstrip": False} for i in range(4000)])
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     set_untrusted_budget(seconds=2, read_seconds=20)
     tok = bpe_core.load(path)
+    assert (tok.pipeline is None) == special  # special tokens only: no pipeline, the tokenizer's
     start = time.monotonic()
     try:
-        ids = tok.encode("b" + "a" * 5 + "b")
+        ids = tok.encode("b" + lead + "a" * 5 + "b", allowed_special="all")
     except BudgetExceeded as e:  # compiling 8 million characters of alternation: past the budget
         assert "took longer than 2 s" in str(e) or "more than 512 MB" in str(e)
     else:  # or it fits: the longest added token wins, as in Hugging Face's tokenizers
