@@ -289,6 +289,9 @@ def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str
             worker.kill()
             raise MemoryBudgetExceeded(f"{what} stopped its worker process (it may have needed"
                                        f" more than {_mb(budget.memory)}); {fix}") from None
+        except BaseException:  # Ctrl-C while waiting: the work is not wanted any more
+            worker.kill()
+            raise
         if key is not None and value is not None:
             worker.known = [*worker.known[-3:], key]
         _pool.give_back(worker)
