@@ -17,7 +17,6 @@ import bpe_core
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
 from bpe_core.limits import (
     BudgetExceeded,
-    clear_untrusted_budget,
     set_untrusted_budget,
     shutdown_workers,
     workers_started,
@@ -25,13 +24,6 @@ from bpe_core.limits import (
 
 BACKTRACKS = r"(a|aa)+$|\S|\s"  # quick on prose, exponential on a run of a's before a non-a
 HOSTILE_TEXT = ("a" * 30 + "!\n") * 40
-
-
-@pytest.fixture(autouse=True)
-def no_policy():
-    clear_untrusted_budget()
-    yield
-    clear_untrusted_budget()
 
 
 def live_children() -> list[int]:
