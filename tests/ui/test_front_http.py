@@ -51,7 +51,7 @@ def ask(body: object) -> tuple[int, dict]:
         body = {"seq": 1, "seed": 1, **body}
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     scope = {"type": "http", "method": "POST", "path": TOKENS_PATH, "query_string": b"",
-             "headers": []}
+             "headers": [(b"content-length", str(len(raw)).encode())]}  # as a browser sends it
 
     async def receive():
         return {"type": "http.request", "body": raw, "more_body": False}
