@@ -13,13 +13,13 @@ the app's page, on a real ``streamlit run app.py`` (conftest.py's shared server)
 - in Chromium, fast typing while the same key is flooded still ends with the typed text's tokens.
 
 The session keys come from real pages in Chromium (the box's first question carries its key).
+The attacks are benchmarks/route_abuse.py's, which measures a second learner's typing beside them.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
-import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from parity_corpus import tiktoken_reference
 
+from benchmarks.route_abuse import HUGE, flood, page_key, push_body, rss_kb
 from ui.classroom.route import MAX_BODY, STEP_PATH, VERSION_PATH
 from ui.front.route import MAX_ASKS, MAX_TOKENS_BODY, TOKENIZE_RATE, TOKENS_PATH
 
@@ -38,59 +39,7 @@ except ImportError:  # conftest.py skips these tests, or fails them when CI=true
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 STEP = STEP_PATH.format(code="ABCD")
-HUGE = 100 * 1024 * 1024  # the stated length of the attack's body
 RSS_BOUND = 40 * 1024  # KB the server may grow by after ten refused 100 MB bodies at once
-CHUNK = b"x" * (256 * 1024)
-
-
-def rss_kb(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-
-
-def status_of(head: bytes) -> int:
-    return int(head.split(b" ", 2)[1])
-
-
-def push_body(port: int, path: str, chunked: bool) -> tuple[int, int, bool]:
-    """Send the headers of a 100 MB POST (a stated length, or chunked with none), then the body
-    until the server answers: (status, bytes of body sent, whether the server closed)."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=30)
-    length = b"Transfer-Encoding: chunked" if chunked else f"Content-Length: {HUGE}".encode()
-    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-              b"Content-Type: application/json\r\n" + length + b"\r\n\r\n")
-    s.setblocking(False)
-    sent, answer = 0, b""
-    piece = (b"%x\r\n" % len(CHUNK) + CHUNK + b"\r\n") if chunked else CHUNK
-    deadline = time.monotonic() + 60
-    while b"\r\n\r\n" not in answer and sent < HUGE and time.monotonic() < deadline:
-        try:
-            answer += s.recv(65536)
-            continue
-        except BlockingIOError:
-            pass
-        except OSError:
-            break
-        try:
-            sent += s.send(piece)
-        except BlockingIOError:
-            time.sleep(0.01)
-        except OSError:  # the server closed its end: read what it said
-            break
-    s.setblocking(True)
-    s.settimeout(10)
-    closed = False
-    try:
-        while True:
-            more = s.recv(65536)
-            if not more:
-                closed = True
-                break
-            answer += more
-    except OSError:
-        closed = b"\r\n\r\n" in answer  # reset after the answer: closed too
-    s.close()
-    return status_of(answer), sent, closed
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["stated-100MB", "chunked-no-length"])
@@ -172,50 +121,6 @@ def test_a_poll_with_absurd_ids_is_a_4xx(served_app):
     r = conn.getresponse()
     assert r.status == 400 and json.loads(r.read())["error"]
     conn.close()
-
-
-def page_key(context, url: str) -> tuple[object, dict]:
-    """A new session's front page, and the first question its box asks of the route."""
-    page = context.new_page()
-    page.goto(url, wait_until="domcontentloaded")
-    box = page.get_by_label("Type here")
-    box.wait_for(state="visible")
-    page.locator('[data-view="gpt-4o"]').wait_for(state="visible")
-    with page.expect_request(f"**{TOKENS_PATH}") as asked:
-        box.press("Control+End")
-        box.press("!")
-    return page, json.loads(asked.value.post_data)
-
-
-def flood(port: int, key: str, texts: list[str], first_seq: int, threads: int = 10) -> list:
-    """Ask the route about each text, in order of ``seq``, from ``threads`` connections at
-    once: [(seq, text, status, answer)]."""
-    numbered = list(enumerate(texts, first_seq))
-    lock = threading.Lock()
-    out = []
-
-    def worker() -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        while True:
-            with lock:
-                if not numbered:
-                    break
-                seq, text = numbered.pop(0)
-            body = json.dumps({"key": key, "text": text, "seq": seq, "seed": 1}).encode()
-            conn.request("POST", TOKENS_PATH, body=body,
-                         headers={"Content-Type": "application/json"})
-            r = conn.getresponse()
-            answer = json.loads(r.read())
-            with lock:
-                out.append((seq, text, r.status, answer))
-        conn.close()
-
-    pool = [threading.Thread(target=worker) for _ in range(threads)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    return out
 
 
 def test_one_key_flooded_is_answered_newest_first_and_a_second_session_still_is(
