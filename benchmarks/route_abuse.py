@@ -37,11 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import bpe_core  # noqa: E402
-from benchmarks.front_typing import ARGS, START_BYTES, WORDS, load, type_words  # noqa: E402
+from benchmarks.front_typing import ARGS, START_BYTES, load, type_words, typist  # noqa: E402
 from benchmarks.stepping import CHROMIUM, idle, percentile, start_server  # noqa: E402
 from ui.front.route import TOKENS_PATH  # noqa: E402
-from ui.kit.samples import load_samples  # noqa: E402
 
 HUGE = 100 * 1024 * 1024  # the stated length of the attack's body
 PHASES = ("quiet", "flood", "bodies")
@@ -164,11 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=10, help="words typed per phase")
     parser.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES))
     args = parser.parse_args(argv)
-    english = load_samples()["English prose"]
-    mine = bpe_core.RegexTokenizer()  # the sidebar's default: GPT-4 split, 512 tokens
-    mine.train(english, 512)
-    theirs = bpe_core.load_pretrained("o200k_base")
-    words = (WORDS * (args.words // len(WORDS) + 1))[: args.words]
+    english, mine, theirs, words = typist(args.words)
     proc, url, _ = start_server()
     port = int(url.rsplit(":", 1)[1])
     rows = []
