@@ -15,8 +15,8 @@ seeds' exact merges), ``superbpe.py``, ``boundless.py`` and ``parity.py`` (train
 textbook: superword tokens, two ways, and merges fair across languages), ``split.py`` (where text is cut before
 counting), ``corpus.py`` (training on files of any size, counted on every core), ``steps.py``
 (tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read
-by ``oniguruma.py``, its decoder by ``decoders.py``), ``formats.py`` (the file formats as plain
-data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
+by ``oniguruma.py`` with ``unicode_gap.py``, its decoder by ``decoders.py``), ``formats.py``
+(the file formats as plain data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
 ``pretrained.py`` (the GPT vocabularies that ship inside), ``chat.py`` with ``chat_format.py``
 (conversations as the models read them), and ``core.py``, ``load.py``, ``registry.py`` and
 ``model.py`` (tiktoken's modules, so that ``import bpe_core as tiktoken`` is enough). Every bound
