@@ -56,16 +56,11 @@ from .encoders import (
     greedy_longest,
 )
 from .files import detect_format, read_tokenizer
+from .model import encoding_for_model
 from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from .pretrained import (
-    PRESETS,
-    encoding_for_model,
-    encoding_name_for_model,
-    get_encoding,
-    list_encoding_names,
-    load_pretrained,
-)
+from .pretrained import PRESETS, encoding_name_for_model, load_pretrained
 from .regex_tokenizer import RegexTokenizer
+from .registry import get_encoding, list_encoding_names
 from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe
 
