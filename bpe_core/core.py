@@ -88,9 +88,9 @@ class Encoding(RegexTokenizer):
         return f"<Encoding {self.name!r}>"
 
 
-NO_MERGES = ("its ranks are not all the last merge of two lower-ranked tokens, so it has no list"
-             " of merges; tiktoken merges them by the rank of the joined bytes, and so does"
-             " encode")
+NO_MERGES = ("has none: its ranks are not all the last merge of two lower-ranked tokens, and"
+             " tiktoken merges such ranks by the rank of the joined bytes, as encode does here"
+             " (no list of merges says that)")
 
 
 class RankedEncoding(Encoding):
@@ -118,7 +118,7 @@ class RankedEncoding(Encoding):
         return [ranks[part] for part in rank_parts(data, ranks)]
 
     def _refuse(self, what: str) -> ValueError:
-        return ValueError(f"{what} needs the merges; the encoding {self.name!r} {NO_MERGES}")
+        return ValueError(f"{what} needs the merges, and the encoding {self.name!r} {NO_MERGES}")
 
     def encode(self, text: str, allowed_special: object = "none_raise",
                disallowed_special: object = "all", *, dropout: float = 0.0,

@@ -53,12 +53,14 @@ def _available_plugin_modules() -> Sequence[str]:
     return mods
 
 
-def _find_constructors() -> None:
+def _find_constructors() -> dict[str, Callable[[], dict[str, Any]]]:
+    """``ENCODING_CONSTRUCTORS``, filled from the plugins on the first call."""
     global ENCODING_CONSTRUCTORS
     with _lock:
         if ENCODING_CONSTRUCTORS is not None:
-            return
-        ENCODING_CONSTRUCTORS = {}
+            return ENCODING_CONSTRUCTORS
+        found: dict[str, Callable[[], dict[str, Any]]] = {}
+        ENCODING_CONSTRUCTORS = found
         try:
             for mod_name in _available_plugin_modules():
                 if mod_name == BUILT_IN:
@@ -70,13 +72,14 @@ def _find_constructors() -> None:
                         raise ValueError(f"tiktoken plugin {mod_name} does not define"
                                          " ENCODING_CONSTRUCTORS") from e
                 for enc_name, constructor in constructors.items():
-                    if enc_name in ENCODING_CONSTRUCTORS:
+                    if enc_name in found:
                         raise ValueError(f"Duplicate encoding name {enc_name} in tiktoken plugin"
                                          f" {mod_name}")
-                    ENCODING_CONSTRUCTORS[enc_name] = constructor
+                    found[enc_name] = constructor
         except Exception:
             ENCODING_CONSTRUCTORS = None  # the next call raises the same error again
             raise
+        return found
 
 
 def get_encoding(encoding_name: str) -> Encoding:
@@ -91,14 +94,13 @@ def get_encoding(encoding_name: str) -> Encoding:
     with _lock:
         if encoding_name in ENCODINGS:
             return ENCODINGS[encoding_name]
-        _find_constructors()
-        assert ENCODING_CONSTRUCTORS is not None
-        if encoding_name not in ENCODING_CONSTRUCTORS:
+        constructors = _find_constructors()
+        if encoding_name not in constructors:
             raise ValueError(
                 f"unknown encoding {shorten(encoding_name)}; the encodings known are"
-                f" {', '.join(ENCODING_CONSTRUCTORS)} (plugins found:"
+                f" {', '.join(constructors)} (plugins found:"
                 f" {list(_available_plugin_modules())})")
-        constructor = ENCODING_CONSTRUCTORS[encoding_name]
+        constructor = constructors[encoding_name]
         if constructor is _BUILT_IN_CONSTRUCTORS.get(encoding_name):
             enc: Encoding = shared_encoding(encoding_name)
         else:
@@ -109,7 +111,4 @@ def get_encoding(encoding_name: str) -> Encoding:
 
 def list_encoding_names() -> list[str]:
     """Every encoding name the plugins define, bpe_core's seven included, in tiktoken's order."""
-    with _lock:
-        _find_constructors()
-        assert ENCODING_CONSTRUCTORS is not None
-        return list(ENCODING_CONSTRUCTORS)
+    return list(_find_constructors())

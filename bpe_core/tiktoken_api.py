@@ -263,10 +263,15 @@ class TiktokenMethods:
 
     @property
     def _mergeable_ranks(self) -> dict[bytes, int]:
-        """Every ordinary token's bytes -> id, a dict of its own (tiktoken's private name; a
-        plain dict, as tiktoken's, so that pickle and json take it: changing it changes nothing
-        here, as in tiktoken, whose encoder holds its own copy)."""
-        return dict(self.token_ids)
+        """Every ordinary token's bytes -> id (tiktoken's private name): a plain dict, as
+        tiktoken's, so that pickle and json take it, and the same one on every call until the
+        tokens change (copied on the first call). Changing it changes nothing here, as in
+        tiktoken, whose encoder holds its own copy."""
+        source = self.token_ids
+        kept = self.__dict__.get("_ranks_copy")
+        if kept is None or kept[0] is not source:
+            kept = self.__dict__["_ranks_copy"] = (source, dict(source))
+        return kept[1]
 
     @property
     def _special_tokens(self) -> dict[str, int]:
@@ -303,8 +308,9 @@ def _last_character(data: bytes) -> str | None:
 
 
 def raise_disallowed_special_token(token: str) -> None:
-    """tiktoken's ValueError for a disallowed special token's text, in tiktoken's words (clients
-    such as ttok read them)."""
+    """tiktoken's ValueError for a disallowed special token's text: tiktoken's message word for
+    word (clients such as ttok read it), then one line with bpe_core's and minbpe's words for
+    the same fixes."""
     raise ValueError(
         f"Encountered text corresponding to disallowed special token {token!r}.\n"
         "If you want this text to be encoded as a special token, "
@@ -312,4 +318,6 @@ def raise_disallowed_special_token(token: str) -> None:
         f"If you want this text to be encoded as normal text, disable the check for this token "
         f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
         "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+        "(allowed_special='all' encodes every special token as its id; minbpe's"
+        " allowed_special='none' encodes them all as ordinary text.)\n"
     )

@@ -44,6 +44,10 @@ def test_gpt2_files_with_the_sidecars_oniguruma_pattern_give_the_same_ids_in_tok
     as_written = hugging_face(tmp_path, side["pattern"])  # the regex spelling, read by Oniguruma
     assert sum(as_written.encode(t, add_special_tokens=False).ids != tok.encode(t)
                for t in TEXTS) >= 2
+    tok.save_hf(tmp_path / "tokenizer.json")  # a tokenizer.json spells it for Oniguruma itself
+    again = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    for text in TEXTS:
+        assert again.encode(text, add_special_tokens=False).ids == tok.encode(text), text
 
 
 def test_a_tiktoken_file_with_the_sidecars_tiktoken_pattern_gives_the_same_ids(tmp_path):
