@@ -62,6 +62,7 @@ from .unicode_gap import (  # noqa: F401 - GAP, NEWER_THAN_ONIGURUMA, holds_gap:
     gap_matches,
     holds_gap,
     newer_block,
+    short_block_name,
 )
 
 # Oniguruma's \w, measured on every code point: Alphabetic, marks, decimal digits, connector
@@ -465,6 +466,11 @@ class _Translator:
             raise self.fail(f"'\\p{{{m[2]}}}'", "covers other code points in Oniguruma's"
                             " older emoji data (672 differ)")
         block = block_name(m[2])
+        if block is not None and short_block_name(block):
+            self.i -= len(m[0]) + 2
+            raise self.fail(f"'\\p{{{m[2]}}}'", "is another name of a block, which Oniguruma"
+                            " knows only by its full name (In_Greek_and_Coptic, not In_Greek):"
+                            " tokenizers refuses the pattern")
         if block is not None and newer_block(block):
             self.i -= len(m[0]) + 2
             raise self.fail(f"'\\p{{{m[2]}}}'", f"names the block {newer_block(block)}, which"

@@ -25,7 +25,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from bpe_core import RegexTokenizer, read_tokenizer
 from bpe_core.formats import bytes_to_unicode, to_hf_json
 from bpe_core.oniguruma import from_oniguruma
-from bpe_core.unicode_gap import NEW_BLOCKS, NEWER_THAN_ONIGURUMA
+from bpe_core.unicode_gap import BLOCK_ALIASES, NEW_BLOCKS, NEWER_THAN_ONIGURUMA
 
 BYTE_OF = {c: b for b, c in bytes_to_unicode().items()}
 EVERY = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
@@ -58,6 +58,24 @@ def blocks() -> dict[str, list[int]]:
         known = next((s for s in spellings if knows(rf"\p{{In_{s}}}")), None)
         out[known or f"?{spellings[0]}"] = points.get(number, [])
     return out
+
+
+def test_the_other_names_of_blocks_are_the_table_and_are_refused():
+    """Oniguruma knows a block by one name only; regex by its aliases too (In_Greek)."""
+    names: dict[int, list[str]] = {}
+    for name, number in regex._regex_core.PROPERTIES["BLOCK"][1].items():
+        names.setdefault(number, []).append(name)
+    refused = set()
+    for spellings in names.values():
+        known = [s for s in spellings if knows(rf"\p{{In_{s}}}")]
+        assert len(known) <= 1
+        if known:
+            refused.update(s for s in spellings if s not in known)
+    assert refused == BLOCK_ALIASES
+    for name in ["Greek", "Latin_1_Sup", "CJK", "PUA"]:
+        assert not knows(rf"\p{{In_{name}}}")
+        with pytest.raises(ValueError, match="full name.*tokenizers refuses"):
+            from_oniguruma(rf"\p{{In_{name}}}+")
 
 
 def test_the_blocks_oniguruma_lacks_are_the_table_and_are_refused(blocks):
