@@ -41,7 +41,8 @@ What stays: Unicode properties (``\\p{L}``, scripts, ``\\p{Alpha}``, blocks such
 ``\\p{In_Greek_and_Coptic}``…) mean the same in both engines, except that ``regex`` knows a newer Unicode: characters assigned
 since Oniguruma's tables (about 17,000 in 2026) are letters here and unassigned there, U+0295 is
 Lo here, Ll there, and the 15 blocks of Unicode 17 are Oniguruma's No_Block (their names are
-refused, as tokenizers refuses them). ``unicode_gap.py`` holds that gap and guards every class
+refused, as tokenizers refuses them, and so are the short names regex also reads for a block,
+such as ``In_Greek``: Oniguruma knows a block by its full name only). ``unicode_gap.py`` holds that gap and guards every class
 that names a property against it.
 """
 
