@@ -308,9 +308,9 @@ def _last_character(data: bytes) -> str | None:
 
 
 def raise_disallowed_special_token(token: str) -> None:
-    """tiktoken's ValueError for a disallowed special token's text: tiktoken's message word for
-    word (clients such as ttok read it), then one line with bpe_core's and minbpe's words for
-    the same fixes."""
+    """tiktoken's ValueError for a disallowed special token's text, in tiktoken's words exactly
+    (clients such as ttok read it; ``disallowed_special=()`` is minbpe's
+    ``allowed_special="none"`` here)."""
     raise ValueError(
         f"Encountered text corresponding to disallowed special token {token!r}.\n"
         "If you want this text to be encoded as a special token, "
@@ -318,6 +318,4 @@ def raise_disallowed_special_token(token: str) -> None:
         f"If you want this text to be encoded as normal text, disable the check for this token "
         f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
         "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
-        "(allowed_special='all' encodes every special token as its id; minbpe's"
-        " allowed_special='none' encodes them all as ordinary text.)\n"
     )

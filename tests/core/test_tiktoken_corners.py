@@ -217,7 +217,7 @@ def test_decode_errors_have_tiktokens_types(pair, bad):
 
 
 def test_the_disallowed_special_message_is_tiktokens_word_for_word(pair):
-    """tiktoken's message whole, then bpe_core's one line for minbpe's words."""
+    """tiktoken's message, whole and nothing more (clients such as ttok read it)."""
     ours, ref = pair
     for text, allowed in [("hi <|endoftext|> there", set()),
                           ("<|fim_prefix|> then <|endoftext|>", {"<|endoftext|>"})]:
@@ -225,5 +225,4 @@ def test_the_disallowed_special_message_is_tiktokens_word_for_word(pair):
             ref.encode(text, allowed_special=allowed)
         with pytest.raises(ValueError) as mine:
             ours.encode(text, allowed_special=allowed)
-        assert str(mine.value).startswith(str(theirs.value))
-        assert str(mine.value).count("\n") == str(theirs.value).count("\n") + 1
+        assert str(mine.value) == str(theirs.value)
