@@ -15,8 +15,8 @@ seeds' exact merges), ``superbpe.py``, ``boundless.py`` and ``parity.py`` (train
 textbook: superword tokens, two ways, and merges fair across languages), ``split.py`` (where text is cut before
 counting), ``corpus.py`` (training on files of any size, counted on every core), ``steps.py``
 (tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read
-by ``oniguruma.py``, its decoder by ``decoders.py``), ``formats.py`` (the file formats as plain
-data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
+by ``oniguruma.py`` with ``unicode_gap.py``, its decoder by ``decoders.py``), ``formats.py``
+(the file formats as plain data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
 ``pretrained.py`` (the GPT vocabularies that ship inside), ``chat.py`` with ``chat_format.py``
 (conversations as the models read them), and ``core.py``, ``load.py``, ``registry.py`` and
 ``model.py`` (tiktoken's modules, so that ``import bpe_core as tiktoken`` is enough). Every bound
@@ -56,16 +56,11 @@ from .encoders import (
     greedy_longest,
 )
 from .files import detect_format, read_tokenizer
+from .model import encoding_for_model
 from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from .pretrained import (
-    PRESETS,
-    encoding_for_model,
-    encoding_name_for_model,
-    get_encoding,
-    list_encoding_names,
-    load_pretrained,
-)
+from .pretrained import PRESETS, encoding_name_for_model, load_pretrained
 from .regex_tokenizer import RegexTokenizer
+from .registry import get_encoding, list_encoding_names
 from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe
 

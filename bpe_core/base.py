@@ -53,7 +53,10 @@ from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_speci
 )
 from .text import (  # noqa: F401 - render_token and replace_control_characters: the seeds' names
     MAX_TOKEN_ID,
+    TokenIdOverflowError,
+    UnknownTokenError,
     WrongTypeError,
+    bad_id_error,
     clean_text,
     gpt2_string,
     id_problem,
@@ -92,11 +95,6 @@ def _check_vocab_size(vocab_size: object) -> int:
     return vocab_size
 
 
-class UnknownTokenError(ValueError, KeyError):
-    """An id that is no token: a ValueError (minbpe's readers) and a KeyError (tiktoken's)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -583,14 +581,12 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of a token sequence (join first, decode after: tokens may split characters)."""
+        if isinstance(ids, str):  # tiktoken's TypeError (a str is no list of ids)
+            raise WrongTypeError(f"decode takes a list of token ids, not a str ({shorten(ids)})")
         try:
             return b"".join(map(self.vocab.__getitem__, ids))
         except (KeyError, TypeError) as e:
-            bad = e.args[0] if isinstance(e, KeyError) else "of the wrong type"
-            raise UnknownTokenError(
-                f"unknown token id {shorten(bad)}: this tokenizer's ids are 0..{max(self.vocab)}"
-                f" ({len(self.vocab)} tokens)"
-            ) from None
+            raise bad_id_error(e, self.vocab) from None
 
     def decode_single_token_bytes(self, idx: int) -> bytes:
         """The bytes of one token, e.g. ``decode_single_token_bytes(256) == b"e "``."""

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 from .base import Tokenizer
 from .chat_format import CHATML_NEEDS, HARMONY_NEEDS, layout_of
-from .pretrained import get_encoding, load_pretrained
+from .pretrained import load_pretrained, shared_encoding
 from .text import shorten
 
 ROLES = ("system", "developer", "user", "assistant")
@@ -143,7 +143,7 @@ def check_messages(messages: object) -> list[Message]:
 def chat_encoding(fmt: str) -> Tokenizer:
     """The tokenizer a format is counted with (shared, read-only)."""
     if fmt in ("harmony", "gpt-oss"):
-        return get_encoding("o200k_harmony")
+        return shared_encoding("o200k_harmony")
     if fmt == "chatml":
         return _chatml()
     raise ValueError(f"unknown chat format {shorten(fmt)}; choose one of {', '.join(FORMATS)}")

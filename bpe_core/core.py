@@ -12,13 +12,20 @@ A rank is a token's id and its merge priority, so the merges are recovered from 
 (``formats.recover_merges``: which two lower-ranked tokens make each token) and encoding by
 "lowest new id first" gives tiktoken's ids. What ``get_encoding`` returns is an ``Encoding``
 too.
+
+tiktoken also builds ranks where a token is not the last merge of lower ranks (``ab``, ``bc``,
+``cd``, then ``abcd``): it merges the adjacent pair whose joined bytes rank lowest
+(``merges.rank_parts``). Such ranks give a ``RankedEncoding``, which merges that way: the same
+ids as tiktoken's, without the merges that stepping through, BPE-dropout and the other file
+formats need (they refuse it, saying so).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .formats import ranks_data
+from .formats import NotMergedError, ranks_data
+from .merges import rank_parts
 from .regex_tokenizer import RegexTokenizer
 from .text import WrongTypeError, shorten
 
@@ -58,12 +65,76 @@ class Encoding(RegexTokenizer):
                     f"{name}: explicit_n_vocab is {explicit_n_vocab}, but there are"
                     f" {len(ranks):,} ranks and {len(specials)} special tokens, the largest"
                     f" id {largest}")
-        data = ranks_data(ranks, pat_str, specials, name)
+        ranked = None
+        try:
+            data = ranks_data(ranks, pat_str, specials, name)
+        except NotMergedError:  # tiktoken merges these by the rank of the joined bytes
+            ranked = ranks
+            data = ranks_data({bytes([b]): ranks[bytes([b])] for b in range(256)}, pat_str,
+                              specials, name)
         try:
             super().__init__(data.pattern, merges=data.merges, byte_ids=data.byte_ids,
-                             special_tokens=data.special_tokens, name=name, title=name)
+                             special_tokens=None if ranked else data.special_tokens, name=name,
+                             title=name)
+            if ranked is not None:  # every rank a token, then the special tokens beside them
+                object.__setattr__(self, "__class__", RankedEncoding)
+                self.token_ranks = ranked
+                self.vocab.update((rank, token) for token, rank in ranked.items())
+                self.register_special_tokens(data.special_tokens)
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
 
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
+
+
+NO_MERGES = ("has none: its ranks are not all the last merge of two lower-ranked tokens, and"
+             " tiktoken merges such ranks by the rank of the joined bytes, as encode does here"
+             " (no list of merges says that)")
+
+
+class RankedEncoding(Encoding):
+    """An ``Encoding`` of ranks where some token is not the last merge of lower ranks: each
+    piece is a whole token when it is one, else merged by the rank of the joined bytes, lowest
+    first, as tiktoken's ``_byte_pair_merge`` does. ``merges`` is empty: what needs the merges
+    (``step_through``, ``trace``, BPE-dropout, saving as .model, tokenizer.json or GPT-2's files)
+    refuses it with a message that says why; ``save_tiktoken`` writes the ranks as they are."""
+
+    token_ranks: dict[bytes, int]  # the ranks, as given
+    ranked = True  # formats.py: no merges to write
+
+    @property
+    def token_ids(self) -> dict[bytes, int]:
+        return self.token_ranks
+
+    def _merge_chunk(self, chunk: str) -> list[int]:
+        return self._merge_bytes(chunk.encode("utf-8"))
+
+    def _merge_bytes(self, data: bytes) -> list[int]:
+        ranks = self.token_ranks
+        whole = ranks.get(data)
+        if whole is not None:
+            return [whole]
+        return [ranks[part] for part in rank_parts(data, ranks)]
+
+    def _refuse(self, what: str) -> ValueError:
+        return ValueError(f"{what} needs the merges, and the encoding {self.name!r} {NO_MERGES}")
+
+    def encode(self, text: str, allowed_special: object = "none_raise",
+               disallowed_special: object = "all", *, dropout: float = 0.0,
+               seed: int | None = None) -> list[int]:
+        if dropout:
+            raise self._refuse("BPE-dropout")
+        return super().encode(text, allowed_special, disallowed_special)
+
+    def step_through(self, text: str, allowed_special: object = "none_raise") -> object:
+        raise self._refuse("stepping through the merges")
+
+    def trace(self, text: str) -> object:
+        raise self._refuse("tracing the merges")
+
+    def train(self, *args: object, **kwargs: object) -> None:
+        raise self._refuse("training")
+
+    def load(self, model_file: str) -> None:
+        raise self._refuse("loading a .model file")

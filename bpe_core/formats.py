@@ -24,7 +24,6 @@ The ``.vocab`` file is for people: ``[e][ ] -> [e ] 256`` per merged token, ``[a
 from __future__ import annotations
 
 import base64
-import heapq
 import json
 from typing import Any, NamedTuple
 
@@ -32,7 +31,7 @@ import regex
 
 from .chat_format import chat_template, special_roles
 from .limits import MAX_RECOVER_BYTES, MAX_TOKEN_BYTES, MAX_TOKENS, check_json_depth
-from .merges import apply_merges
+from .merges import apply_merges, rank_parts
 from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
 from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
     GPT2_CHAR_TO_BYTE,
@@ -45,6 +44,12 @@ from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
 )
 
 MODEL_HEADERS = ("minbpe v1", "bpe v1")
+
+
+class NotMergedError(ValueError):
+    """A token of tiktoken ranks that is not the last merge of two lower-ranked tokens (``ab``,
+    ``bc``, ``cd``, then ``abcd``): tiktoken merges such ranks by the rank of the joined bytes,
+    which no list of merges says (``core.Encoding`` reads them so; the file formats refuse)."""
 
 
 
@@ -143,6 +148,17 @@ def _refuse(problem: str | None) -> None:
 
 def _refuse_pipeline(tok: Any, fmt: str) -> None:
     _refuse(pipeline_problem(tok, fmt))
+    if getattr(tok, "ranked", False) and fmt != "tiktoken":  # core.RankedEncoding: no merges
+        raise ValueError(f"a {fmt} file holds merges, and this encoding has none: its tiktoken"
+                         " ranks are not all the last merge of two lower-ranked tokens, which"
+                         " tiktoken merges by the rank of the joined bytes. Save it with"
+                         " save_tiktoken")
+
+
+def _whole_token_problem(tok: Any) -> str | None:
+    """``whole_token_problem``, which a ``RankedEncoding`` never has (it takes a piece that is
+    a whole token as that token, as tiktoken does)."""
+    return None if getattr(tok, "ranked", False) else whole_token_problem(tok)
 
 
 def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes, int]:
@@ -187,57 +203,12 @@ def recover_merges(ranks: dict[bytes, int], from_rank: int = 0) -> dict[tuple[in
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
         if len(token) == 1 or rank < from_rank:
             continue
-        parts = _split_by_rank(token, rank, ranks)
+        parts = rank_parts(token, ranks, below=rank, parts_left=2)
         if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
-            raise ValueError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked parents")
+            raise NotMergedError(f"token {shorten(token)} (rank {rank}) has no two lower-ranked"
+                                 " parents")
         merges[(ranks[parts[0]], ranks[parts[1]])] = rank
     return merges
-
-
-def _split_by_rank(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[bytes]:
-    """``token``'s bytes merged as tiktoken would with the tokens ranked below ``rank``: the
-    adjacent pair whose joined bytes rank lowest first (the leftmost among equals), until no pair
-    joins into such a token. Short tokens rescan (the seeds' loop); long ones use a heap."""
-    if len(token) <= 64:
-        parts = [token[i : i + 1] for i in range(len(token))]
-        while len(parts) > 2:
-            best = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < rank and (best is None or r < best):
-                    best, where = r, i
-            if best is None:
-                break
-            parts[where : where + 2] = [parts[where] + parts[where + 1]]
-        return parts
-    part = [token[i : i + 1] for i in range(len(token))]  # part[i] is b"" once merged away
-    nxt = list(range(1, len(token) + 1))
-    prv = list(range(-1, len(token) - 1))
-    nxt[-1] = -1
-
-    def ranked(i: int, j: int) -> int | None:
-        r = ranks.get(part[i] + part[j])
-        return r if r is not None and r < rank else None
-
-    heap = [(r, i) for i in range(len(token) - 1) if (r := ranked(i, i + 1)) is not None]
-    heapq.heapify(heap)
-    alive = len(token)
-    while heap and alive > 2:
-        r, i = heapq.heappop(heap)
-        j = nxt[i]
-        if j == -1 or not part[i] or ranked(i, j) != r:
-            continue  # stale: a neighbour changed since this entry was pushed
-        part[i] += part[j]
-        part[j] = b""
-        alive -= 1
-        nxt[i] = nxt[j]
-        if nxt[i] != -1:
-            prv[nxt[i]] = i
-            if (r2 := ranked(i, nxt[i])) is not None:
-                heapq.heappush(heap, (r2, i))
-        if prv[i] != -1 and (r2 := ranked(prv[i], i)) is not None:
-            heapq.heappush(heap, (r2, prv[i]))
-    return [p for p in part if p]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,6 +322,8 @@ def to_hf_json(tok: Any) -> str:
     """The tokenizer as a Hugging Face ``tokenizer.json``: byte-level BPE, the split pattern spelled
     for Hugging Face's regex engine, the special tokens, and what a tokenizer read from a
     tokenizer.json does before BPE (normalizer, pre-tokenizer, added tokens, ignore_merges)."""
+    if getattr(tok, "ranked", False):
+        _refuse_pipeline(tok, "tokenizer.json")
     pipeline = tok.pipeline
     added = dict(pipeline.added) if pipeline is not None else {}
     for s, idx in tok.special_tokens.items():
@@ -544,7 +517,7 @@ def to_tiktoken(tok: Any) -> bytes:
     """
     _refuse_pipeline(tok, "tiktoken")
     _unique_tokens(tok, "tiktoken")
-    _refuse(whole_token_problem(tok))
+    _refuse(_whole_token_problem(tok))
     specials = set(tok.special_tokens.values())
     return b"".join(
         base64.b64encode(token) + b" " + str(idx).encode() + b"\n"
@@ -558,7 +531,7 @@ def tiktoken_encoding(tok: Any) -> dict[str, Any]:
     BasicTokenizer's "no split" becomes one piece for the whole text)."""
     _refuse_pipeline(tok, "tiktoken")
     _unique_tokens(tok, "tiktoken")
-    _refuse(whole_token_problem(tok))
+    _refuse(_whole_token_problem(tok))
     specials = set(tok.special_tokens.values())
     return {
         "name": tok.name or "bpe_lab",
@@ -595,7 +568,7 @@ def ranks_data(
     try:
         merges = recover_merges(ranks)
     except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
+        raise type(e)(f"{name}: {e}") from None
     return _assemble(name, ranks, merges, pattern, special_tokens)
 
 

@@ -120,6 +120,54 @@ def merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
     return newids
 
 
+def rank_parts(token: bytes, ranks: dict[bytes, int], below: int | None = None,
+               parts_left: int = 1) -> list[bytes]:
+    """``token``'s bytes merged as tiktoken merges a piece (its ``_byte_pair_merge``): the
+    adjacent pair whose joined bytes rank lowest first (the leftmost among equals), until no
+    pair joins into a token of ``ranks`` (ranked below ``below``, when given) or ``parts_left``
+    parts are left. Short tokens rescan (the seeds' loop); long ones use a heap."""
+    if len(token) <= SHORT_CHUNK:
+        parts = [token[i : i + 1] for i in range(len(token))]
+        while len(parts) > parts_left:
+            best = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and (below is None or r < below) and (best is None or r < best):
+                    best, where = r, i
+            if best is None:
+                break
+            parts[where : where + 2] = [parts[where] + parts[where + 1]]
+        return parts
+    part = [token[i : i + 1] for i in range(len(token))]  # part[i] is b"" once merged away
+    nxt = list(range(1, len(token) + 1))
+    prv = list(range(-1, len(token) - 1))
+    nxt[-1] = -1
+
+    def ranked(i: int, j: int) -> int | None:
+        r = ranks.get(part[i] + part[j])
+        return r if r is not None and (below is None or r < below) else None
+
+    heap = [(r, i) for i in range(len(token) - 1) if (r := ranked(i, i + 1)) is not None]
+    heapq.heapify(heap)
+    alive = len(token)
+    while heap and alive > parts_left:
+        r, i = heapq.heappop(heap)
+        j = nxt[i]
+        if j == -1 or not part[i] or ranked(i, j) != r:
+            continue  # stale: a neighbour changed since this entry was pushed
+        part[i] += part[j]
+        part[j] = b""
+        alive -= 1
+        nxt[i] = nxt[j]
+        if nxt[i] != -1:
+            prv[nxt[i]] = i
+            if (r2 := ranked(i, nxt[i])) is not None:
+                heapq.heappush(heap, (r2, i))
+        if prv[i] != -1 and (r2 := ranked(prv[i], i)) is not None:
+            heapq.heappush(heap, (r2, prv[i]))
+    return [p for p in part if p]
+
+
 def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
     """Merge by rank, lowest first, until no pair of ``ids`` is in ``merges``: the seeds' encode.
 

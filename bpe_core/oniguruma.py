@@ -37,20 +37,34 @@ change (``ß`` matches ``ss`` in Oniguruma; ``regex`` cannot fold fully inside a
 properties or POSIX brackets under ``(?i)`` (Oniguruma ignores case for ``\\p{Lu}``; ``regex``
 does not).
 
-What stays: Unicode properties (``\\p{L}``, scripts, ``\\p{Alpha}``…) mean the same in both
-engines, except that ``regex`` knows a newer Unicode: characters assigned since Oniguruma's tables
-(about 17,000 in 2026) are letters here and unassigned there, and U+0295 is Lo here, Ll there.
+What stays: Unicode properties (``\\p{L}``, scripts, ``\\p{Alpha}``, blocks such as
+``\\p{In_Greek_and_Coptic}``…) mean the same in both engines, except that ``regex`` knows a newer Unicode: characters assigned
+since Oniguruma's tables (about 17,000 in 2026) are letters here and unassigned there, U+0295 is
+Lo here, Ll there, and the 15 blocks of Unicode 17 are Oniguruma's No_Block (their names are
+refused, as tokenizers refuses them, and so are the short names regex also reads for a block,
+such as ``In_Greek``: Oniguruma knows a block by its full name only). ``unicode_gap.py`` holds that gap and guards every class
+that names a property against it.
 """
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
 from typing import NamedTuple
 
 import regex
 
 from .limits import MAX_PATTERN_CHARS
+from .unicode_gap import (  # noqa: F401 - GAP, NEWER_THAN_ONIGURUMA, holds_gap: read from here too
+    GAP,
+    NEWER_THAN_ONIGURUMA,
+    GapGuarded,
+    as_oniguruma,
+    block_name,
+    gap_matches,
+    holds_gap,
+    newer_block,
+    short_block_name,
+)
 
 # Oniguruma's \w, measured on every code point: Alphabetic, marks, decimal digits, connector
 # punctuation; no zero-width joiners (regex's \w has them). Outside a class it also matches six
@@ -77,74 +91,6 @@ FOLDS = ("ss", "st", "ff", "fi", "fl")  # letter pairs that one character folds 
 SPECIAL = set(".^$*+?{}[]\\|()")
 # one atom (\p{..}, a [...] class, an escape, a character) repeated {n}, {n,} or {n,m}
 _REPEATED_ATOM = r"(?:\\[pP]\{[^}]*\}|\[(?:\\.|[^\]\\])*\]|\\.|[^\\()\[\]{}|])\{\d+(?:,\d*)?\}"
-
-
-# Characters the regex package knows and Oniguruma (tokenizers 0.23) does not: unassigned there,
-# so in no class but the unassigned's (measured with tokenizers on every code point; tests/
-# core/test_oniguruma.py checks the table). And U+0295, Ll there and Lo here. Every class that
-# names a property reads them as Oniguruma does (``_as_oniguruma``).
-NEWER_THAN_ONIGURUMA = """
-0558 058B-058C 05C8-05C9 088F 0B53-0B54 0C5C 0CDC 1ACF-1AF0 208F 209D-209F 20C1-20C4
-2B96 2E60-2E63 A7CE-A7CF A7D2 A7D4 A7DD A7E2 A7F1 AB6C-AB6D FBC3-FBD2 FD90-FD91
-FDC8-FDCE 107BB-107BF 10940-10959 10EC5-10EC7 10EC9-10EEE 10EF0-10EFB 11B0A 11B60-11B67
-11DB0-11DDB 11DE0-11DE9 11DF0-11DF1 1246F 12475-1247F 12550-12686 16EA0-16EB8
-16EBB-16ED3 16FF2-16FF6 187F8-187FF 18CD6-18CDA 18D09-18D20 18D80-18DF2 18E00-19191
-191A0-191D2 1B123-1B128 1B168 1CCFA-1CCFC 1CEBA-1CED0 1CED2-1CED4 1CEDD-1CEFD
-1D127-1D128 1D1EB-1D1FF 1D250-1D281 1D6A6 1DB00-1DB1C 1DF1F-1DF24 1DF2B-1DF81
-1DF90-1DF96 1DFCD-1DFFF 1E6C0-1E6DE 1E6E0-1E6F5 1E6FE-1E6FF 1F1AE 1F6D8-1F6D9
-1F777-1F77A 1F7DA-1F7DB 1F7F1-1F7FF 1F8D0-1F8D8 1FA54-1FA57 1FA8A-1FA8E 1FAC8
-1FACC-1FACD 1FADD 1FAEA-1FAEB 1FAEF 1FAF9-1FAFA 1FBFA 2B73A-2B73F 2B81E 2CEA2-2CEAD
-323B0-33479 3D000-3FC3F
-"""
-OLDER_CATEGORY = {"\u0295": "\u0250"}  # ʕ: Oniguruma's Ll, as ɐ is in both
-
-
-def _gap() -> tuple[str, str]:
-    """(each character of the gap, the same length: a stand-in with Oniguruma's properties for
-    it: U+0378, unassigned in both, for a newer character)."""
-    chars = []
-    for part in NEWER_THAN_ONIGURUMA.split():
-        low, _, high = part.partition("-")
-        chars += map(chr, range(int(low, 16), int(high or low, 16) + 1))
-    chars += OLDER_CATEGORY
-    return "".join(chars), "".join(OLDER_CATEGORY.get(c, "\u0378") for c in chars)
-
-
-GAP, GAP_STAND_INS = _gap()
-
-
-@functools.cache
-def _gap_matches(atom: str, stand_in: bool) -> frozenset[int]:
-    """Which characters of the gap (their positions in GAP) the one-character regex ``atom``
-    matches: the characters themselves, or (``stand_in``) as Oniguruma sees them."""
-    compiled = regex.compile(atom)
-    if not stand_in:
-        return frozenset(m.start() for m in compiled.finditer(GAP))
-    seen = {c: bool(compiled.fullmatch(c)) for c in set(GAP_STAND_INS)}
-    return frozenset(k for k, c in enumerate(GAP_STAND_INS) if seen[c])
-
-
-def _gap_class(positions: frozenset[int]) -> str:
-    codes = sorted(ord(GAP[k]) for k in positions)
-    runs: list[list[int]] = []
-    for c in codes:
-        if runs and runs[-1][1] == c - 1:
-            runs[-1][1] = c
-        else:
-            runs.append([c, c])
-    spell = "\\U{:08X}".format
-    return "[" + "".join(spell(a) if a == b else f"{spell(a)}-{spell(b)}" for a, b in runs) + "]"
-
-
-def _as_oniguruma(text: str, onig: frozenset[int]) -> str:
-    """``text`` (a regex for one character) made to match the gap's characters exactly when
-    Oniguruma's class does (``onig``: their positions in GAP)."""
-    here = _gap_matches(text, False)
-    if here == onig:
-        return text
-    out, into = here - onig, onig - here  # case-sensitive: under (?i) ꟎ would take Ꟍ along
-    guarded = f"(?-i:(?!{_gap_class(out)})){text}" if out else text
-    return f"(?:{guarded}|(?-i:{_gap_class(into)}))" if into else f"(?:{guarded})"
 
 
 class _Leaf(NamedTuple):
@@ -195,57 +141,6 @@ def from_oniguruma(pattern: str) -> str:
 # its guards (only slower), and is shown with them.
 MAX_REMEMBERED = 256
 _WITHOUT_GUARDS: OrderedDict[str, str] = OrderedDict()
-_GAP_SET = frozenset(GAP)
-
-
-def holds_gap(text: str) -> bool:
-    """Whether ``text`` holds a character that Oniguruma's Unicode reads otherwise."""
-    return not text.isascii() and not _GAP_SET.isdisjoint(text)
-
-
-class GapGuarded:
-    """A translated pattern, compiled twice: with the gap's guards for a text that holds a
-    character of the gap, without them (as fast as the pattern itself) for any other text. It
-    answers ``findall``, ``finditer``, ``search``, ``match``, ``fullmatch``, ``sub`` and
-    ``split`` as a compiled pattern does."""
-
-    def __init__(self, pattern: str, plain: str) -> None:
-        self.pattern = pattern
-        self.guarded, self.plain = regex.compile(pattern), regex.compile(plain)
-
-    @property
-    def groups(self) -> int:
-        return self.guarded.groups
-
-    @property
-    def flags(self) -> int:
-        return self.guarded.flags
-
-    def _for(self, text: str) -> regex.Pattern:
-        return self.guarded if holds_gap(text) else self.plain
-
-    def findall(self, text: str, *args, **kwargs) -> list:
-        return self._for(text).findall(text, *args, **kwargs)
-
-    def finditer(self, text: str, *args, **kwargs):
-        return self._for(text).finditer(text, *args, **kwargs)
-
-    def search(self, text: str, *args, **kwargs):
-        return self._for(text).search(text, *args, **kwargs)
-
-    def match(self, text: str, *args, **kwargs):
-        return self._for(text).match(text, *args, **kwargs)
-
-    def fullmatch(self, text: str, *args, **kwargs):
-        return self._for(text).fullmatch(text, *args, **kwargs)
-
-    def sub(self, repl, text: str, *args, **kwargs) -> str:
-        return self._for(text).sub(repl, text, *args, **kwargs)
-
-    def split(self, text: str, *args, **kwargs) -> list:
-        return self._for(text).split(text, *args, **kwargs)
-
-
 def unguarded(pattern: str) -> str:
     """A pattern ``from_oniguruma`` wrote, without the gap's guards (as regex's Unicode reads
     it); any other pattern as it is."""
@@ -571,6 +466,17 @@ class _Translator:
             self.i -= len(m[0]) + 2  # back to its backslash
             raise self.fail(f"'\\p{{{m[2]}}}'", "covers other code points in Oniguruma's"
                             " older emoji data (672 differ)")
+        block = block_name(m[2])
+        if block is not None and short_block_name(block):
+            self.i -= len(m[0]) + 2
+            raise self.fail(f"'\\p{{{m[2]}}}'", "is another name of a block, which Oniguruma"
+                            " knows only by its full name (In_Greek_and_Coptic, not In_Greek):"
+                            " tokenizers refuses the pattern")
+        if block is not None and newer_block(block):
+            self.i -= len(m[0]) + 2
+            raise self.fail(f"'\\p{{{m[2]}}}'", f"names the block {newer_block(block)}, which"
+                            " Oniguruma's Unicode (tokenizers 0.23) does not have: tokenizers"
+                            " refuses the pattern")
         table = PROPERTIES_IN_CLASS if in_class else PROPERTIES
         if key in table:
             return table[key], negated, False
@@ -610,18 +516,18 @@ class _Translator:
                 if m:
                     self.i += len(m[0])
                     operands[-1].append(_posix(m[2], bool(m[1]), self))
-                    onig[-1] |= _gap_matches(_member_atom(operands[-1][-1]), True)
+                    onig[-1] |= gap_matches(_member_atom(operands[-1][-1]), True)
                     letters = None
                     continue
             if ch == "[":
                 operands[-1].append(("complex", self.char_class().text))
-                onig[-1] |= _gap_matches(operands[-1][-1][1], False)  # read as Oniguruma's
+                onig[-1] |= gap_matches(operands[-1][-1][1], False)  # read as Oniguruma's
                 letters = None
                 continue
             low = self._class_char(ignore_case)
             if isinstance(low, tuple):  # \w, \h, \p{..}: a set, not a character
                 operands[-1].append(low)
-                onig[-1] |= _gap_matches(_member_atom(low), True)
+                onig[-1] |= gap_matches(_member_atom(low), True)
                 letters = None
                 continue
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
@@ -632,14 +538,14 @@ class _Translator:
                 if ord(high) < ord(low):
                     raise self.fail(f"range {low!r}-{high!r}", "is backwards")
                 operands[-1].append(("simple", _class_escape(low) + "-" + _class_escape(high)))
-                onig[-1] |= _gap_matches(_member_atom(operands[-1][-1]), False)
+                onig[-1] |= gap_matches(_member_atom(operands[-1][-1]), False)
                 if letters is not None and low.isascii() and high.isascii():
                     letters.update(c.lower() for c in map(chr, range(ord(low), ord(high) + 1)))
                 else:
                     letters = None
                 continue
             operands[-1].append(("simple", _class_escape(low)))
-            onig[-1] |= _gap_matches(_member_atom(operands[-1][-1]), False)
+            onig[-1] |= gap_matches(_member_atom(operands[-1][-1]), False)
             if letters is not None and low.isascii():
                 letters.add(low.lower())
             elif low.isalpha():
@@ -651,7 +557,7 @@ class _Translator:
         if negated:
             matched = set(range(len(GAP))) - matched
         if self.gap:
-            text = _as_oniguruma(text, frozenset(matched))
+            text = as_oniguruma(text, frozenset(matched))
         return _Leaf(text, frozenset(letters) if letters is not None and not negated else None)
 
     def _class_char(self, ignore_case: bool = False) -> str | tuple[str, str]:
@@ -760,7 +666,7 @@ def _member_atom(member: tuple[str, str]) -> str:
 
 def _onig_leaf(text: str, gap: bool = True) -> _Leaf:
     r"""A set escape (``\p{L}``, ``\w``, ``\d``), its properties as Oniguruma's Unicode has them."""
-    return _Leaf(_as_oniguruma(text, _gap_matches(text, True)) if gap else text, None)
+    return _Leaf(as_oniguruma(text, gap_matches(text, True)) if gap else text, None)
 
 
 def _wrap(leaf: _Leaf) -> str:

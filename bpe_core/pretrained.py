@@ -1,5 +1,6 @@
 """The real tokenizers: GPT-2, GPT-4 (cl100k_base) and GPT-4o (o200k_base), offline and byte-exact;
-and tiktoken's names for them (``get_encoding``, ``encoding_for_model``).
+and what tiktoken's ``get_encoding`` gives for them (``shared_encoding``; registry.py finds the
+encodings by name, with tiktoken_ext plugins).
 
     >>> from bpe_core import load_pretrained
     >>> enc = load_pretrained("cl100k_base")
@@ -356,19 +357,26 @@ class ReadOnlyTokenizer(Encoding):
         return other
 
     def __reduce__(self) -> tuple[object, tuple[str]]:  # pickled by name, as tiktoken's are
-        return get_encoding, (self.name,)
+        return shared_encoding, (self.name,)
 
 
-def list_encoding_names() -> list[str]:
-    """The names ``get_encoding`` knows (tiktoken's function)."""
+def built_in_names() -> list[str]:
+    """The encodings that ship here (tiktoken's seven: ``"gpt2"``, ``"r50k_base"``,
+    ``"p50k_base"``, ``"p50k_edit"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``)."""
     return [*PRESETS, *EXTRA_ENCODINGS]
 
 
-def get_encoding(encoding_name: str) -> ReadOnlyTokenizer:
-    """tiktoken's ``get_encoding``: any of ``list_encoding_names()`` (tiktoken's seven: ``"gpt2"``,
-    ``"r50k_base"``, ``"p50k_base"``, ``"p50k_edit"``, ``"cl100k_base"``, ``"o200k_base"``,
-    ``"o200k_harmony"``); the same shared, read-only tokenizer on every call (ValueError for an
-    unknown name, as tiktoken's)."""
+def encoding_args(name: str) -> dict[str, object]:
+    """``tiktoken.Encoding``'s arguments for a built-in encoding, as tiktoken's
+    ``tiktoken_ext.openai_public`` constructors give them (registry.ENCODING_CONSTRUCTORS)."""
+    tok = _load_once(name, ASSETS)
+    return {"name": name, "pat_str": tok.pattern, "mergeable_ranks": dict(tok.token_ids),
+            "special_tokens": {**tok.special_tokens, **tok.special_aliases}}
+
+
+def shared_encoding(encoding_name: str) -> ReadOnlyTokenizer:
+    """What ``get_encoding`` gives for a built-in encoding (``built_in_names``): the same
+    shared, read-only tokenizer on every call (ValueError for another name)."""
     shared = _ENCODINGS.get(encoding_name) if isinstance(encoding_name, str) else None
     if shared is None:
         if not isinstance(encoding_name, str) or (encoding_name not in PRESETS
@@ -399,12 +407,6 @@ def encoding_name_for_model(model_name: str) -> str:
             return encoding
     raise KeyError(f"no known encoding for the model {shorten(model_name)}; name the encoding"
                    " with get_encoding (e.g. get_encoding('o200k_base'))")
-
-
-def encoding_for_model(model_name: str) -> ReadOnlyTokenizer:
-    """tiktoken's ``encoding_for_model``: ``encoding_for_model("gpt-4o")`` is
-    ``get_encoding("o200k_base")``; gpt-oss models give ``"o200k_harmony"``."""
-    return get_encoding(encoding_name_for_model(model_name))
 
 
 def published_files(name: str, directory: str | os.PathLike | None = None) -> dict[str, bytes]:

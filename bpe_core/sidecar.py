@@ -12,6 +12,9 @@ So the save methods write, beside the file they save, ``<file>.bpe-lab.json``::
      "pattern": "…", "special_tokens": {"<|endoftext|>": 300},
      "bpe_core_pattern": "…",              <- tiktoken: "pattern" is tiktoken's spelling (pat_str;
                                               [\\s\\S]+ for a BasicTokenizer), this bpe_core's
+     "patterns": {"regex": "…", "oniguruma": "…", "tiktoken": "…"},   <- tiktoken and gpt2: the
+                                              pattern in each engine's own spelling (Hugging
+                                              Face's Split reads "oniguruma")
      "vocab_size": 301,
      "history": [{"pair": [98, 32], "id": 256, "count": 3,
                   "candidates": [{"pair": [98, 32], "count": 3, "first": 0}, …]}, …]}
@@ -40,7 +43,7 @@ import os
 from typing import Any, NamedTuple
 
 from .limits import MAX_SIDECAR_BYTES, check_json_depth
-from .pipeline import to_tiktoken_pattern
+from .pipeline import to_oniguruma, to_tiktoken_pattern
 from .text import id_problem, shorten
 from .training import Candidate, MergeRecord
 
@@ -85,6 +88,20 @@ def history_json(history: list[MergeRecord]) -> list[dict[str, Any]]:
     ]
 
 
+def pattern_spellings(pattern: str) -> dict[str, str]:
+    """The split pattern for each engine that reads these files, spelled so that it means there
+    what it means here: ``regex`` (Python's regex package: bpe_core, transformers' slow GPT-2
+    tokenizer), ``oniguruma`` (Hugging Face tokenizers' Split), ``tiktoken`` (tiktoken's
+    ``pat_str``, Rust's fancy-regex). An engine that cannot mean the same is left out."""
+    out = {"regex": pattern}
+    for engine, spell in (("oniguruma", to_oniguruma), ("tiktoken", to_tiktoken_pattern)):
+        try:
+            out[engine] = spell(pattern)
+        except ValueError:
+            pass
+    return out
+
+
 def content_checksum(document: dict[str, Any]) -> str:
     """``"sha256:…"`` of a sidecar's content: every key but ``checksum``, as canonical JSON."""
     rest = {key: value for key, value in document.items() if key != CHECKSUM_KEY}
@@ -106,6 +123,8 @@ def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
         "special_tokens": dict(tok.special_tokens),
         "vocab_size": tok.vocab_size,
     }
+    if fmt in ("tiktoken", "gpt2") and tok.pattern:  # the pattern in each engine's spelling
+        document["patterns"] = pattern_spellings(tok.pattern)
     if fmt == "tiktoken":  # the pattern as tiktoken.Encoding takes it (pat_str); bpe_core's own
         try:               # spelling beside it, when it differs, for bpe_core.load
             spelled = to_tiktoken_pattern(tok.pattern)

@@ -97,3 +97,27 @@ def gpt2_string(token: bytes) -> str:
 class WrongTypeError(TypeError, ValueError):
     """An argument of the wrong type (bytes for text, a list for a set): a TypeError, as tiktoken
     raises, and a ValueError, as bpe_core's other bad input is."""
+
+
+class UnknownTokenError(ValueError, KeyError):
+    """An id that is no token: a ValueError (minbpe's readers) and a KeyError (tiktoken's)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class TokenIdOverflowError(OverflowError, UnknownTokenError):
+    """An id below 0 or of 2**32 or more: tiktoken's OverflowError, and an unknown token."""
+
+
+def bad_id_error(error: KeyError | TypeError, vocab: dict[int, bytes]) -> Exception:
+    """The error for ids that ``vocab`` failed to look up, of tiktoken's type: a TypeError for
+    an id that is no whole number (as a WrongTypeError), an OverflowError for one below 0 or of
+    2**32 or more, a KeyError for any other unknown id (both as UnknownTokenError)."""
+    bad = error.args[0] if isinstance(error, KeyError) else None
+    if isinstance(bad, bool) or not isinstance(bad, int):
+        what = shorten(bad) if isinstance(error, KeyError) else f"an unhashable one ({error})"
+        return WrongTypeError(f"token ids are whole numbers, not {what}")
+    kind = UnknownTokenError if 0 <= bad < 2**32 else TokenIdOverflowError
+    return kind(f"unknown token id {shorten(bad)}: this tokenizer's ids are 0..{max(vocab)}"
+                f" ({len(vocab)} tokens)")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Collection, Iterable
 from collections.abc import Set as AbstractSet
-from types import MappingProxyType
 
 from .text import WrongTypeError, shorten
 
@@ -51,14 +50,10 @@ class TiktokenMethods:
         else:
             raise ValueError(f"disallowed_special must be 'all' or a set of special tokens (() for"
                              f" none), not {shorten(disallowed_special)}")
-        found = [(text.find(s), s) for s in disallowed if isinstance(s, str) and s and s in text]
+        found = [(text.find(s), -len(s), s) for s in disallowed
+                 if isinstance(s, str) and s and s in text]
         if found:
-            special = shorten(min(found)[1])
-            raise ValueError(
-                f"the text contains {special}, the text of a special token. To encode it as that"
-                f" special token pass allowed_special={{{special}}} (or 'all'); to encode it as"
-                " ordinary text pass disallowed_special=() (minbpe: allowed_special='none')"
-            )
+            raise_disallowed_special_token(min(found)[2])
         return {s: specials[s] for s in allowed}
 
     @property
@@ -267,14 +262,39 @@ class TiktokenMethods:
         return self.pattern
 
     @property
-    def _mergeable_ranks(self) -> MappingProxyType:
-        """Every ordinary token's bytes -> id, read-only (tiktoken's private name)."""
-        return MappingProxyType(self.token_ids)
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        """Every ordinary token's bytes -> id (tiktoken's private name): a plain dict, as
+        tiktoken's, so that pickle and json take it, and the same one on every call until the
+        tokens change (copied on the first call). Changing it changes nothing here, as in
+        tiktoken, whose encoder holds its own copy."""
+        source = self.token_ids
+        kept = self.__dict__.get("_ranks_copy")
+        if kept is None or kept[0] is not source:
+            kept = self.__dict__["_ranks_copy"] = (source, dict(source))
+        return kept[1]
 
     @property
-    def _special_tokens(self) -> MappingProxyType:
-        """The special tokens, read-only (tiktoken's private name)."""
-        return MappingProxyType(self.special_tokens)
+    def _special_tokens(self) -> dict[str, int]:
+        """The special tokens, a dict of its own (tiktoken's private name)."""
+        return dict(self.special_tokens)
+
+    def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
+        """tiktoken's: one piece, not split, special tokens not matched: the token it is, when
+        it is one, else its bytes merged (``_encode_single_piece("helloqqqq")`` in GPT-2 is
+        ``[31373, 38227, 38227]``)."""
+        if isinstance(text_or_bytes, str):
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        if not isinstance(text_or_bytes, bytes | bytearray | memoryview):
+            raise WrongTypeError(f"_encode_single_piece takes str or bytes, not"
+                                 f" {type(text_or_bytes).__name__}")
+        data = bytes(text_or_bytes)
+        whole = self.token_ids.get(data)
+        return [whole] if whole is not None else self._merge_bytes(data) if data else []
+
+    def _encode_only_native_bpe(self, text: str) -> list[int]:
+        """tiktoken's: the text split by the pattern, each piece ``_encode_single_piece``
+        (special tokens' text is ordinary text)."""
+        return [idx for piece in self.split(text) for idx in self._encode_single_piece(piece)]
 
 
 def _last_character(data: bytes) -> str | None:
@@ -285,3 +305,17 @@ def _last_character(data: bytes) -> str | None:
         except UnicodeDecodeError:
             continue
     return None
+
+
+def raise_disallowed_special_token(token: str) -> None:
+    """tiktoken's ValueError for a disallowed special token's text, in tiktoken's words exactly
+    (clients such as ttok read it; ``disallowed_special=()`` is minbpe's
+    ``allowed_special="none"`` here)."""
+    raise ValueError(
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, "
+        f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        f"If you want this text to be encoded as normal text, disable the check for this token "
+        f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )
