@@ -34,6 +34,7 @@ from .sidecar import (
     tokenizer_kind,
 )
 from .text import shorten
+from .variant_files import as_variant
 
 
 def build(data: TokenizerData, name: str, **extra) -> Tokenizer:
@@ -203,6 +204,8 @@ def read_tokenizer(
     if side is not None:
         _agree(tok, side)
         tok.history = side.records(tok)
+        if side.variant is not None:  # SuperBPE, BoundlessBPE, parity-aware: back as itself
+            tok = as_variant(tok, side.variant, side.name)
     return tok
 
 
