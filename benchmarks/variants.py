@@ -7,9 +7,11 @@ tokens per byte on held-out text, and the Gini coefficient over languages.
     python benchmarks/variants.py --part parity
 
 SuperBPE (bpe_core/superbpe.py; the transition at ``--share`` of the merges, 0.9 by default, as
-the paper's best setting, t = 180k of 200k) and classical BPE (``RegexTokenizer().train``, GPT-4's
+the paper's best setting, t = 180k of 200k; ``--stage-two``: the authors' rules by default, or
+"open") and classical BPE (``RegexTokenizer().train``, GPT-4's
 split) train on two English texts, and are measured on held-out text; so does two-phase
-BoundlessBPE (bpe_core/boundless.py, GPT-4's split; it finds its transition itself), measured
+BoundlessBPE (bpe_core/boundless.py, GPT-4's split; it finds its transition itself;
+``--stopping``: the authors' rule when phase one runs out, or "fill"), measured
 with its encoder (ordinary BPE over word runs, what its files hold) and with the paper's
 (``paper_encode``: supermerges only over whole pretokens):
 
@@ -26,6 +28,9 @@ the Language tax (bpe_lab.who_pays.parity's split: two thirds train, one third i
 the Gini coefficient of the languages' held-out token counts and all their tokens (global
 compression as the authors' evaluation suite measures it: a ratio of totals, so the change in
 all tokens is the change in compression).
+
+A row whose first stage (SuperBPE) or phase (BoundlessBPE) ran out of pairs before the point
+asked says so at its end, between ** **: its number is not the algorithm's at that size.
 
 Every training runs in a fresh interpreter, one after the other: its wall time (training only)
 and its peak RSS (the whole process, the text included) are its own. The load average is printed
@@ -92,9 +97,10 @@ def child(job: dict) -> dict:
             tok = RegexTokenizer()
             tok.train(train, vocab)
         elif job["variant"] == "boundless":
-            tok = train_boundless(train, vocab)
+            tok = train_boundless(train, vocab, stopping=job["stopping"])
         else:
-            tok = train_superbpe(train, vocab, round(merges * job["share"]))
+            tok = train_superbpe(train, vocab, round(merges * job["share"]),
+                                 stage_two=job["stage_two"])
         seconds = time.perf_counter() - t0
         ids = tok.encode_ordinary(held)
         superwords = (len(tok.superword_ids()) if job["variant"] == "boundless" else
@@ -104,6 +110,18 @@ def child(job: dict) -> dict:
                   "superwords": superwords, "transition": getattr(tok, "transition", None)}
         if job["variant"] == "boundless":
             result["paper_tokens"] = len(paper_encode(tok, held))
+            result["ran_out"] = (f"phase one ran out at {tok.phase_one_merges:,} of"
+                                 f" {tok.asked_merges:,} merges ({tok.stopping} rule)"
+                                 if tok.ran_out_early else "")
+        elif job["variant"] == "superbpe":
+            two = [tok.vocab[i] for i in tok.merges.values() if tok.is_stage_two(i)]
+            result["ran_out"] = (f"stage one ran out at {tok.transition / merges:.0%} of the"
+                                 f" merges (asked {job['share']:.0%})" if tok.ran_out_early else "")
+            result["stage_two"] = {  # the authors' rules: each 0 under stage_two="authors"
+                "line_break_inside": sum(b"\n" in t[:-1] for t in two),
+                "colon_space": sum(b": " in t for t in two),
+                "over_4_words": sum(len([w for w in t.split(b" ") if w]) > 4 for t in two),
+                "longest": max(map(len, two), default=0)}
     else:
         from bpe_core.parity import train_parity
         from bpe_lab.who_pays.costs import measure_text
@@ -162,7 +180,8 @@ def superbpe_part(args) -> None:
             base = None
             for variant in args.variants:
                 job = {"part": "superbpe", "corpus": corpus, "vocab": vocab, "variant": variant,
-                       "share": args.share, "tiny_mb": args.tiny_mb, "data": str(args.data)}
+                       "share": args.share, "tiny_mb": args.tiny_mb, "data": str(args.data),
+                       "stage_two": args.stage_two, "stopping": args.stopping}
                 r = measure(job)
                 if "error" in r:
                     print(f"{corpus:<8} {vocab:>6} {variant:<10} error: {r['error']}")
@@ -173,10 +192,18 @@ def superbpe_part(args) -> None:
                     base = r["tokens"]
                 paper = (f"{r['paper_tokens'] / r['bytes']:>8.4f}" if "paper_tokens" in r
                          else f"{'':>8}")
+                # a first stage or phase that ran out early is said beside the number: the
+                # row is then not the algorithm at that size
+                note = f"  ** {r['ran_out']} **" if r.get("ran_out") else ""
+                rules = r.get("stage_two")
+                if rules:
+                    note += (f"  stage two: {rules['line_break_inside']} with a line break inside,"
+                             f" {rules['colon_space']} with ': ', {rules['over_4_words']} over 4"
+                             f" words, longest {rules['longest']} bytes")
                 print(f"{corpus:<8} {vocab:>6} {variant:<10} {r['merges']:>6} {r['superwords']:>6}"
                       f" {r['transition'] if r['transition'] is not None else '':>6}"
                       f" {r['seconds']:>8.1f} {r['rss_mb']:>8.0f} {tpb:>9.4f} {gain:>7} {paper}"
-                      f"  {load_average()}", flush=True)
+                      f"  {load_average()}{note}", flush=True)
 
 
 def parity_part(args) -> None:
@@ -215,6 +242,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--parity-vocab", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192])
     parser.add_argument("--share", type=float, default=0.9,
                         help="SuperBPE's transition as a share of the merges (default 0.9)")
+    parser.add_argument("--stage-two", choices=("authors", "open"), default="authors",
+                        help="SuperBPE's stage-two rules (default: the authors')")
+    parser.add_argument("--stopping", choices=("authors", "fill"), default="authors",
+                        help="BoundlessBPE's rule when phase one runs out (default: the authors')")
     parser.add_argument("--window", type=int, default=100,
                         help="parity-aware BPE's moving window, in merges (default 100, alpha 2)")
     parser.add_argument("--tiny-mb", type=int, default=4)

@@ -22,8 +22,10 @@ Training has two stages over the same text:
 
 - ``"authors"`` (the default) is how the authors train it. Hugging Face ``tokenizers`` reads
   the training files line by line, so a stage-two piece ends at every line break (the line
-  break is its last character) and no superword crosses one: ``STAGE_TWO_LINES_PATTERN`` is the
-  split above, cut after each line break, as one pattern over the whole text. And their fork
+  break is its last character) and no superword crosses one: stage two trains on
+  ``STAGE_TWO_LINES_PATTERN``, the split above cut after each line break, as one pattern over
+  the whole text. (Encoding is theirs too: the split above over the whole text; since no
+  stage-two token holds a line break before its last byte, none is made across one.) And their fork
   of ``tokenizers`` (alisawuffles/tokenizers-superbpe, ``trainer.rs``) skips any merge whose
   token holds ": " (a colon and a space) or more than 4 words, where a word is what lies
   between spaces: the token's bytes split at the space byte (U+0020 only; a tab or a line
@@ -35,13 +37,14 @@ Training has two stages over the same text:
   break inside, 504 with ": " and 12,755 of more than 4 words.
 
 ``STAGE_TWO_PATTERN`` and ``STAGE_TWO_LINES_PATTERN`` spell their cuts as patterns whose matches
-cover the whole text (a last alternative takes the text between), so that every file format that
-holds a split pattern (tiktoken's too, which keeps only what its pattern matches) cuts text the
-same way; the trained tokenizer encodes with the pattern it was trained on.
+cover the whole text (a last alternative takes the text between). The trained tokenizer encodes
+with ``STAGE_TWO_PATTERN`` under both rules, as the authors' tokenizer.json does, so that every
+file format that holds a split pattern (tiktoken's too, which keeps only what its pattern
+matches) cuts text the same way.
 
 Stage two starts from each stage-two piece encoded with the stage-one merges, lowest rank first,
 exactly as encoding does, and counts pairs inside the stage-two pieces. So the trained tokenizer
-is an ordinary BPE tokenizer over its stage-two pattern with all merges in order: its
+is an ordinary BPE tokenizer over ``STAGE_TWO_PATTERN`` with all merges in order: its
 tokenizer.json runs in Hugging Face ``tokenizers`` and gives the same ids.
 
 **When stage one runs out.** Stage one makes at most ``transition`` merges; on a small text it
@@ -125,16 +128,18 @@ def authors_allow(token: bytes) -> bool:
     return b": " not in token and words_in(token) <= MAX_SUPERWORD_WORDS
 
 
-def stage_two_split(rules: str, stage_two_pattern: str | None) -> str:
-    """The stage-two pattern for ``rules`` ("authors" or "open"), or the one given; ValueError
-    for other rules."""
+def stage_two_split(rules: str, stage_two_pattern: str | None) -> tuple[str, str]:
+    """(the split stage two trains on, the pattern the tokenizer encodes with) for ``rules``
+    ("authors" or "open") and the pattern given (None: the paper's); ValueError for other
+    rules. A pattern given is used for both, as given."""
     if rules not in STAGE_TWO_RULES:
         raise ValueError(f"stage_two must be one of {', '.join(map(repr, STAGE_TWO_RULES))}"
                          f" (the authors' rules, or this project's earlier open ones), not"
                          f" {rules!r}")
     if stage_two_pattern is not None:
-        return stage_two_pattern
-    return STAGE_TWO_LINES_PATTERN if rules == "authors" else STAGE_TWO_PATTERN
+        return stage_two_pattern, stage_two_pattern
+    return (STAGE_TWO_LINES_PATTERN if rules == "authors" else STAGE_TWO_PATTERN,
+            STAGE_TWO_PATTERN)
 
 
 
@@ -159,7 +164,7 @@ class SuperBPETokenizer(RegexTokenizer):
     def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
                  transition: int = 0, asked_transition: int | None = None,
                  stage_two: str = "authors", **data) -> None:
-        super().__init__(STAGE_TWO_LINES_PATTERN if pattern is None else pattern, **data)
+        super().__init__(STAGE_TWO_PATTERN if pattern is None else pattern, **data)
         self.stage_one_pattern = stage_one_pattern
         self.transition = transition
         self.asked_transition = transition if asked_transition is None else asked_transition
@@ -334,7 +339,8 @@ def train_superbpe(
     pieces), then stage two (inside ``stage_two_pattern``'s) up to ``vocab_size``.
     ``stage_two``: "authors" (the default: line by line, at most 4 words, no ": ") or "open"
     (this project's earlier rules: over line breaks, no limit); see the module.
-    ``stage_two_pattern`` replaces the rules' split (the word and ": " rules stay).
+    ``stage_two_pattern`` replaces the paper's split, for training and encoding alike (the word
+    and ": " rules stay; a line rule is then the pattern's own).
     ``on_stage(words, total)`` is told as each stage begins ("stage one", ``transition``; then
     "stage two", the merges left), and ``progress(done, total, record)`` counts that stage's
     merges from 1 to at most ``total``; False stops training.
@@ -342,14 +348,14 @@ def train_superbpe(
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
-    split = stage_two_split(stage_two, stage_two_pattern)
+    split, encoding = stage_two_split(stage_two, stage_two_pattern)
     options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
     text = clean_text(text)
     result, made = _two_stages(count_split(text, pattern, specials),
                                lambda: count_split(text, split, specials),
                                num_merges, transition, progress, on_stage, options,
                                authors_allow if stage_two == "authors" else None)
-    return _superbpe_tokenizer(result, made, pattern, split, specials, transition, stage_two)
+    return _superbpe_tokenizer(result, made, pattern, encoding, specials, transition, stage_two)
 
 
 def train_superbpe_corpus(
@@ -380,12 +386,12 @@ def train_superbpe_corpus(
     places is counted in one block.
     """
     specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
-    split = stage_two_split(stage_two, stage_two_pattern)
+    split, encoding = stage_two_split(stage_two, stage_two_pattern)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
     counted = corpus_counter(sources, specials, workers=workers, errors=errors,
                              block_bytes=block_bytes, on_bytes=on_bytes)
     result, made = _two_stages(counted(pattern), lambda: counted(split), num_merges,
                                transition, progress, on_stage, options,
                                authors_allow if stage_two == "authors" else None)
-    return _superbpe_tokenizer(result, made, pattern, split, specials, transition, stage_two)
+    return _superbpe_tokenizer(result, made, pattern, encoding, specials, transition, stage_two)
 

@@ -12,7 +12,7 @@ from cli_support import run_cli
 import bpe_core
 from bpe_core.boundless import train_boundless, word_run_pattern
 from bpe_core.parity import train_parity
-from bpe_core.superbpe import STAGE_TWO_LINES_PATTERN, train_superbpe
+from bpe_core.superbpe import STAGE_TWO_PATTERN, train_superbpe
 
 # English prose that ships with Python (pydoc's help topics): enough for 74 merges in words
 EN = "\n\n".join(v for _, v in sorted(topics.items()))[:6000]
@@ -40,7 +40,7 @@ def test_superbpe_saves_in_every_format_with_the_librarys_ids(tmp_path, fmt):
     path = tmp_path / OUT[fmt]
     loaded = bpe_core.load(str(path / "vocab.json" if path.is_dir() else path))
     if fmt != "hf":  # a tokenizer.json's regex is read as Oniguruma reads it (other spelling)
-        assert loaded.pattern == STAGE_TWO_LINES_PATTERN
+        assert loaded.pattern == STAGE_TWO_PATTERN
     assert list(loaded.merges.items()) == list(expected.merges.items())
     assert loaded.encode(EN) == expected.encode(EN)
     if fmt == "hf":
