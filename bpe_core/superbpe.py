@@ -114,7 +114,7 @@ MAX_SUPERWORD_WORDS = 4  # the authors' limit: more words than this in a token i
 
 
 def words_in(token: bytes) -> int:
-    """The words of a token as the SuperBPE authors count them: its parts between spaces
+    r"""The words of a token as the SuperBPE authors count them: its parts between spaces
     (the byte 0x20 only), empty parts left out.
 
     >>> words_in(b" of the way"), words_in(b"x, y"), words_in(b"a\nb"), words_in(b"  ")
