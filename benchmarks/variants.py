@@ -24,7 +24,8 @@ with its encoder (ordinary BPE over word runs, what its files hold) and with the
 Parity-aware BPE (bpe_core/parity.py, ``parallel=True``), its hybrid (the first half of the
 merges classical) and its moving window (``--window``, 100 by default, alpha 2: the authors'
 defaults), against classical BPE on every language's lines joined, on the 33 parallel texts of
-the Language tax (bpe_lab.who_pays.parity's split: two thirds train, one third is measured):
+the Language tax (bpe_lab.who_pays.parity's split: two thirds train, one third is measured; with
+``--folds N`` every fold of the lines is held out in turn, and the mean and range are printed):
 the Gini coefficient of the languages' held-out token counts and all their tokens (global
 compression as the authors' evaluation suite measures it: a ratio of totals, so the change in
 all tokens is the change in compression).
@@ -126,23 +127,31 @@ def child(job: dict) -> dict:
         from bpe_core.parity import train_parity
         from bpe_lab.who_pays.costs import measure_text
         from bpe_lab.who_pays.languages import load_parallel
-        from bpe_lab.who_pays.parity import split_lines
+        from bpe_lab.who_pays.parity import fold_lines, split_lines
 
         languages = load_parallel()
         n_train, n = split_lines(languages)
-        texts = {lang.code: "\n".join(lang.lines[:n_train]) for lang in languages}
+        # one cut (the last third held out), or every fold of fold_lines in turn
+        cuts = [range(n_train, n)] if not job.get("folds") else fold_lines(languages, job["folds"])
         vocab = job["vocab"]
-        t0 = time.perf_counter()
-        if job["variant"] == "classical":
-            tok = RegexTokenizer()
-            tok.train("\n".join(texts.values()), vocab)
-        else:
-            hybrid = (vocab - 256) // 2 if job["variant"] == "hybrid" else 0
-            window = job["window"] if job["variant"] == "window" else 0
-            tok = train_parity(texts, vocab, parallel=True, global_merges=hybrid, window=window)
-        seconds = time.perf_counter() - t0
-        result = {"per_language": {lang.code: measure_text(tok, "\n".join(lang.lines[n_train:n])).tokens
-                                   for lang in languages}, "merges": tok.num_merges}
+        seconds, folds = 0.0, []
+        for held in cuts:
+            texts = {lang.code: "\n".join(x for k, x in enumerate(lang.lines[:n]) if k not in held)
+                     for lang in languages}
+            t0 = time.perf_counter()
+            if job["variant"] == "classical":
+                tok = RegexTokenizer()
+                tok.train("\n".join(texts.values()), vocab)
+            else:
+                hybrid = (vocab - 256) // 2 if job["variant"] == "hybrid" else 0
+                window = job["window"] if job["variant"] == "window" else 0
+                tok = train_parity(texts, vocab, parallel=True, global_merges=hybrid,
+                                   window=window)
+            seconds += time.perf_counter() - t0
+            folds.append({lang.code: measure_text(tok, "\n".join(lang.lines[k] for k in held)).tokens
+                          for lang in languages})
+        seconds /= len(cuts)
+        result = {"per_language": folds[0], "folds": folds, "merges": tok.num_merges}
     result["seconds"] = seconds
     result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
@@ -209,6 +218,8 @@ def superbpe_part(args) -> None:
 def parity_part(args) -> None:
     from bpe_lab.who_pays.parity import gini
 
+    if args.folds:
+        return parity_folds_part(args)
     print("\nParity-aware BPE against classical BPE on the 33 parallel texts (held-out lines)")
     print(f"{'vocab':>6} {'variant':<10} {'merges':>6} {'train s':>8} {'peak MB':>8} {'Gini':>7}"
           f" {'tokens':>7} {'vs classical':>12}  load")
@@ -227,6 +238,36 @@ def parity_part(args) -> None:
                 base = total
             print(f"{vocab:>6} {variant:<10} {r['merges']:>6} {r['seconds']:>8.2f} {r['rss_mb']:>8.0f}"
                   f" {gini(counts):>7.4f} {total:>7} {change:>12}  {load_average()}", flush=True)
+
+
+def parity_folds_part(args) -> None:
+    """Every fold held out in turn (bpe_lab.who_pays.parity.fold_lines): each variant's Gini and
+    change in all tokens against classical BPE on the same fold, as the mean and the range."""
+    from statistics import mean
+
+    from bpe_lab.who_pays.parity import gini
+
+    print(f"\nParity-aware BPE against classical BPE on the 33 parallel texts, {args.folds} folds"
+          " (each fold's lines held out in turn, the others train): mean [min, max] over folds")
+    print(f"{'vocab':>6} {'variant':<10} {'Gini':>26} {'all tokens vs classical':>30}  load")
+    for vocab in args.parity_vocab:
+        base = None
+        for variant in ("classical", "parity", "hybrid", "window"):
+            r = measure({"part": "parity", "vocab": vocab, "variant": variant,
+                         "window": args.window, "folds": args.folds})
+            if "error" in r:
+                print(f"{vocab:>6} {variant:<10} error: {r['error']}")
+                continue
+            ginis = [gini(list(f.values())) for f in r["folds"]]
+            totals = [sum(f.values()) for f in r["folds"]]
+            if variant == "classical":
+                base = totals
+                change = ""
+            else:
+                changes = [t / b - 1 for t, b in zip(totals, base)]
+                change = (f"{mean(changes):+.1%} [{min(changes):+.1%}, {max(changes):+.1%}]")
+            print(f"{vocab:>6} {variant:<10} {mean(ginis):>8.4f} [{min(ginis):.4f}, {max(ginis):.4f}]"
+                  f" {change:>30}  {load_average()}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -248,6 +289,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="BoundlessBPE's rule when phase one runs out (default: the authors')")
     parser.add_argument("--window", type=int, default=100,
                         help="parity-aware BPE's moving window, in merges (default 100, alpha 2)")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="parity: hold out each of N folds of the lines in turn and print the"
+                             " mean and range (default: one cut, the last third held out)")
     parser.add_argument("--tiny-mb", type=int, default=4)
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args(argv)

@@ -324,3 +324,31 @@ def test_hybrid_with_a_window_makes_the_authors_merges_on_the_parallel_texts():
     assert len(tok.merges) == 1244
     assert list(tok.merges) == merges
     assert tok.served == served
+
+
+# ---------------------------------------------------------------------------------------------
+# The compression claim over folds of the parallel texts (bpe_lab.who_pays.parity)
+
+
+def test_each_fold_holds_out_its_own_lines_and_trains_on_the_rest():
+    from bpe_lab.who_pays.costs import measure_text
+    from bpe_lab.who_pays.languages import load_parallel
+    from bpe_lab.who_pays.parity import fold_lines, parity_folds
+
+    languages = load_parallel()
+    held = fold_lines(languages, 3)
+    assert [list(h) for h in held] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9, 10], [11, 12, 13, 14, 15]]
+    folds = parity_folds(languages, 300, folds=3)
+    for fold, lines in zip(folds, held):
+        assert (fold.train_lines, fold.test_lines) == (16 - len(lines), len(lines))
+        texts = {lang.code: "\n".join(x for k, x in enumerate(lang.lines) if k not in lines)
+                 for lang in languages}
+        classical = RegexTokenizer()
+        classical.train("\n".join(texts.values()), 300)
+        parity = train_parity(texts, 300, parallel=True)
+        for lang, row in zip(languages, fold.rows):
+            measured = "\n".join(lang.lines[k] for k in lines)
+            assert row.classical_tokens == measure_text(classical, measured).tokens
+            assert row.parity_tokens == measure_text(parity, measured).tokens
+    with pytest.raises(ValueError, match="folds must be from 2 to 16"):
+        fold_lines(languages, 17)
