@@ -74,7 +74,13 @@ from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pie
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
-from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
+from .split import (
+    add_proven_cut,
+    compile_pattern,
+    cut_at_specials,
+    split_by_pattern,
+    training_specials,
+)
 from .text import clean_text
 from .training import (
     MergeRecord,
@@ -109,6 +115,12 @@ STAGE_TWO_PATTERN = STAGE_TWO_ISOLATED + r"|(?:(?!" + _STARTS + r")[\s\S])+"
 # and the text between two matches stops after a line break.
 STAGE_TWO_LINES_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
                            r"|(?:(?!" + _STARTS + r")[^\n])+\n?|\n")
+# A corpus may be cut into blocks right after any line break, inside the text: every match of
+# the lines pattern that holds a line break ends there, a match that ends before one is followed
+# by the "\n" alternative, and no lookahead reads past a line break (spaces, marks and digits
+# stop at it). So the authors' stage two counts a corpus in blocks (the open split, whose pieces
+# run over line breaks, has no such rule).
+add_proven_cut(STAGE_TWO_LINES_PATTERN, r"(?<=\n)(?=[\s\S])")
 STAGE_TWO_RULES = ("authors", "open")
 MAX_SUPERWORD_WORDS = 4  # the authors' limit: more words than this in a token is never merged
 
@@ -380,10 +392,10 @@ def train_superbpe_corpus(
     """``train_superbpe`` on a corpus read from disk (files, a path or a list of paths; an
     iterator of str is read once and kept, since stage two reads the text again). Each stage
     counts its pieces with ``count_pieces`` in ``workers`` processes; the merges are exactly
-    ``train_superbpe``'s on the joined text. With ``stage_two="open"`` stage two's pieces run
-    over line breaks, so the corpus can be cut into blocks only where its split agrees (beside
-    numbers or runs of punctuation, or right after a special token): a corpus without such
-    places is counted in one block.
+    ``train_superbpe``'s on the joined text. Under the authors' rules stage two's blocks are cut
+    after line breaks; with ``stage_two="open"`` its pieces run over line breaks, so the corpus
+    is cut only right after a special token (a corpus without one is counted in one block, up to
+    the block limit).
     """
     specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
     split, encoding = stage_two_split(stage_two, stage_two_pattern)

@@ -209,6 +209,23 @@ def test_stage_two_pattern_cuts_as_the_papers_isolated_split(text):
     assert [p for p, _ in hf.pre_tokenize_str(text)] == isolated_pieces(text)
 
 
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sampled_from(["a", "é", "7", "12", "345", " ", "  ", "\t", "\n", "\r\n",
+                                       "\r", ".", "..", "/", "!!", ": ", "\u2028", "😀"]),
+                      min_size=2, max_size=30))
+def test_every_cut_after_a_line_break_keeps_the_lines_split(parts):
+    # what lets the corpus trainer count the authors' stage two in blocks (split.proven_cuts)
+    from bpe_core.split import proven_cuts
+
+    text = "".join(parts)
+    cuts = [m.start() for m in proven_cuts(STAGE_TWO_LINES_PATTERN).finditer(text)]
+    assert cuts == [k + 1 for k, c in enumerate(text[:-1]) if c == "\n"]
+    whole = regex.findall(STAGE_TWO_LINES_PATTERN, text)
+    for c in cuts:
+        assert (regex.findall(STAGE_TWO_LINES_PATTERN, text[:c])
+                + regex.findall(STAGE_TWO_LINES_PATTERN, text[c:])) == whole
+
+
 # ---------------------------------------------------------------------------------------------
 # Hugging Face tokenizers reads it and gives the same ids
 
