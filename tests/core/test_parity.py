@@ -298,9 +298,13 @@ def authors_hybrid_window(texts: dict[str, str], num_merges: int, global_merges:
             valid = list(range(len(langs)))
             while True:
                 who = max(valid, key=lambda m: (lengths[m], -m))
-                if recent.count(who) / window <= share or len(valid) == 1:
+                if recent.count(who) / window <= share:
                     break
                 valid.remove(who)
+                if not valid:  # every language over its share: the authors' script fails
+                    # here (an argmax over nothing); this library serves the worst of all
+                    who = max(range(len(langs)), key=lambda m: (lengths[m], -m))
+                    break
             recent.append(who)
             stats = pair_counts([langs[who]])
         most = max(stats.values())
