@@ -7,9 +7,11 @@ tokens per byte on held-out text, and the Gini coefficient over languages.
     python benchmarks/variants.py --part parity
 
 SuperBPE (bpe_core/superbpe.py; the transition at ``--share`` of the merges, 0.9 by default, as
-the paper's best setting, t = 180k of 200k) and classical BPE (``RegexTokenizer().train``, GPT-4's
+the paper's best setting, t = 180k of 200k; ``--stage-two``: the authors' rules by default, or
+"open") and classical BPE (``RegexTokenizer().train``, GPT-4's
 split) train on two English texts, and are measured on held-out text; so does two-phase
-BoundlessBPE (bpe_core/boundless.py, GPT-4's split; it finds its transition itself), measured
+BoundlessBPE (bpe_core/boundless.py, GPT-4's split; it finds its transition itself;
+``--stopping``: the authors' rule when phase one runs out, or "fill"), measured
 with its encoder (ordinary BPE over word runs, what its files hold) and with the paper's
 (``paper_encode``: supermerges only over whole pretokens):
 
@@ -22,10 +24,14 @@ with its encoder (ordinary BPE over word runs, what its files hold) and with the
 Parity-aware BPE (bpe_core/parity.py, ``parallel=True``), its hybrid (the first half of the
 merges classical) and its moving window (``--window``, 100 by default, alpha 2: the authors'
 defaults), against classical BPE on every language's lines joined, on the 33 parallel texts of
-the Language tax (bpe_lab.who_pays.parity's split: two thirds train, one third is measured):
+the Language tax (bpe_lab.who_pays.parity's split: two thirds train, one third is measured; with
+``--folds N`` every fold of the lines is held out in turn, and the mean and range are printed):
 the Gini coefficient of the languages' held-out token counts and all their tokens (global
 compression as the authors' evaluation suite measures it: a ratio of totals, so the change in
 all tokens is the change in compression).
+
+A row whose first stage (SuperBPE) or phase (BoundlessBPE) ran out of pairs before the point
+asked says so at its end, between ** **: its number is not the algorithm's at that size.
 
 Every training runs in a fresh interpreter, one after the other: its wall time (training only)
 and its peak RSS (the whole process, the text included) are its own. The load average is printed
@@ -92,9 +98,10 @@ def child(job: dict) -> dict:
             tok = RegexTokenizer()
             tok.train(train, vocab)
         elif job["variant"] == "boundless":
-            tok = train_boundless(train, vocab)
+            tok = train_boundless(train, vocab, stopping=job["stopping"])
         else:
-            tok = train_superbpe(train, vocab, round(merges * job["share"]))
+            tok = train_superbpe(train, vocab, round(merges * job["share"]),
+                                 stage_two=job["stage_two"])
         seconds = time.perf_counter() - t0
         ids = tok.encode_ordinary(held)
         superwords = (len(tok.superword_ids()) if job["variant"] == "boundless" else
@@ -104,27 +111,47 @@ def child(job: dict) -> dict:
                   "superwords": superwords, "transition": getattr(tok, "transition", None)}
         if job["variant"] == "boundless":
             result["paper_tokens"] = len(paper_encode(tok, held))
+            result["ran_out"] = (f"phase one ran out at {tok.phase_one_merges:,} of"
+                                 f" {tok.asked_merges:,} merges ({tok.stopping} rule)"
+                                 if tok.ran_out_early else "")
+        elif job["variant"] == "superbpe":
+            two = [tok.vocab[i] for i in tok.merges.values() if tok.is_stage_two(i)]
+            result["ran_out"] = (f"stage one ran out at {tok.transition / merges:.0%} of the"
+                                 f" merges (asked {job['share']:.0%})" if tok.ran_out_early else "")
+            result["stage_two"] = {  # the authors' rules: each 0 under stage_two="authors"
+                "line_break_inside": sum(b"\n" in t[:-1] for t in two),
+                "colon_space": sum(b": " in t for t in two),
+                "over_4_words": sum(len([w for w in t.split(b" ") if w]) > 4 for t in two),
+                "longest": max(map(len, two), default=0)}
     else:
         from bpe_core.parity import train_parity
         from bpe_lab.who_pays.costs import measure_text
         from bpe_lab.who_pays.languages import load_parallel
-        from bpe_lab.who_pays.parity import split_lines
+        from bpe_lab.who_pays.parity import fold_lines, split_lines
 
         languages = load_parallel()
         n_train, n = split_lines(languages)
-        texts = {lang.code: "\n".join(lang.lines[:n_train]) for lang in languages}
+        # one cut (the last third held out), or every fold of fold_lines in turn
+        cuts = [range(n_train, n)] if not job.get("folds") else fold_lines(languages, job["folds"])
         vocab = job["vocab"]
-        t0 = time.perf_counter()
-        if job["variant"] == "classical":
-            tok = RegexTokenizer()
-            tok.train("\n".join(texts.values()), vocab)
-        else:
-            hybrid = (vocab - 256) // 2 if job["variant"] == "hybrid" else 0
-            window = job["window"] if job["variant"] == "window" else 0
-            tok = train_parity(texts, vocab, parallel=True, global_merges=hybrid, window=window)
-        seconds = time.perf_counter() - t0
-        result = {"per_language": {lang.code: measure_text(tok, "\n".join(lang.lines[n_train:n])).tokens
-                                   for lang in languages}, "merges": tok.num_merges}
+        seconds, folds = 0.0, []
+        for held in cuts:
+            texts = {lang.code: "\n".join(x for k, x in enumerate(lang.lines[:n]) if k not in held)
+                     for lang in languages}
+            t0 = time.perf_counter()
+            if job["variant"] == "classical":
+                tok = RegexTokenizer()
+                tok.train("\n".join(texts.values()), vocab)
+            else:
+                hybrid = (vocab - 256) // 2 if job["variant"] == "hybrid" else 0
+                window = job["window"] if job["variant"] == "window" else 0
+                tok = train_parity(texts, vocab, parallel=True, global_merges=hybrid,
+                                   window=window)
+            seconds += time.perf_counter() - t0
+            folds.append({lang.code: measure_text(tok, "\n".join(lang.lines[k] for k in held)).tokens
+                          for lang in languages})
+        seconds /= len(cuts)
+        result = {"per_language": folds[0], "folds": folds, "merges": tok.num_merges}
     result["seconds"] = seconds
     result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
@@ -162,7 +189,8 @@ def superbpe_part(args) -> None:
             base = None
             for variant in args.variants:
                 job = {"part": "superbpe", "corpus": corpus, "vocab": vocab, "variant": variant,
-                       "share": args.share, "tiny_mb": args.tiny_mb, "data": str(args.data)}
+                       "share": args.share, "tiny_mb": args.tiny_mb, "data": str(args.data),
+                       "stage_two": args.stage_two, "stopping": args.stopping}
                 r = measure(job)
                 if "error" in r:
                     print(f"{corpus:<8} {vocab:>6} {variant:<10} error: {r['error']}")
@@ -173,15 +201,25 @@ def superbpe_part(args) -> None:
                     base = r["tokens"]
                 paper = (f"{r['paper_tokens'] / r['bytes']:>8.4f}" if "paper_tokens" in r
                          else f"{'':>8}")
+                # a first stage or phase that ran out early is said beside the number: the
+                # row is then not the algorithm at that size
+                note = f"  ** {r['ran_out']} **" if r.get("ran_out") else ""
+                rules = r.get("stage_two")
+                if rules:
+                    note += (f"  stage two: {rules['line_break_inside']} with a line break inside,"
+                             f" {rules['colon_space']} with ': ', {rules['over_4_words']} over 4"
+                             f" words, longest {rules['longest']} bytes")
                 print(f"{corpus:<8} {vocab:>6} {variant:<10} {r['merges']:>6} {r['superwords']:>6}"
                       f" {r['transition'] if r['transition'] is not None else '':>6}"
                       f" {r['seconds']:>8.1f} {r['rss_mb']:>8.0f} {tpb:>9.4f} {gain:>7} {paper}"
-                      f"  {load_average()}", flush=True)
+                      f"  {load_average()}{note}", flush=True)
 
 
 def parity_part(args) -> None:
     from bpe_lab.who_pays.parity import gini
 
+    if args.folds:
+        return parity_folds_part(args)
     print("\nParity-aware BPE against classical BPE on the 33 parallel texts (held-out lines)")
     print(f"{'vocab':>6} {'variant':<10} {'merges':>6} {'train s':>8} {'peak MB':>8} {'Gini':>7}"
           f" {'tokens':>7} {'vs classical':>12}  load")
@@ -202,6 +240,36 @@ def parity_part(args) -> None:
                   f" {gini(counts):>7.4f} {total:>7} {change:>12}  {load_average()}", flush=True)
 
 
+def parity_folds_part(args) -> None:
+    """Every fold held out in turn (bpe_lab.who_pays.parity.fold_lines): each variant's Gini and
+    change in all tokens against classical BPE on the same fold, as the mean and the range."""
+    from statistics import mean
+
+    from bpe_lab.who_pays.parity import gini
+
+    print(f"\nParity-aware BPE against classical BPE on the 33 parallel texts, {args.folds} folds"
+          " (each fold's lines held out in turn, the others train): mean [min, max] over folds")
+    print(f"{'vocab':>6} {'variant':<10} {'Gini':>26} {'all tokens vs classical':>30}  load")
+    for vocab in args.parity_vocab:
+        base = None
+        for variant in ("classical", "parity", "hybrid", "window"):
+            r = measure({"part": "parity", "vocab": vocab, "variant": variant,
+                         "window": args.window, "folds": args.folds})
+            if "error" in r:
+                print(f"{vocab:>6} {variant:<10} error: {r['error']}")
+                continue
+            ginis = [gini(list(f.values())) for f in r["folds"]]
+            totals = [sum(f.values()) for f in r["folds"]]
+            if variant == "classical":
+                base = totals
+                change = ""
+            else:
+                changes = [t / b - 1 for t, b in zip(totals, base)]
+                change = (f"{mean(changes):+.1%} [{min(changes):+.1%}, {max(changes):+.1%}]")
+            print(f"{vocab:>6} {variant:<10} {mean(ginis):>8.4f} [{min(ginis):.4f}, {max(ginis):.4f}]"
+                  f" {change:>30}  {load_average()}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -215,8 +283,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--parity-vocab", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192])
     parser.add_argument("--share", type=float, default=0.9,
                         help="SuperBPE's transition as a share of the merges (default 0.9)")
+    parser.add_argument("--stage-two", choices=("authors", "open"), default="authors",
+                        help="SuperBPE's stage-two rules (default: the authors')")
+    parser.add_argument("--stopping", choices=("authors", "fill"), default="authors",
+                        help="BoundlessBPE's rule when phase one runs out (default: the authors')")
     parser.add_argument("--window", type=int, default=100,
                         help="parity-aware BPE's moving window, in merges (default 100, alpha 2)")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="parity: hold out each of N folds of the lines in turn and print the"
+                             " mean and range (default: one cut, the last third held out)")
     parser.add_argument("--tiny-mb", type=int, default=4)
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args(argv)

@@ -35,6 +35,7 @@ from .sidecar import (
     tokenizer_kind,
 )
 from .text import shorten
+from .variant_files import as_variant
 
 
 def build(data: TokenizerData, name: str, **extra) -> Tokenizer:
@@ -230,6 +231,8 @@ def _read_tokenizer(
     if side is not None:
         _agree(tok, side)
         tok.history = side.records(tok)
+        if side.variant is not None:  # SuperBPE, BoundlessBPE, parity-aware: back as itself
+            tok = as_variant(tok, side.variant, side.name)
     return tok
 
 

@@ -19,10 +19,12 @@ So the save methods write, beside the file they save, ``<file>.bpe-lab.json``::
      "history": [{"pair": [98, 32], "id": 256, "count": 3,
                   "candidates": [{"pair": [98, 32], "count": 3, "first": 0}, …]}, …]}
 
-``history`` is there only when the tokenizer has one. The sidecar of a GPT-2 pair sits beside the
+``history`` is there only when the tokenizer has one; ``variant`` only for SuperBPE, BoundlessBPE
+and parity-aware tokenizers (variant_files.py: what makes them the variant, so that ``load``
+gives them back as themselves). The sidecar of a GPT-2 pair sits beside the
 ``vocab.json`` (``vocab.json.bpe-lab.json``). tiktoken and GPT-2 files always get one; a ``.model``
 or a ``tokenizer.json`` (which hold the pattern and the special tokens) get one only when there
-is a history to keep, and a stale sidecar of the same name is removed.
+is a history or a variant to keep, and a stale sidecar of the same name is removed.
 
 ``bpe_core.load`` reads the sidecar found beside the file and checks that it describes that very
 file (its SHA-256); a sidecar written for another file is refused, naming what differs.
@@ -102,6 +104,23 @@ def pattern_spellings(pattern: str) -> dict[str, str]:
     return out
 
 
+def variant_json(tok: Any) -> dict[str, Any] | None:
+    """The sidecar's ``"variant"`` entry of ``tok``, or None for a tokenizer of no variant."""
+    name = getattr(tok, "variant", None)
+    if name in ("superbpe", "boundless"):
+        out = {"name": name, "stage_one_pattern": tok.stage_one_pattern,
+               "transition": tok.transition}
+        if name == "superbpe":
+            out.update(asked_transition=tok.asked_transition, stage_two=tok.stage_two)
+        else:
+            out.update(phase_one_merges=tok.phase_one_merges, asked_merges=tok.asked_merges,
+                       stopping=tok.stopping)
+        return out
+    if name == "parity":
+        return {"name": name, "languages": list(tok.languages), "served": list(tok.served)}
+    return None
+
+
 def content_checksum(document: dict[str, Any]) -> str:
     """``"sha256:…"`` of a sidecar's content: every key but ``checksum``, as canonical JSON."""
     rest = {key: value for key, value in document.items() if key != CHECKSUM_KEY}
@@ -125,6 +144,9 @@ def make_sidecar(tok: Any, fmt: str, files: dict[str, bytes]) -> bytes:
     }
     if fmt in ("tiktoken", "gpt2") and tok.pattern:  # the pattern in each engine's spelling
         document["patterns"] = pattern_spellings(tok.pattern)
+    variant = variant_json(tok)
+    if variant is not None:  # what makes it SuperBPE, BoundlessBPE or parity-aware (variant_files)
+        document["variant"] = variant
     if fmt == "tiktoken":  # the pattern as tiktoken.Encoding takes it (pat_str); bpe_core's own
         try:               # spelling beside it, when it differs, for bpe_core.load
             spelled = to_tiktoken_pattern(tok.pattern)
@@ -152,6 +174,7 @@ class Sidecar(NamedTuple):
     special_tokens: dict[str, int]
     vocab_size: int
     history: list[dict[str, Any]] | None
+    variant: dict[str, Any] | None = None  # a research variant's own facts (variant_files.py)
 
     def check_files(self, files: dict[str, tuple[str, bytes]]) -> None:
         """ValueError unless ``files`` (role -> (name, bytes)) are the files this sidecar was
@@ -256,7 +279,10 @@ def read_sidecar(data: bytes, name: str) -> Sidecar:
     if history is not None and not (isinstance(history, list)
                                     and all(isinstance(r, dict) for r in history)):
         raise ValueError(f"{name}: key 'history' should be a list of merge records")
-    return Sidecar(name, fmt, files, kind, pattern, specials, vocab_size, history)
+    variant = document.get("variant")
+    if variant is not None and not isinstance(variant, dict):
+        raise ValueError(f"{name}: key 'variant' should be an object, found {shorten(variant)}")
+    return Sidecar(name, fmt, files, kind, pattern, specials, vocab_size, history, variant)
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
@@ -278,12 +304,12 @@ def write_with_sidecar(fmt: str, tok: Any, files: dict[str, tuple[str, bytes]],
     """Write ``files`` (role -> (path, bytes)) and their sidecar beside the first one.
 
     ``needed``: the format cannot hold the pattern or special tokens (tiktoken, GPT-2). Else a
-    sidecar is written only for a history, and a stale one is removed. The sidecar goes first:
+    sidecar is written only for a history or a research variant, and a stale one is removed. The sidecar goes first:
     a save cut short leaves files that ``load`` refuses (the sidecar describes other bytes),
     never files that load without what the sidecar would have said.
     """
     first = sidecar_path(next(iter(files.values()))[0])
-    if needed or tok.history:
+    if needed or tok.history or variant_json(tok) is not None:
         write_atomic(first, make_sidecar(tok, fmt, {r: d for r, (_, d) in files.items()}))
     elif os.path.exists(first):
         os.remove(first)

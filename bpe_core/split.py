@@ -106,6 +106,13 @@ _PROVEN_CUTS = {
 _PROVEN_CUTS.update({runs: _PROVEN_CUTS[base] for base, runs in WORD_RUN_PATTERNS.items()})
 
 
+def add_proven_cut(pattern: str, rule: str) -> None:
+    """Register ``rule`` (a pattern matching "" where a cut is harmless) for ``pattern``, a split
+    defined outside this module with its own proof (SuperBPE's stage two read line by line,
+    superbpe.py)."""
+    _PROVEN_CUTS[pattern] = rule
+
+
 def proven_cuts(pattern: str) -> regex.Pattern | None:
     """The places where text split by ``pattern`` may be cut without changing its pieces (a
     compiled pattern matching the empty string at each such place), or None when bpe_core

@@ -6,26 +6,52 @@ Training has two stages over the same text:
    inside a word piece, until ``transition`` merges have been made (the paper's transition point
    t, counted here in merges, not in vocabulary size).
 2. **Stage two** goes on merging over a coarser pre-tokenization that no longer cuts at
-   whitespace, so tokens such as " of the" or "by the way" can form. It is the one the paper's
-   authors release for stage two (their ``extend_tokenizer.sh``): a Hugging Face ``Split`` with
-   ``behavior="isolated"`` on
+   whitespace, so tokens such as " of the" or "by the way" can form. Its split is the one the
+   paper's authors release for stage two (their ``extend_tokenizer.sh``): a Hugging Face
+   ``Split`` with ``behavior="isolated"`` on
 
        \\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]{2,}[\\r\\n/]*| +(?!\\S)
 
    that is, groups of one to three digits, runs of two or more punctuation marks (with an
    optional space before them and line breaks or slashes after them), and runs of spaces that
    end before a line break or the end, are pieces of their own; everything between them
-   (letters, the spaces between words, single punctuation marks, line breaks) is one piece.
-   So a superword may run over a space, a comma or a line break, but never over a number or a
-   run like "..." or "?!". ``STAGE_TWO_PATTERN`` spells the same cut as a pattern whose matches
-   cover the whole text (a last alternative takes the text between), so that every file format
-   that holds a split pattern (tiktoken's too, which keeps only what its pattern matches) cuts
-   text the same way.
+   (letters, the spaces between words, single punctuation marks) is one piece. So a superword
+   may run over a space or a comma, but never over a number or a run like "..." or "?!".
+
+**The stage-two rules** (``stage_two=``) say what else stage two may merge:
+
+- ``"authors"`` (the default) is how the authors train it. Hugging Face ``tokenizers`` reads
+  the training files line by line, so a stage-two piece ends at every line break (the line
+  break is its last character) and no superword crosses one: stage two trains on
+  ``STAGE_TWO_LINES_PATTERN``, the split above cut after each line break, as one pattern over
+  the whole text. (Encoding is theirs too: the split above over the whole text; since no
+  stage-two token holds a line break before its last byte, none is made across one.) And their fork
+  of ``tokenizers`` (alisawuffles/tokenizers-superbpe, ``trainer.rs``) skips any merge whose
+  token holds ": " (a colon and a space) or more than 4 words, where a word is what lies
+  between spaces: the token's bytes split at the space byte (U+0020 only; a tab or a line
+  break does not part words), empty parts left out (" of the way" is 3 words, "x, y" 2). A
+  skipped pair is never merged.
+- ``"open"`` is this project's earlier reading: the split above over the whole text
+  (``STAGE_TWO_PATTERN``: a piece runs over line breaks), with no word limit and ": " allowed.
+  It makes longer superwords: at 32k on ``english`` stage two made 8,658 tokens with a line
+  break inside, 504 with ": " and 12,755 of more than 4 words.
+
+``STAGE_TWO_PATTERN`` and ``STAGE_TWO_LINES_PATTERN`` spell their cuts as patterns whose matches
+cover the whole text (a last alternative takes the text between). The trained tokenizer encodes
+with ``STAGE_TWO_PATTERN`` under both rules, as the authors' tokenizer.json does, so that every
+file format that holds a split pattern (tiktoken's too, which keeps only what its pattern
+matches) cuts text the same way.
 
 Stage two starts from each stage-two piece encoded with the stage-one merges, lowest rank first,
 exactly as encoding does, and counts pairs inside the stage-two pieces. So the trained tokenizer
 is an ordinary BPE tokenizer over ``STAGE_TWO_PATTERN`` with all merges in order: its
 tokenizer.json runs in Hugging Face ``tokenizers`` and gives the same ids.
+
+**When stage one runs out.** Stage one makes at most ``transition`` merges; on a small text it
+can run out of pairs inside words first (at 32k on ``english``, asked to switch at 90% of the
+merges, it ran out at 29%). Stage two then starts early and makes the rest: the tokenizer's
+``transition`` is the merges stage one made, and ``asked_transition`` the ones asked for, so a
+row can say so beside its number (``ran_out_early``).
 
 ``special_tokens`` (e.g. ``["<|endoftext|>"]``) are as in classical training: the text is cut
 at them before either stage splits it, so no merge of either stage runs across or inside one;
@@ -48,7 +74,13 @@ from .corpus import DEFAULT_BLOCK_BYTES, BytesCallback, CorpusSources, count_pie
 from .merges import apply_merges
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
-from .split import compile_pattern, cut_at_specials, split_by_pattern, training_specials
+from .split import (
+    add_proven_cut,
+    compile_pattern,
+    cut_at_specials,
+    split_by_pattern,
+    training_specials,
+)
 from .text import clean_text
 from .training import (
     MergeRecord,
@@ -78,13 +110,57 @@ _STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2,}| +(?!\S)"  # where one of those matches 
 # The same cut as a pattern whose matches cover the text: a run of characters where none of the
 # isolated matches can begin is the piece between two of them.
 STAGE_TWO_PATTERN = STAGE_TWO_ISOLATED + r"|(?:(?!" + _STARTS + r")[\s\S])+"
+# The same split read line by line, as the authors' trainer reads its files: inside one line a
+# run of line breaks and slashes after punctuation is slashes and then the line's own break,
+# and the text between two matches stops after a line break.
+STAGE_TWO_LINES_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
+                           r"|(?:(?!" + _STARTS + r")[^\n])+\n?|\n")
+# A corpus may be cut into blocks right after any line break, inside the text: every match of
+# the lines pattern that holds a line break ends there, a match that ends before one is followed
+# by the "\n" alternative, and no lookahead reads past a line break (spaces, marks and digits
+# stop at it). So the authors' stage two counts a corpus in blocks (the open split, whose pieces
+# run over line breaks, has no such rule).
+add_proven_cut(STAGE_TWO_LINES_PATTERN, r"(?<=\n)(?=[\s\S])")
+STAGE_TWO_RULES = ("authors", "open")
+MAX_SUPERWORD_WORDS = 4  # the authors' limit: more words than this in a token is never merged
+
+
+def words_in(token: bytes) -> int:
+    r"""The words of a token as the SuperBPE authors count them: its parts between spaces
+    (the byte 0x20 only), empty parts left out.
+
+    >>> words_in(b" of the way"), words_in(b"x, y"), words_in(b"a\nb"), words_in(b"  ")
+    (3, 2, 1, 0)
+    """
+    return sum(1 for part in token.split(b" ") if part)
+
+
+def authors_allow(token: bytes) -> bool:
+    """Whether the authors' stage two may make ``token``: no ": " in it and at most 4 words."""
+    return b": " not in token and words_in(token) <= MAX_SUPERWORD_WORDS
+
+
+def stage_two_split(rules: str, stage_two_pattern: str | None) -> tuple[str, str]:
+    """(the split stage two trains on, the pattern the tokenizer encodes with) for ``rules``
+    ("authors" or "open") and the pattern given (None: the paper's); ValueError for other
+    rules. A pattern given is used for both, as given."""
+    if rules not in STAGE_TWO_RULES:
+        raise ValueError(f"stage_two must be one of {', '.join(map(repr, STAGE_TWO_RULES))}"
+                         f" (the authors' rules, or this project's earlier open ones), not"
+                         f" {rules!r}")
+    if stage_two_pattern is not None:
+        return stage_two_pattern, stage_two_pattern
+    return (STAGE_TWO_LINES_PATTERN if rules == "authors" else STAGE_TWO_PATTERN,
+            STAGE_TWO_PATTERN)
 
 
 
 class SuperBPETokenizer(RegexTokenizer):
     """A SuperBPE tokenizer: ``pattern`` is the stage-two split (what encoding uses),
     ``stage_one_pattern`` the split of stage one, ``transition`` how many merges stage one made
-    (ids ``256 .. 255 + transition``); the later merges are stage two's.
+    (ids ``256 .. 255 + transition``); the later merges are stage two's. ``asked_transition``:
+    the merges stage one was asked for (more than ``transition`` when it ran out early);
+    ``stage_two``: the stage-two rules it was trained with ("authors" or "open").
 
     >>> tok = train_superbpe("a b a b", 259, transition=1)
     >>> [tok.vocab[i] for i in range(256, 259)], tok.encode("a b a b")
@@ -98,16 +174,18 @@ class SuperBPETokenizer(RegexTokenizer):
     part = "stage"  # what its two parts are called (BoundlessBPE: "phase")
 
     def __init__(self, pattern: str | None = None, *, stage_one_pattern: str = GPT4_SPLIT_PATTERN,
-                 transition: int = 0, **data) -> None:
+                 transition: int = 0, asked_transition: int | None = None,
+                 stage_two: str = "authors", **data) -> None:
         super().__init__(STAGE_TWO_PATTERN if pattern is None else pattern, **data)
         self.stage_one_pattern = stage_one_pattern
         self.transition = transition
+        self.asked_transition = transition if asked_transition is None else asked_transition
+        self.stage_two = stage_two
 
-    def copy(self) -> SuperBPETokenizer:
-        other = super().copy()
-        other.stage_one_pattern = self.stage_one_pattern
-        other.transition = self.transition
-        return other
+    @property
+    def ran_out_early(self) -> bool:
+        """Whether the first stage (or phase) stopped before the point it was asked for."""
+        return self.transition < self.asked_transition
 
     def is_stage_two(self, idx: int) -> bool:
         """Whether token ``idx`` was made in stage two."""
@@ -160,10 +238,12 @@ def _two_stages(
     progress: ProgressCallback | None,
     on_stage: StageCallback | None,
     options: dict,
+    allow: Callable[[bytes], bool] | None = None,
 ) -> tuple[TrainResult, int]:
     """Train stage one on ``stage_one``'s pieces, then stage two on ``stage_two()``'s pieces
-    (called after stage one, so a corpus is read a second time only then). ``progress`` counts
-    each stage's merges from 1, ``on_stage`` says which stage it counts."""
+    (called after stage one, so a corpus is read a second time only then), making only the
+    tokens ``allow`` allows. ``progress`` counts each stage's merges from 1, ``on_stage`` says
+    which stage it counts."""
     stopped = False
 
     def first_progress(done: int, total: int, record: MergeRecord) -> bool | None:
@@ -186,7 +266,7 @@ def _two_stages(
     for (a, b), idx in one.merges.items():
         vocab[idx] = vocab[a] + vocab[b]
     two = train_bpe(stage_two_chunks(stage_two(), one.merges), num_merges - made,
-                    progress, base_vocab=vocab, **options)
+                    progress, base_vocab=vocab, allow=allow, **options)
     merges = {**one.merges, **two.merges}
     reason = two.stop_reason and f"stage two (after {made} merges of stage one): {two.stop_reason}"
     return TrainResult(merges, one.history + two.history, reason), made
@@ -200,10 +280,10 @@ def _options(tie_rule: str, min_frequency: int, max_token_bytes: int | None,
 
 
 def _superbpe_tokenizer(result: TrainResult, made: int, pattern: str, stage_two_pattern: str,
-                        specials: list[str]) -> SuperBPETokenizer:
+                        specials: list[str], asked: int, rules: str) -> SuperBPETokenizer:
     first = 256 + len(result.merges)  # the special tokens take the ids after the merges
     tok = SuperBPETokenizer(stage_two_pattern, stage_one_pattern=pattern, transition=made,
-                            merges=result.merges,
+                            asked_transition=asked, stage_two=rules, merges=result.merges,
                             special_tokens={s: first + i for i, s in enumerate(specials)})
     tok.history = result.history
     tok.stop_reason = result.stop_reason
@@ -257,7 +337,8 @@ def train_superbpe(
     transition: int,
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
-    stage_two_pattern: str = STAGE_TWO_PATTERN,
+    stage_two: str = "authors",
+    stage_two_pattern: str | None = None,
     special_tokens: Iterable[str] | None = None,
     progress: ProgressCallback | None = None,
     on_stage: StageCallback | None = None,
@@ -268,6 +349,10 @@ def train_superbpe(
 ) -> SuperBPETokenizer:
     """Train SuperBPE on ``text``: ``transition`` merges of stage one (inside ``pattern``'s
     pieces), then stage two (inside ``stage_two_pattern``'s) up to ``vocab_size``.
+    ``stage_two``: "authors" (the default: line by line, at most 4 words, no ": ") or "open"
+    (this project's earlier rules: over line breaks, no limit); see the module.
+    ``stage_two_pattern`` replaces the paper's split, for training and encoding alike (the word
+    and ": " rules stay; a line rule is then the pattern's own).
     ``on_stage(words, total)`` is told as each stage begins ("stage one", ``transition``; then
     "stage two", the merges left), and ``progress(done, total, record)`` counts that stage's
     merges from 1 to at most ``total``; False stops training.
@@ -275,12 +360,14 @@ def train_superbpe(
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
+    split, encoding = stage_two_split(stage_two, stage_two_pattern)
     options = _options(tie_rule, min_frequency, max_token_bytes, candidates)
     text = clean_text(text)
     result, made = _two_stages(count_split(text, pattern, specials),
-                               lambda: count_split(text, stage_two_pattern, specials),
-                               num_merges, transition, progress, on_stage, options)
-    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
+                               lambda: count_split(text, split, specials),
+                               num_merges, transition, progress, on_stage, options,
+                               authors_allow if stage_two == "authors" else None)
+    return _superbpe_tokenizer(result, made, pattern, encoding, specials, transition, stage_two)
 
 
 def train_superbpe_corpus(
@@ -289,7 +376,8 @@ def train_superbpe_corpus(
     transition: int,
     *,
     pattern: str = GPT4_SPLIT_PATTERN,
-    stage_two_pattern: str = STAGE_TWO_PATTERN,
+    stage_two: str = "authors",
+    stage_two_pattern: str | None = None,
     special_tokens: Iterable[str] | None = None,
     workers: int | None = None,
     errors: str = "strict",
@@ -304,16 +392,18 @@ def train_superbpe_corpus(
     """``train_superbpe`` on a corpus read from disk (files, a path or a list of paths; an
     iterator of str is read once and kept, since stage two reads the text again). Each stage
     counts its pieces with ``count_pieces`` in ``workers`` processes; the merges are exactly
-    ``train_superbpe``'s on the joined text. Stage two's pieces run over line breaks, so the
-    corpus can be cut into blocks only where its split agrees (beside numbers or runs of
-    punctuation, or right after a special token): a corpus without such places is counted in
-    one block.
+    ``train_superbpe``'s on the joined text. Under the authors' rules stage two's blocks are cut
+    after line breaks; with ``stage_two="open"`` its pieces run over line breaks, so the corpus
+    is cut only right after a special token (a corpus without one is counted in one block, up to
+    the block limit).
     """
     specials, num_merges = plan_merges(vocab_size, transition, special_tokens)
+    split, encoding = stage_two_split(stage_two, stage_two_pattern)
     options = _options(tie_rule, min_frequency, max_token_bytes, 0)
     counted = corpus_counter(sources, specials, workers=workers, errors=errors,
                              block_bytes=block_bytes, on_bytes=on_bytes)
-    result, made = _two_stages(counted(pattern), lambda: counted(stage_two_pattern), num_merges,
-                               transition, progress, on_stage, options)
-    return _superbpe_tokenizer(result, made, pattern, stage_two_pattern, specials)
+    result, made = _two_stages(counted(pattern), lambda: counted(split), num_merges,
+                               transition, progress, on_stage, options,
+                               authors_allow if stage_two == "authors" else None)
+    return _superbpe_tokenizer(result, made, pattern, encoding, specials, transition, stage_two)
 

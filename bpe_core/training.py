@@ -412,6 +412,7 @@ def train_bpe(
     max_token_bytes: int | None = None,
     base_vocab: dict[int, bytes] | None = None,
     parallel: bool = False,
+    allow: Callable[[bytes], bool] | None = None,
 ) -> TrainResult:
     """Learn up to ``num_merges`` merges from ``(chunk bytes, occurrences)`` in first-seen order
     (or a ``PieceTable`` of them).
@@ -424,7 +425,8 @@ def train_bpe(
     ``tie_rule`` picks among equally frequent pairs: "seen" (the first to occur, as the seeds),
     "bytes" (the greatest pair of token bytes, as CS336) or "ids" (the smallest pair of ids).
     Training stops when the best pair occurs fewer than ``min_frequency`` times; a pair whose
-    token would be longer than ``max_token_bytes`` bytes is never merged. ``parallel``: a large
+    token would be longer than ``max_token_bytes`` bytes, or whose token ``allow(token bytes)``
+    refuses, is never merged (SuperBPE's stage-two rules, superbpe.py). ``parallel``: a large
     ``PieceTable`` is laid out and first counted in two processes (first_count.py; the corpus
     trainer's choice with 2 workers or more); the merges are the same.
 
@@ -484,10 +486,13 @@ def train_bpe(
             return top - (e >> fields), e & low
 
     def fits(p: int) -> bool:
-        if max_token_bytes is None:
+        if max_token_bytes is None and allow is None:
             return True
         key = keys[p]
-        return len(vocab[key >> SHIFT]) + len(vocab[key & LOW]) <= max_token_bytes
+        first, second = vocab[key >> SHIFT], vocab[key & LOW]
+        if max_token_bytes is not None and len(first) + len(second) > max_token_bytes:
+            return False
+        return allow is None or allow(first + second)
 
     def at_least(least: int, taken: Container[int] = ()) -> list:
         return [entry(c, p) for p, c in enumerate(counts)

@@ -149,9 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
                         " most (Foroutan et al. 2026)")
     t.add_argument("--transition", type=_int, metavar="T",
                    help="--variant superbpe: merges made inside words before merging across them")
+    t.add_argument("--stage-two", choices=("authors", "open"),
+                   help="--variant superbpe: the stage-two rules: authors (default: the corpus"
+                        " read line by line, no token of more than 4 words or holding ': ') or"
+                        " open (this project's earlier rules: over line breaks, no limit)")
+    t.add_argument("--stopping", choices=("authors", "fill"),
+                   help="--variant boundless: when phase one runs out of pairs, stop at its"
+                        " size as the authors do (default), or fill the vocabulary with"
+                        " supermerges (this project's earlier rule)")
     t.add_argument("--parallel", action="store_true",
                    help="--variant parity: the files say the same thing, so a language's cost"
-                        " is its number of tokens (default: tokens per byte)")
+                        " is its number of tokens (the default when every file has the same"
+                        " number of lines)")
+    t.add_argument("--per-byte", action="store_true",
+                   help="--variant parity: a language's cost is its tokens per byte (the"
+                        " default when the files have different numbers of lines)")
     t.add_argument("--global-merges", type=_int, metavar="J",
                    help="--variant parity: make the first J merges as classical BPE (the"
                         " paper's hybrid)")

@@ -6,9 +6,18 @@ classical trainer (commands.train).
   pieces, then stage two over the paper's stage-two split up to ``--vocab-size``.
 - ``--variant boundless``: two-phase BoundlessBPE; phase two finds the transition itself
   (GPT-2's, GPT-4's or GPT-4o's split pattern only).
+- ``--variant superbpe --transition T``: ``--stage-two authors`` (the default: the corpus read
+  line by line, at most 4 words a token, no ": ") or ``open`` (this project's earlier rules).
+- ``--variant boundless``: ``--stopping authors`` (the default: when phase one runs out, stop
+  at its size) or ``fill`` (fill the vocabulary with supermerges).
 - ``--variant parity``: each CORPUS file is one language, named by its file name without the
-  extension (``de.txt`` is "de"); each merge serves the language that costs most tokens per
-  byte (``--parallel``: the most tokens, for files that say the same thing).
+  extension (``de.txt`` is "de"); each merge serves the language that costs most. When every
+  file has the same number of lines (parallel texts, as the authors' development set) the cost
+  is the number of tokens, the authors' count; else tokens per byte. ``--parallel`` and
+  ``--per-byte`` choose either; the summary line says which was used and why.
+
+Without ``--workers``, a file of one block is counted in this process (no worker processes to
+start: parity reads one file per language, and starting a pool for each cost 41.7 s on 43 KB).
 
 Every variant takes ``--special-token`` as the classical trainer does (the corpus is cut at
 each, no merge or supermerge crosses one, and they count in --vocab-size). ``--variant parity`` also takes ``--window`` and ``--alpha`` (the authors' moving window).
@@ -36,6 +45,16 @@ def check_variant_options(args: argparse.Namespace) -> None:
     """UsageError for an option the chosen variant does not take, or one it needs."""
     variant = args.variant
     window, alpha = getattr(args, "window", None), getattr(args, "alpha", None)
+    stage_two, stopping = getattr(args, "stage_two", None), getattr(args, "stopping", None)
+    per_byte = getattr(args, "per_byte", False)
+    if variant != "superbpe" and stage_two is not None:
+        raise UsageError("--stage-two belongs to --variant superbpe")
+    if variant != "boundless" and stopping is not None:
+        raise UsageError("--stopping belongs to --variant boundless")
+    if variant != "parity" and per_byte:
+        raise UsageError("--per-byte belongs to --variant parity")
+    if args.parallel and per_byte:
+        raise UsageError("--parallel and --per-byte choose opposite costs: give one of them")
     if variant == "classic":
         for option, value in (("--transition", args.transition),
                               ("--global-merges", args.global_merges), ("--window", window),
@@ -86,6 +105,31 @@ def check_variant_options(args: argparse.Namespace) -> None:
             raise UsageError(f"--alpha {alpha} must be at least 1 (the authors' default is 2)")
 
 
+def line_count(path: str) -> int:
+    """The lines of a file (a last line without a line break counts too)."""
+    lines, last = 0, b"\n"
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    return lines + (last != b"\n")
+
+
+def parity_cost(args: argparse.Namespace, languages: dict[str, str]) -> tuple[bool, str]:
+    """(parallel, the words that say which cost and why): the options given, or the lines."""
+    if args.parallel:
+        return True, "cost: tokens (--parallel)"
+    if args.per_byte:
+        return False, "cost: tokens per byte (--per-byte)"
+    counts = {name: line_count(path) for name, path in languages.items()}
+    if len(set(counts.values())) == 1:
+        n = next(iter(counts.values()))
+        return True, (f"cost: tokens, since every file has {n:,} lines and is read as a"
+                      " parallel text; --per-byte for tokens per byte")
+    return False, (f"cost: tokens per byte, since the files have from {min(counts.values()):,}"
+                   f" to {max(counts.values()):,} lines; --parallel if they say the same thing")
+
+
 def language_files(paths: list[str]) -> dict[str, str]:
     """{language name: file} for --variant parity: each file's name without its extension."""
     out: dict[str, str] = {}
@@ -122,6 +166,7 @@ def train(args: argparse.Namespace) -> int:
     total = inputs.check_corpus(args.corpus)
     inputs.check_pattern_speed(pattern, args.corpus)
     languages = language_files(args.corpus) if args.variant == "parity" else None
+    parallel, cost_words = parity_cost(args, languages) if languages else (False, "")
     if warning:
         print(f"bpe-lab: warning: {warning}", flush=True)
     bars = Bars()
@@ -154,7 +199,9 @@ def train(args: argparse.Namespace) -> int:
         bars.set_steps(done)
         return True
 
-    options = dict(pattern=pattern, workers=workers, errors=args.errors,
+    # no --workers: count_pieces counts a file of one block here, and uses every core for more
+    options = dict(pattern=pattern, workers=None if args.workers is None else workers,
+                   errors=args.errors,
                    block_bytes=args.block_bytes, on_bytes=on_bytes, progress=progress,
                    special_tokens=specials, tie_rule=args.tie_rule, min_frequency=args.min_frequency or 0,
                    max_token_bytes=args.max_token_bytes)
@@ -162,12 +209,15 @@ def train(args: argparse.Namespace) -> int:
     try:
         if args.variant == "superbpe":
             tok = train_superbpe_corpus(args.corpus, args.vocab_size, args.transition,
-                                        on_stage=on_stage, **options)
+                                        on_stage=on_stage,
+                                        stage_two=getattr(args, "stage_two", None) or "authors",
+                                        **options)
         elif args.variant == "boundless":
             tok = train_boundless_corpus(args.corpus, args.vocab_size, on_stage=on_stage,
+                                         stopping=getattr(args, "stopping", None) or "authors",
                                          **options)
         else:
-            tok = train_parity_corpus(languages, args.vocab_size, parallel=args.parallel,
+            tok = train_parity_corpus(languages, args.vocab_size, parallel=parallel,
                                       global_merges=args.global_merges or 0,
                                       window=args.window or 0,
                                       alpha=2 if args.alpha is None else args.alpha, **options)
@@ -184,15 +234,20 @@ def train(args: argparse.Namespace) -> int:
         bars.close()
     stop = f"; {tok.stop_reason}" if tok.stop_reason else ""
     if args.variant == "superbpe":
-        what = (f"SuperBPE: {tok.transition:,} merges in stage one, "
-                f"{tok.num_merges - tok.transition:,} in stage two,"
+        early = (f" (asked for {tok.asked_transition:,}: stage one ran out of pairs early)"
+                 if tok.ran_out_early else "")
+        what = (f"SuperBPE ({tok.stage_two} stage-two rules): {tok.transition:,} merges in stage"
+                f" one{early}, {tok.num_merges - tok.transition:,} in stage two,"
                 f" {len(tok.superword_ids()):,} superword tokens")
     elif args.variant == "boundless":
+        early = (f"; phase one ran out after {tok.phase_one_merges:,} of"
+                 f" {tok.asked_merges:,} merges ({tok.stopping} stopping rule)"
+                 if tok.ran_out_early else "")
         what = (f"BoundlessBPE: phase two kept {tok.transition:,} of phase one's merges (the"
-                f" transition it found), then {len(tok.superword_ids()):,} supermerges")
+                f" transition it found), then {len(tok.superword_ids()):,} supermerges{early}")
     else:
         served = {name: tok.served.count(name) for name in tok.languages}
-        what = "parity-aware BPE: merges served " + ", ".join(
+        what = f"parity-aware BPE ({cost_words}): merges served " + ", ".join(
             f"{name} {n:,}" for name, n in served.items())
     print(f"trained {tok.vocab_size:,} tokens ({tok.num_merges:,} merges{stop}) on"
           f" {megabytes(total)} in {clock.words()}, {memory_words()}; {what}; wrote {written}",

@@ -90,6 +90,32 @@ def split_lines(languages: Sequence[Language]) -> tuple[int, int]:
     return min(n - 1, max(1, round(n * TRAIN_SHARE))), n
 
 
+def fold_lines(languages: Sequence[Language], folds: int) -> list[range]:
+    """The held-out lines of each of ``folds`` folds: the lines every language has, cut into
+    ``folds`` consecutive runs of (nearly) equal length; each fold trains on the others.
+
+    >>> from bpe_lab.who_pays.languages import load_parallel
+    >>> fold_lines(load_parallel(), 4)
+    [range(0, 4), range(4, 8), range(8, 12), range(12, 16)]
+    """
+    n = min(len(lang.lines) for lang in languages)
+    if not 2 <= folds <= n:
+        raise ValueError(f"folds must be from 2 to {n} (the lines every language has), not"
+                         f" {folds}")
+    cuts = [round(k * n / folds) for k in range(folds + 1)]
+    return [range(cuts[k], cuts[k + 1]) for k in range(folds)]
+
+
+def parity_folds(languages: Sequence[Language], vocab_size: int = 1024, folds: int = 4,
+                 pattern: str = GPT4_SPLIT_PATTERN, *, global_merges: int = 0,
+                 window: int = 0) -> list[ParityComparison]:
+    """``parity_comparison`` once per fold of ``fold_lines``: each fold's lines held out and the
+    rest trained on, so that a claim about compression rests on every line, not on one cut."""
+    return [parity_comparison(languages, vocab_size, pattern, global_merges=global_merges,
+                              window=window, held_out=held)
+            for held in fold_lines(languages, folds)]
+
+
 def parity_comparison(
     languages: Sequence[Language],
     vocab_size: int = 1024,
@@ -98,11 +124,13 @@ def parity_comparison(
     global_merges: int = 0,
     window: int = 0,
     progress: ProgressCallback | None = None,
+    held_out: range | None = None,
 ) -> ParityComparison:
     """Classical and parity-aware BPE trained on the same lines, measured on the held-out ones.
     ``global_merges`` and ``window`` choose the authors' hybrid and moving-window variants
     (bpe_core/parity.py). ``progress(done, total, record)`` follows parity-aware training (the
-    longer one).
+    longer one). ``held_out``: the lines measured (the others train); by default the last third,
+    as ``split_lines`` cuts.
 
     >>> from bpe_lab.who_pays.languages import load_parallel
     >>> result = parity_comparison(load_parallel(), 1024)
@@ -115,16 +143,18 @@ def parity_comparison(
     if not any(lang.code == "en" for lang in languages):
         raise ValueError("the languages must include English (code 'en'): costs are relative to it")
     train, n = split_lines(languages)
-    texts = {lang.code: "\n".join(lang.lines[:train]) for lang in languages}
+    held = range(train, n) if held_out is None else held_out
+    texts = {lang.code: "\n".join(line for k, line in enumerate(lang.lines[:n]) if k not in held)
+             for lang in languages}
     classical = RegexTokenizer(pattern)
     classical.train("\n".join(texts.values()), vocab_size)
     parity = train_parity(texts, vocab_size, pattern=pattern, parallel=True,
                           global_merges=global_merges, window=window, progress=progress)
-    held_out = {lang.code: "\n".join(lang.lines[train:n]) for lang in languages}
-    before = {c: measure_text(classical, t).tokens for c, t in held_out.items()}
-    after = {c: measure_text(parity, t).tokens for c, t in held_out.items()}
+    measured = {lang.code: "\n".join(lang.lines[k] for k in held) for lang in languages}
+    before = {c: measure_text(classical, t).tokens for c, t in measured.items()}
+    after = {c: measure_text(parity, t).tokens for c, t in measured.items()}
     rows = [ParityRow(lang.code, lang.name, lang.script, before[lang.code], after[lang.code],
                       before[lang.code] / before["en"], after[lang.code] / after["en"],
                       parity.served.count(lang.code))
             for lang in languages]
-    return ParityComparison(rows, vocab_size, train, n - train, classical, parity)
+    return ParityComparison(rows, vocab_size, n - len(held), len(held), classical, parity)

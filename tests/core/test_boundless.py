@@ -8,7 +8,10 @@ with phase one's merges in merge order; the runs of two or more consecutive piec
 letter and became one token are phase two's chunks, one per place in the text (nothing counted
 by frequency, no word-run pattern). Phase two recounts every pair of the runs at every step; the
 best pair is taken when its count is greater than the next regular merge's, else that regular
-merge is taken; until ``vocab_size``.
+merge is taken; until ``vocab_size``. Under the authors' stopping rule (the default) it takes at
+most the merges phase one made, and stops when no pair of the runs is left (unless there never
+was one: then phase one is kept whole); under "fill" it goes on to ``vocab_size``, taking the
+regular merges left when the runs have no pair.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from bpe_core.formats import to_hf_json
 
 
 def naive_boundless(text: str, vocab_size: int, pattern: str = GPT4_SPLIT_PATTERN,
-                    tie_rule: str = "seen", specials: tuple = ()) -> tuple[dict, int]:
+                    tie_rule: str = "seen", specials: tuple = (),
+                    stopping: str = "authors") -> tuple[dict, int]:
     """(merges {pair: id} in id order, transition) of the plain two-phase loop; the text cut at
     ``specials`` first (no run crosses a cut; they count in ``vocab_size``)."""
     num = vocab_size - 256 - len(specials)
@@ -67,11 +71,14 @@ def naive_boundless(text: str, vocab_size: int, pattern: str = GPT4_SPLIT_PATTER
         runs.append(run)
     kept, supers = 0, []  # supers: (pair, phase-two id)
     next_id = 256 + len(regular)
-    while kept + len(supers) < num:
+    target = num if stopping == "fill" else min(num, len(regular))
+    while kept + len(supers) < target:
         stats = {}
         for chunk in runs:
             get_stats(chunk, stats)
         pair = best_pair(stats, vocab, tie_rule) if stats else None
+        if pair is None and stopping == "authors" and runs:
+            break  # no candidate left: the authors stop
         if kept < len(regular) and (pair is None or regular[kept][2] >= stats[pair]):
             kept += 1
             continue
@@ -115,11 +122,11 @@ def test_a_tie_goes_to_the_regular_merge():
     # "a", " b", " a", " b", " a", " b": phase one makes " b" (3 times) and " a" (2), then has
     # no pair left. Phase two's run [a, " b", " a", " b", " a", " b"]: (" b", " a") occurs twice,
     # as often as " a" did: the regular merge is taken, so 2 merges hold no superword ...
-    tok = train_boundless("a b a b a b", 258)
+    tok = train_boundless("a b a b a b", 258, stopping="fill")
     assert [tok.vocab[i] for i in tok.merges.values()] == [b" b", b" a"]
     assert tok.superword_ids() == []
     # ... and with room for a third, phase one has run out: the supermerge fills it
-    tok = train_boundless("a b a b a b", 259)
+    tok = train_boundless("a b a b a b", 259, stopping="fill")
     assert [tok.vocab[i] for i in tok.merges.values()] == [b" b", b" a", b" b a"]
     assert tok.transition == 2
     assert tok.encode("a b a b a b") == [97, 258, 258, 256]
@@ -128,11 +135,11 @@ def test_a_tie_goes_to_the_regular_merge():
 def test_only_whole_pieces_that_hold_a_letter_are_joined():
     # "ab", ",", " ab", ",", " ab", ",", " abc": no two eligible pieces are neighbours (","
     # holds no letter, " abc" is not one token), so no candidate and no superword.
-    tok = train_boundless("ab, ab, ab, abc", 262)
+    tok = train_boundless("ab, ab, ab, abc", 262, stopping="fill")
     assert tok.superword_ids() == [] and tok.transition == len(tok.merges)
     # "ab", " ab" | "," | " ab", " ab" | "," | " ab", " ab": phase one makes "ab" (6) and " ab"
     # (5) and runs out; the runs give (" ab", " ab") twice and ("ab", " ab") once.
-    tok = train_boundless("ab ab, ab ab, ab ab", 262)
+    tok = train_boundless("ab ab, ab ab, ab ab", 262, stopping="fill")
     assert [tok.vocab[i] for i in tok.merges.values()] == [b"ab", b" ab", b" ab ab", b"ab ab"]
     assert tok.stop_reason == "no merge left after 4 merges (2 of phase one, 2 supermerges)"
 
@@ -169,14 +176,14 @@ def test_special_tokens_cut_both_phases_and_take_the_ids_after_the_merges():
     # runs: [ab, " ab"] in each part (none runs on over the cut): (ab, " ab") 3 times. Regular
     # merge 1 (6) is taken, merge 2 (3) wins the tie, then the supermerge "ab ab" -> 258.
     text = f"ab ab{EOT}ab ab{EOT}ab ab"
-    tok = train_boundless(text, 256 + 3 + 1, special_tokens=[EOT])
+    tok = train_boundless(text, 256 + 3 + 1, special_tokens=[EOT], stopping="fill")
     assert [tok.vocab[i] for i in tok.merges.values()] == [b"ab", b" ab", b"ab ab"]
     assert tok.transition == 2 and tok.superword_ids() == [258]
     assert tok.special_tokens == {EOT: 259}
     assert tok.encode(text, allowed_special="all") == [258, 259, 258, 259, 258]
     # Without the cut the special token's bytes are text: ">ab" is a GPT-4 piece, and merges
     # and supermerges take in its bytes
-    uncut = train_boundless(text, 256 + 20)
+    uncut = train_boundless(text, 256 + 20, stopping="fill")
     assert any(b"|" in uncut.vocab[i] or b"e" in uncut.vocab[i]
                for i in uncut.merges.values())
     with pytest.raises(ValueError, match="no room for the 256 bytes and 2 special tokens"):
@@ -189,7 +196,7 @@ SPECIAL_PROSE = BOUND_PROSE.replace("\n", EOT, 3).replace(" the mat", f" the{EOT
 
 
 def test_a_tokenizer_json_with_special_tokens_gives_the_same_ids_in_hf(tmp_path):
-    tok = train_boundless(SPECIAL_PROSE, 256 + 50 + 2, special_tokens=[EOT, "<|pad|>"])
+    tok = train_boundless(SPECIAL_PROSE, 256 + 50 + 2, special_tokens=[EOT, "<|pad|>"], stopping="fill")
     assert tok.superword_ids() and tok.num_merges == 50
     assert tok.special_tokens == {EOT: 306, "<|pad|>": 307}
     assert not any(b"<|" in tok.vocab[i] or b"|>" in tok.vocab[i] for i in tok.merges.values())
@@ -209,7 +216,7 @@ def test_tiktoken_and_the_other_formats_keep_the_special_tokens(tmp_path):
     import bpe_core
     from bpe_core.formats import tiktoken_encoding
 
-    tok = train_boundless(SPECIAL_PROSE, 256 + 50 + 1, special_tokens=[EOT])
+    tok = train_boundless(SPECIAL_PROSE, 256 + 50 + 1, special_tokens=[EOT], stopping="fill")
     text = f"By the way, the cat{EOT}sat on the mat.{EOT}"
     expected = tok.encode(text, allowed_special="all")
     assert expected.count(256 + 50) == 2
@@ -248,12 +255,31 @@ PATTERNS = st.sampled_from([GPT4_SPLIT_PATTERN, GPT2_SPLIT_PATTERN, GPT4O_SPLIT_
 
 @settings(max_examples=80, deadline=None)
 @given(text=TEXTS, num=st.integers(0, 60), pattern=PATTERNS,
-       tie_rule=st.sampled_from(["seen", "ids", "bytes"]))
-def test_matches_the_plain_two_phase_loop(text, num, pattern, tie_rule):
-    tok = train_boundless(text, 256 + num, pattern=pattern, tie_rule=tie_rule)
-    merges, kept = naive_boundless(text, 256 + num, pattern, tie_rule)
+       tie_rule=st.sampled_from(["seen", "ids", "bytes"]),
+       stopping=st.sampled_from(["authors", "fill"]))
+def test_matches_the_plain_two_phase_loop(text, num, pattern, tie_rule, stopping):
+    tok = train_boundless(text, 256 + num, pattern=pattern, tie_rule=tie_rule, stopping=stopping)
+    merges, kept = naive_boundless(text, 256 + num, pattern, tie_rule, stopping=stopping)
     assert list(tok.merges.items()) == list(merges.items())
     assert tok.transition == kept
+
+
+def test_when_phase_one_runs_out_the_authors_stop_at_its_size_and_fill_goes_on():
+    # "the cat the cat the cat": phase one has 6 merges in it (" c" .. " cat" and "th" ..
+    # "the", then " the"); asked for 40, it runs out. The authors' rule keeps the size phase
+    # one made and stops when the runs have no pair; "fill" makes supermerges up to 40.
+    text = "the cat the cat the cat"
+    tok = train_boundless(text, 256 + 40)
+    fill = train_boundless(text, 256 + 40, stopping="fill")
+    assert tok.ran_out_early and tok.phase_one_merges < 40 and tok.asked_merges == 40
+    assert tok.num_merges <= tok.phase_one_merges and "phase one ran out" in tok.stop_reason \
+        or "no supermerge candidate left" in tok.stop_reason
+    assert fill.num_merges > tok.phase_one_merges
+    for t, rule in ((tok, "authors"), (fill, "fill")):
+        merges, kept = naive_boundless(text, 256 + 40, stopping=rule)
+        assert list(t.merges.items()) == list(merges.items()) and t.transition == kept
+    with pytest.raises(ValueError, match="stopping must be one of 'authors', 'fill'"):
+        train_boundless(text, 300, stopping="paper")
 
 
 @settings(max_examples=60, deadline=None)

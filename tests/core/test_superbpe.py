@@ -4,7 +4,10 @@ reference written here (the seeds' loop in two stages) on random texts, Hugging 
 
 The plain reference: stage one is the seeds' naive loop on the split pattern's pieces for
 ``transition`` merges; stage two cuts the text with the paper's stage-two split, encodes each
-piece with stage one's merges in merge order, and goes on with the same naive loop.
+piece with stage one's merges in merge order, and goes on with the same naive loop. Under the
+authors' rules (the default) the text is cut into lines first (each keeps its line break, as a
+file read line by line does), and a pair whose token holds ": " or more than 4 words (parts
+between spaces) is never merged, as the authors' fork of ``tokenizers`` skips it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from bpe_core.formats import to_hf_json
 from bpe_core.superbpe import (
     STAGE_TWO_ISOLATED,
+    STAGE_TWO_LINES_PATTERN,
     STAGE_TWO_PATTERN,
     is_superword,
     train_superbpe,
@@ -41,13 +45,23 @@ def isolated_pieces(text: str) -> list[str]:
     return out
 
 
-def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_rule: str):
+def authors_may_make(token: bytes) -> bool:
+    """The authors' trainer skips a token with ":" then a space ("Ġ" after ":" in its byte-level
+    spelling), or with more than 4 non-empty parts between spaces."""
+    return b": " not in token and len([w for w in token.split(b" ") if w]) <= 4
+
+
+def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_rule: str,
+               allowed=None):
     """The seeds' loop on ``ids`` (one list per piece) until ``until`` ids exist: new merges
-    are added to ``merges`` and ``vocab``; returns the pieces' ids."""
+    are added to ``merges`` and ``vocab``; returns the pieces' ids. ``allowed(token)``: the
+    pairs it refuses are never merged."""
     for idx in range(256 + len(merges), until):
         stats: dict = {}
         for chunk in ids:
             get_stats(chunk, stats)
+        if allowed is not None:
+            stats = {p: c for p, c in stats.items() if allowed(vocab[p[0]] + vocab[p[1]])}
         if not stats:
             break
         pair = best_pair(stats, vocab, tie_rule)
@@ -58,9 +72,9 @@ def naive_loop(ids: list[list[int]], merges: dict, vocab: dict, until: int, tie_
 
 
 def naive_superbpe(text: str, vocab_size: int, transition: int, pattern: str = GPT4_SPLIT_PATTERN,
-                   tie_rule: str = "seen", specials: tuple = ()):
+                   tie_rule: str = "seen", specials: tuple = (), rules: str = "authors"):
     """Merges of the plain two-stage loop, in order: {pair: id}; the text cut at ``specials``
-    first (and they count in ``vocab_size``)."""
+    first (and they count in ``vocab_size``); ``rules`` "authors" or "open"."""
     merges: dict = {}
     vocab = {i: bytes([i]) for i in range(256)}
     parts = [p for p in regex.split("|".join(map(regex.escape, specials)), text) if p] \
@@ -68,10 +82,13 @@ def naive_superbpe(text: str, vocab_size: int, transition: int, pattern: str = G
     vocab_size -= len(specials)
     naive_loop([list(p.encode("utf-8")) for part in parts for p in chunks_of(part, pattern)],
                merges, vocab, 256 + transition, tie_rule)
+    if rules == "authors":  # a file read line by line: each line ends after its line break
+        parts = [line for part in parts for line in regex.split(r"(?<=\n)", part) if line]
     ids = [list(piece.encode("utf-8")) for part in parts for piece in isolated_pieces(part)]
     for pair, idx in merges.items():  # stage one's merges, in order, on stage two's pieces
         ids = [merge(chunk, pair, idx) for chunk in ids]
-    naive_loop(ids, merges, vocab, vocab_size, tie_rule)
+    naive_loop(ids, merges, vocab, vocab_size, tie_rule,
+               authors_may_make if rules == "authors" else None)
     return merges
 
 
@@ -145,21 +162,68 @@ HF_TEXTS = st.lists(WORDS, max_size=40).map(lambda ws: " ".join(ws)) | st.text(O
 @settings(max_examples=80, deadline=None)
 @given(text=TEXTS, extra=st.integers(0, 60), transition=st.integers(0, 40),
        tie_rule=st.sampled_from(["seen", "ids", "bytes"]),
-       specials=st.sampled_from([(), ("<|e|>",), ("the", ", ")]))
-def test_matches_the_plain_two_stage_loop(text, extra, transition, tie_rule, specials):
+       specials=st.sampled_from([(), ("<|e|>",), ("the", ", ")]),
+       rules=st.sampled_from(["authors", "open"]))
+def test_matches_the_plain_two_stage_loop(text, extra, transition, tie_rule, specials, rules):
     vocab_size = 256 + transition + extra + len(specials)
     tok = train_superbpe(text, vocab_size, transition, tie_rule=tie_rule,
-                         special_tokens=list(specials))
-    expected = naive_superbpe(text, vocab_size, transition, tie_rule=tie_rule, specials=specials)
+                         special_tokens=list(specials), stage_two=rules)
+    expected = naive_superbpe(text, vocab_size, transition, tie_rule=tie_rule, specials=specials,
+                              rules=rules)
     assert list(tok.merges.items()) == list(expected.items())
+
+
+def test_the_authors_rules_by_default_no_line_break_inside_no_colon_space_at_most_4_words():
+    # A text whose open stage two would make all three: the same two lines many times, with
+    # a colon and long runs of words. Known answer: the authors' rules, written in the test.
+    text = ("Note: the cat sat on the mat by the door\nNote: the dog sat on the log by the fire\n"
+            * 12)
+    tok = train_superbpe(text, 256 + 200, transition=30)
+    open_ = train_superbpe(text, 256 + 200, transition=30, stage_two="open")
+    assert tok.stage_two == "authors" and open_.stage_two == "open"
+    two = [tok.vocab[i] for i in tok.merges.values() if tok.is_stage_two(i)]
+    two_open = [open_.vocab[i] for i in open_.merges.values() if open_.is_stage_two(i)]
+    assert two and two_open
+    assert sum(b"\n" in t[:-1] for t in two) == 0
+    assert sum(b": " in t for t in two) == 0
+    assert sum(len([w for w in t.split(b" ") if w]) > 4 for t in two) == 0
+    assert any(b"\n" in t[:-1] for t in two_open) and any(b": " in t for t in two_open)
+    assert any(len([w for w in t.split(b" ") if w]) > 4 for t in two_open)
+    expected = naive_superbpe(text, 256 + 200, 30)
+    assert list(tok.merges.items()) == list(expected.items())
+
+
+def test_unknown_stage_two_rules_are_refused_by_name():
+    with pytest.raises(ValueError, match="stage_two must be one of 'authors', 'open'"):
+        train_superbpe("a b", 260, 1, stage_two="paper")
 
 
 @settings(max_examples=60, deadline=None)
 @given(text=HF_TEXTS)
 def test_stage_two_pattern_cuts_as_the_papers_isolated_split(text):
     assert regex.findall(STAGE_TWO_PATTERN, text) == isolated_pieces(text)
+    lines = [line for line in regex.split(r"(?<=\n)", text) if line]
+    assert regex.findall(STAGE_TWO_LINES_PATTERN, text) == [
+        piece for line in lines for piece in isolated_pieces(line)]
     hf = tokenizers.pre_tokenizers.Split(tokenizers.Regex(STAGE_TWO_ISOLATED), "isolated")
     assert [p for p, _ in hf.pre_tokenize_str(text)] == isolated_pieces(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sampled_from(["a", "é", "7", "12", "345", " ", "  ", "\t", "\n", "\r\n",
+                                       "\r", ".", "..", "/", "!!", ": ", "\u2028", "😀"]),
+                      min_size=2, max_size=30))
+def test_every_cut_after_a_line_break_keeps_the_lines_split(parts):
+    # what lets the corpus trainer count the authors' stage two in blocks (split.proven_cuts)
+    from bpe_core.split import proven_cuts
+
+    text = "".join(parts)
+    cuts = [m.start() for m in proven_cuts(STAGE_TWO_LINES_PATTERN).finditer(text)]
+    assert cuts == [k + 1 for k, c in enumerate(text[:-1]) if c == "\n"]
+    whole = regex.findall(STAGE_TWO_LINES_PATTERN, text)
+    for c in cuts:
+        assert (regex.findall(STAGE_TWO_LINES_PATTERN, text[:c])
+                + regex.findall(STAGE_TWO_LINES_PATTERN, text[c:])) == whole
 
 
 # ---------------------------------------------------------------------------------------------

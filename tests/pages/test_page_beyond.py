@@ -365,3 +365,28 @@ def test_the_progress_bar_says_which_stage_or_phase_it_counts(transition, label,
     assert app.exception and "halted" in app.exception[0].message
     (bar,) = app.get("progress")
     assert bar.proto.text == says
+
+
+def test_a_text_too_small_for_the_transition_says_so_beside_the_numbers(at):
+    # 512 tokens asked on one short line: stage one runs out of pairs long before merge 204,
+    # and BoundlessBPE's phase one before 256; the captions say so, with the library's numbers
+    from bpe_core.boundless import train_boundless
+
+    text = "the cat sat on the mat by the door, the dog sat on the log by the fire. " * 3
+    at.text_area(key="text").set_value(text)
+    at.button(key="train").click().run()
+    at.switch_page("pages/beyond.py").run()
+    assert not at.exception
+    superbpe = train_superbpe(text, 512, 204)
+    assert superbpe.ran_out_early and superbpe.transition < 204
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # markdown escapes
+    assert (f"Stage one ran out of pairs after {superbpe.transition:,} merges, before the"
+            " transition asked for (204)") in captions
+    at.radio(key="beyond_variant").set_value("BoundlessBPE: the transition found").run()
+    assert not at.exception
+    boundless = train_boundless(text, 512)
+    assert boundless.ran_out_early
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # markdown escapes
+    assert (f"Phase one ran out of pairs after {boundless.phase_one_merges:,} of the 256 merges"
+            " asked for") in captions
+    assert f"the tokenizer has {boundless.num_merges:,} merges" in captions

@@ -114,12 +114,26 @@ def compression_frame(counts: dict[str, Sequence[int]], num_bytes: int, transiti
 
 
 def stage_two_words(tok: Any) -> str:
-    """Where stage two begins, in a sentence."""
+    """Where stage two begins, in a sentence; and, when stage one ran out of pairs before the
+    transition asked for, that this is not SuperBPE at that transition.
+
+    >>> from bpe_core.superbpe import train_superbpe
+    >>> print(stage_two_words(train_superbpe("the cat the cat", 300, transition=20)))
+    Stage one ran out of pairs after 6 merges, before the transition asked for (20): stage two began early, so these numbers are not SuperBPE's at that transition (the text is too small for it). Stage one made merges 1 to 6 inside the split pattern's pieces; stage two made the other 3 (merge 7 on) across spaces and single punctuation marks, within a line, at most 4 words a token and never ": " (the authors' rules). The vertical rule marks the transition.
+    """
     stage_two = tok.num_merges - tok.transition
-    return (f"Stage one made merges 1 to {tok.transition:,} inside the split pattern's pieces;"
-            f" stage two made the other {stage_two:,} (merge {tok.transition + 1:,} on) across"
-            " spaces, line breaks and single punctuation marks. The vertical rule marks the"
-            " transition.")
+    early = ""
+    if tok.ran_out_early:
+        early = (f"Stage one ran out of pairs after {tok.transition:,} merges, before the"
+                 f" transition asked for ({tok.asked_transition:,}): stage two began early, so"
+                 " these numbers are not SuperBPE's at that transition (the text is too small"
+                 " for it). ")
+    rules = (" across spaces and single punctuation marks, within a line, at most 4 words a"
+             ' token and never ": " (the authors\' rules)' if tok.stage_two == "authors" else
+             " across spaces, line breaks and single punctuation marks")
+    return (f"{early}Stage one made merges 1 to {tok.transition:,} inside the split pattern's"
+            f" pieces; stage two made the other {stage_two:,} (merge {tok.transition + 1:,} on)"
+            f"{rules}. The vertical rule marks the transition.")
 
 
 def step_name(tok: Any) -> str:
@@ -161,13 +175,24 @@ def parity_settings(kind: str, num_merges: int) -> tuple[int, int]:
 
 
 def phase_two_words(tok: Any) -> str:
-    """Where BoundlessBPE's supermerges begin, in a sentence."""
+    """Where BoundlessBPE's supermerges begin, in a sentence; and, when phase one ran out of
+    pairs before the merges asked for, that the vocabulary stopped short, as the authors' code
+    stops."""
     supers = tok.num_merges - tok.transition
-    return (f"Phase one learned {tok.num_merges:,} merges inside the split pattern's pieces;"
-            f" phase two kept the first {tok.transition:,} (the transition it found by itself:"
-            f" each later one occurred less often than a superword) and made {supers:,}"
-            f" supermerges (merge {tok.transition + 1:,} on), each joining whole words. The"
-            " vertical rule marks the transition.")
+    early = ""
+    if tok.ran_out_early:
+        early = (f"Phase one ran out of pairs after {tok.phase_one_merges:,} of the"
+                 f" {tok.asked_merges:,} merges asked for (the text is too small for this"
+                 " vocabulary): "
+                 + ("as the authors' code does, phase two stopped at phase one's size or"
+                    f" when no superword was left, so the tokenizer has {tok.num_merges:,}"
+                    " merges, not the size asked for. " if tok.stopping == "authors" else
+                    "supermerges filled the rest (this project's rule, not the authors'). "))
+    return (f"{early}Phase one learned {tok.phase_one_merges:,} merges inside the split"
+            f" pattern's pieces; phase two kept the first {tok.transition:,} (the transition it"
+            " found by itself: each later one occurred less often than a superword) and made"
+            f" {supers:,} supermerges (merge {tok.transition + 1:,} on), each joining whole"
+            " words. The vertical rule marks the transition.")
 
 
 def parity_frame(result: Any) -> pd.DataFrame:
