@@ -1,6 +1,6 @@
 """The fuzz suite, run briefly: every target of tests/fuzz/targets.py under atheris for a fixed
 budget (at most 3,000 inputs or 12 s of fuzzing each, about 3 minutes for all), from the
-project's own files as seeds. A crash, a hang (10 s on one input) or a blow-up in memory
+project's own files as seeds. A crash, a hang (2 s on one input) or a blow-up in memory
 (2 GB of address space) fails the test with the input's traceback. docs/FUZZING.md has the long run.
 
 Every input a fuzzer found that crashed once is kept in tests/fuzz/crashes/ (``TARGET--what``)
@@ -35,7 +35,7 @@ def test_a_short_fuzz_run_finds_no_crash(name, tmp_path):
     # libFuzzer's own -rss_limit_mb reads getrusage's peak, which Linux carries across exec: a
     # child of a pytest process that has grown (the whole suite before this) starts "over" the
     # limit. The child's address space is capped instead: a blow-up is a MemoryError, a crash.
-    flags = [f"-runs={RUNS}", f"-max_total_time={SECONDS}", "-rss_limit_mb=0", "-timeout=10",
+    flags = [f"-runs={RUNS}", f"-max_total_time={SECONDS}", "-rss_limit_mb=0", "-timeout=2",
              f"-artifact_prefix={tmp_path}/", f"-corpus={tmp_path / 'corpus'}"]
     done = subprocess.run([sys.executable, str(HERE / "run.py"), name, *flags], cwd=tmp_path,
                           capture_output=True, text=True, timeout=240,
