@@ -21,6 +21,7 @@ from ui.exchange.files import (
 from ui.kit.escape import md_escape
 from ui.kit.state import (
     active_tokenizer,
+    import_refusal,
     import_tokenizer,
     sidebar,
     tokenizer_label,
@@ -70,6 +71,10 @@ def read_import(changed: str) -> None:
         return
     except Exception as e:  # a hostile file must never become a traceback
         ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
+        return
+    problem = import_refusal(imported.tok)
+    if problem:
+        ss["import_error"] = problem
         return
     ss["import_info"] = imported
     # what a classroom room carries to re-read the same tokenizer (ui/classroom/panel.py)

@@ -54,6 +54,13 @@ def tokenizers() -> dict[str, bpe_core.Tokenizer]:
     return {"regex": regex_tok, "basic": basic, "gpt2": gpt2}
 
 
+@cache
+def good_hf_json() -> str:
+    """The regex tokenizer's tokenizer.json, written once (writing its Split pattern the
+    Oniguruma way costs 0.1-0.6 s: over 2 s of wall time at a load of 20)."""
+    return to_hf_json(tokenizers()["regex"])
+
+
 def _use(tok: bpe_core.Tokenizer) -> None:
     """What a user does next with a tokenizer that loaded: encode, decode, look at its chunks."""
     ids = tok.encode(TEXT, allowed_special="all")
@@ -130,7 +137,7 @@ def pipeline_parts(data: bytes) -> None:
         return
     if not isinstance(parts, dict):
         return
-    document = json.loads(to_hf_json(tokenizers()["regex"]))
+    document = json.loads(good_hf_json())
     for key in ("normalizer", "pre_tokenizer", "decoder", "post_processor", "added_tokens"):
         if key in parts:
             document[key] = parts[key]
@@ -297,7 +304,7 @@ def hf_added_tokens(data: bytes) -> None:
         return
     if not isinstance(parts, dict):
         return
-    document = json.loads(to_hf_json(tokenizers()["regex"]))
+    document = json.loads(good_hf_json())
     for key in ("normalizer", "pre_tokenizer", "decoder", "added_tokens"):
         if key in parts:
             document[key] = parts[key]
@@ -465,7 +472,7 @@ def hostile_seeds(target: str) -> list[bytes]:
         tok.train("ab" * 20, 258)
         return [to_minbpe(tok)[0].encode() + text]
     if target == "encode_hf":
-        document = json.loads(to_hf_json(tokenizers()["regex"]))
+        document = json.loads(good_hf_json())
         document["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": BACKTRACKS},
                                      "behavior": "Isolated", "invert": False}
         return [json.dumps(document).encode() + text]

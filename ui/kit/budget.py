@@ -1,0 +1,54 @@
+"""What one session may hold in the server's memory: a stated bound, and what counts against it.
+
+A session's memory is mostly its tokenizers (the trained one, the train memo's, an imported one)
+and what the pages derive from them (``state.derived``: orderings, tables, step-throughs, most of
+them a row or an entry per token). So a tokenizer counts for what it holds and what a tour of
+every page derives from it: ``SESSION_TOKEN_BYTES`` a token, plus its bytes, a figure measured
+(``benchmarks/class_memory.py``, docs/LIMITS.md). The shared GPT presets count for no session.
+
+``refusal(tok, held)`` says, before a tokenizer is kept, whether it would take the session past
+``SESSION_MEMORY_MB``; the caller keeps what the session had and shows the message, which names
+the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import bpe_core
+
+SESSION_MEMORY_MB = 160  # the bound a session's tokenizers and what they derive stay under
+MB = 1024 * 1024
+# bytes a token costs a session besides its own bytes, measured: a tokenizer read from a file
+# holds 204-228 B a token (benchmarks/worst_uploads.py), a tour of every page adds the rest
+SESSION_TOKEN_BYTES = 600
+
+
+def tokenizer_bytes(tok: bpe_core.Tokenizer) -> int:
+    """The memory a session holding ``tok`` pays for it (estimated from its size, measured)."""
+    token_bytes = sum(map(len, tok.vocab.values()))
+    return len(tok.vocab) * SESSION_TOKEN_BYTES + 2 * token_bytes
+
+
+def size_bytes(vocab_size: int) -> int:
+    """The same estimate before a tokenizer exists (training asks for ``vocab_size`` tokens;
+    trained tokens are short: 16 bytes each is more than any sample's)."""
+    return vocab_size * (SESSION_TOKEN_BYTES + 2 * 16)
+
+
+def held_bytes(tokenizers: Iterable[bpe_core.Tokenizer | None]) -> int:
+    """What a session's own tokenizers (trained, imported: never the shared presets) cost
+    together, each counted once."""
+    seen = {id(tok): tok for tok in tokenizers if tok is not None}
+    return sum(tokenizer_bytes(tok) for tok in seen.values())
+
+
+def refusal(what: str, cost: int, held: int) -> str | None:
+    """The message that refuses ``what`` (costing ``cost`` bytes) in a session already holding
+    ``held``, or None when it fits under the bound."""
+    if held + cost <= SESSION_MEMORY_MB * MB:
+        return None
+    return (f"{what} would take about {cost / MB:,.1f} MB of the server's memory, and this"
+            f" session already holds about {held / MB:,.1f} MB: each session may hold"
+            f" {SESSION_MEMORY_MB:g} MB (its tokenizers and what the pages derive from them), so"
+            " that a class fits on one server.")
