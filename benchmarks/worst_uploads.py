@@ -10,7 +10,8 @@ process: ``python benchmarks/worst_uploads.py [--mb 10]``.
 * ``cl100k_base.tiktoken``: OpenAI's file (1.7 MB), for scale.
 
 For each: the process's CPU and wall time to ``bpe_core.read_tokenizer``, its peak RSS, the
-memory the tokenizer holds once read (tracemalloc, after a collection), and that memory per
+memory the process holds more once the tokenizer is read (its RSS after a collection, less its
+RSS before: an upper bound, the allocator keeps some of what the reading freed), and that per
 token. Prints the load average (the CPU seconds vary with it less than the wall seconds).
 """
 
@@ -31,19 +32,24 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]
 from bpe_core.text import bytes_to_unicode  # noqa: E402
 
 MEASURE = """
-import gc, resource, sys, time, tracemalloc
+import gc, resource, sys, time
 sys.path.insert(0, {root!r})
 import bpe_core
+
+def rss():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+
 data = open({path!r}, "rb").read()
 kw = {{}} if {path!r}.endswith(".json") else dict(pattern=bpe_core.GPT4_SPLIT_PATTERN,
                                                   special_tokens={{}})
-tracemalloc.start()
+gc.collect()
+before = rss()
 cpu, wall = time.process_time(), time.perf_counter()
 tok = bpe_core.read_tokenizer(data, {name!r}, **kw)
 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-del data
 gc.collect()
-held = tracemalloc.get_traced_memory()[0]
+held = rss() - before
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(len(tok.vocab), cpu, wall, peak, held)
 """
@@ -77,11 +83,11 @@ def hf_file(limit: int) -> bytes:
     def spell(token: bytes) -> str:
         return "".join(alphabet[b] for b in token)
 
-    vocab, merges, size = {}, [], 2_000
+    vocab, merges, size = {}, [], 4_000
     for token in short_tokens():
         entry = spell(token)
         merge = None if len(token) == 1 else f"{spell(token[:-1])} {spell(token[-1:])}"
-        size += len(json.dumps(entry)) + 10 + (len(json.dumps(merge)) + 2 if merge else 0)
+        size += len(entry.encode()) + 10 + (len(merge.encode()) + 3 if merge else 0)
         if size > limit:
             break
         vocab[entry] = len(vocab)
