@@ -60,6 +60,10 @@ def read_import(changed: str) -> None:
         if not chosen:
             return
     ss["_import_last"] = {uploads[i].file_id for i in chosen}
+    problem = import_refusal(None, [files[i][1] for i in chosen])  # before reading: its peak
+    if problem:
+        ss["import_error"] = problem
+        return
     try:
         specials = parse_import_specials(ss.get("import_specials", ""))
         with st.spinner("Reading… a 100 000-token tiktoken file takes a few seconds to recover"

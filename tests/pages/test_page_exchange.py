@@ -4,6 +4,7 @@ Download contents are not readable in AppTest: tests/test_exchange.py tests the 
 download. Here: which buttons show, and uploads driven through ``at.file_uploader``.
 """
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -252,6 +253,14 @@ def test_an_upload_past_the_sessions_memory_bound_is_refused_by_name(at, monkeyp
     assert "This tokenizer (900 tokens)" in message and "current tokenizer is kept" in message
     assert at.session_state["tok"] is before and "imported" not in at.session_state
     assert at.selectbox(key="kind").value == "Train: GPT-4 split"
+    # a file with more lines than the bound has room for tokens is refused before it is read
+    ranks = b"".join(base64.b64encode(bytes([a, b])) + b" %d\n" % (a * 256 + b)
+                     for a in range(256) for b in range(256))
+    upload(at, ("many.tiktoken", ranks))
+    message = at.error[0].value.replace("\\", "")
+    assert "A file of up to 65,536 tokens" in message
+    assert f"each session may hold {between / budget.MB:g} MB" in message
+    assert at.session_state["tok"] is before and "imported" not in at.session_state
 
     upload(at, ("small.model", minbpe_model_bytes(small)))
     assert not at.exception and not at.error

@@ -13,7 +13,7 @@ the bound.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import bpe_core
 
@@ -34,6 +34,13 @@ def size_bytes(vocab_size: int) -> int:
     """The same estimate before a tokenizer exists (training asks for ``vocab_size`` tokens;
     trained tokens are short: 16 bytes each is more than any sample's)."""
     return vocab_size * (SESSION_TOKEN_BYTES + 2 * 16)
+
+
+def file_tokens(files: Sequence[bytes]) -> int:
+    """How many tokens uploaded files may hold, counted before they are read (reading a 10 MB
+    tokenizer.json of 440,000 tokens peaks at 490 MB): a line or a JSON key (``":``) each, the
+    largest count of one file (vocab.json and merges.txt describe the same tokens)."""
+    return max((max(data.count(b"\n"), data.count(b'":')) for data in files), default=0)
 
 
 def held_bytes(tokenizers: Iterable[bpe_core.Tokenizer | None]) -> int:

@@ -17,7 +17,7 @@ import threading
 import weakref
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -474,12 +474,17 @@ def _imported_tok() -> bpe_core.Tokenizer | None:
     return (st.session_state.get("imported") or (None, ""))[0]
 
 
-def import_refusal(tok: bpe_core.Tokenizer) -> str | None:
-    """Why ``tok`` may not replace the session's imported tokenizer (None: it may): it would
-    take the session past its memory bound (ui/kit/budget.py), counting the trained tokenizers
-    it keeps (the train memo and the current one) and what the pages derive from each."""
+def import_refusal(tok: bpe_core.Tokenizer | None, files: Sequence[bytes] = ()) -> str | None:
+    """Why ``tok`` (or, before reading them, the uploaded ``files``) may not replace the
+    session's imported tokenizer (None: it may): it would take the session past its memory bound
+    (ui/kit/budget.py), counting the trained tokenizers it keeps (the train memo and the
+    current one) and what the pages derive from each."""
     ss = st.session_state
     held = budget.held_bytes([*ss.get("train_memo", {}).values(), ss.get("tok")])
+    if tok is None:
+        tokens = budget.file_tokens(files)
+        return budget.refusal(f"A file of up to {tokens:,} tokens",
+                              tokens * budget.SESSION_TOKEN_BYTES, held)
     return budget.refusal(f"This tokenizer ({len(tok.vocab):,} tokens)",
                           budget.tokenizer_bytes(tok), held)
 
