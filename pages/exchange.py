@@ -8,6 +8,7 @@ import streamlit as st
 from ui.exchange.files import (
     EXPORTS,
     IMPORT_PATTERNS,
+    MAX_IMPORT_BYTES,
     MAX_IMPORT_MB,
     export_problems,
     file_stem,
@@ -60,7 +61,10 @@ def read_import(changed: str) -> None:
         if not chosen:
             return
     ss["_import_last"] = {uploads[i].file_id for i in chosen}
-    problem = import_refusal(None, [files[i][1] for i in chosen])  # before reading: its peak
+    datas = [files[i][1] for i in chosen]
+    # before reading (a read's peak), once the files are within the size read_uploads says
+    problem = (import_refusal(None, datas) if all(len(d) <= MAX_IMPORT_BYTES for d in datas)
+               else None)
     if problem:
         ss["import_error"] = problem
         return

@@ -4,11 +4,11 @@ A session's memory is mostly its tokenizers (the trained one, the train memo's, 
 and what the pages derive from them (``state.derived``: orderings, tables, step-throughs, most of
 them a row or an entry per token). So a tokenizer counts for what it holds and what a tour of
 every page derives from it: ``SESSION_TOKEN_BYTES`` a token, plus its bytes, a figure measured
-(``benchmarks/class_memory.py``, docs/LIMITS.md). The shared GPT presets count for no session.
+(``benchmarks/session_memory.py``, docs/LIMITS.md). The shared GPT presets count for no session.
 
-``refusal(tok, held)`` says, before a tokenizer is kept, whether it would take the session past
-``SESSION_MEMORY_MB``; the caller keeps what the session had and shows the message, which names
-the bound.
+``refusal(what, cost, held)`` says, before a tokenizer is kept, whether it would take the
+session past ``SESSION_MEMORY_MB``; the caller keeps what the session had and shows the message,
+which names the bound.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import bpe_core
 
 SESSION_MEMORY_MB = 160  # the bound a session's tokenizers and what they derive stay under
 MB = 1024 * 1024
-# bytes a token costs a session besides its own bytes, measured: a tokenizer read from a file
-# holds 204-228 B a token (benchmarks/worst_uploads.py), a tour of every page adds the rest
-SESSION_TOKEN_BYTES = 600
+# bytes a token costs a session, measured (docs/LIMITS.md): a session that imports cl100k_base
+# (100,256 tokens) and visits every page holds 61 MB more than a trained one, 639 B a token
+# (benchmarks/session_memory.py); the tokenizer alone, once read, 204-328 B a token
+SESSION_TOKEN_BYTES = 640
 
 
 def tokenizer_bytes(tok: bpe_core.Tokenizer) -> int:
