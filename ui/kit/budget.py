@@ -13,6 +13,7 @@ which names the bound.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import bpe_core
@@ -39,9 +40,14 @@ def size_bytes(vocab_size: int) -> int:
 
 def file_tokens(files: Sequence[bytes]) -> int:
     """How many tokens uploaded files may hold, counted before they are read (reading a 10 MB
-    tokenizer.json of 440,000 tokens peaks at 490 MB): a line or a JSON key (``":``) each, the
-    largest count of one file (vocab.json and merges.txt describe the same tokens)."""
-    return max((max(data.count(b"\n"), data.count(b'":')) for data in files), default=0)
+    tokenizer.json of 440,000 tokens peaks at 490 MB): a line or a JSON key given a number
+    (``"token": 12``, a vocabulary's entry) each, the largest count of one file (vocab.json and
+    merges.txt describe the same tokens)."""
+    return max((max(data.count(b"\n"), sum(1 for _ in _ENTRY.finditer(data))) for data in files),
+               default=0)
+
+
+_ENTRY = re.compile(rb'":\s*\d')
 
 
 def held_bytes(tokenizers: Iterable[bpe_core.Tokenizer | None]) -> int:
