@@ -8,6 +8,7 @@ import streamlit as st
 from ui.exchange.files import (
     EXPORTS,
     IMPORT_PATTERNS,
+    MAX_IMPORT_BYTES,
     MAX_IMPORT_MB,
     export_problems,
     file_stem,
@@ -21,6 +22,7 @@ from ui.exchange.files import (
 from ui.kit.escape import md_escape
 from ui.kit.state import (
     active_tokenizer,
+    import_refusal,
     import_tokenizer,
     sidebar,
     tokenizer_label,
@@ -59,6 +61,13 @@ def read_import(changed: str) -> None:
         if not chosen:
             return
     ss["_import_last"] = {uploads[i].file_id for i in chosen}
+    datas = [files[i][1] for i in chosen]
+    # before reading (a read's peak), once the files are within the size read_uploads says
+    problem = (import_refusal(None, datas) if all(len(d) <= MAX_IMPORT_BYTES for d in datas)
+               else None)
+    if problem:
+        ss["import_error"] = problem
+        return
     try:
         specials = parse_import_specials(ss.get("import_specials", ""))
         with st.spinner("Reading… a 100 000-token tiktoken file takes a few seconds to recover"
@@ -70,6 +79,10 @@ def read_import(changed: str) -> None:
         return
     except Exception as e:  # a hostile file must never become a traceback
         ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
+        return
+    problem = import_refusal(imported.tok)
+    if problem:
+        ss["import_error"] = problem
         return
     ss["import_info"] = imported
     # what a classroom room carries to re-read the same tokenizer (ui/classroom/panel.py)

@@ -54,6 +54,13 @@ def tokenizers() -> dict[str, bpe_core.Tokenizer]:
     return {"regex": regex_tok, "basic": basic, "gpt2": gpt2}
 
 
+@cache
+def good_hf_json() -> str:
+    """The regex tokenizer's tokenizer.json, written once (writing its Split pattern the
+    Oniguruma way costs 0.1-0.6 s: over 2 s of wall time at a load of 20)."""
+    return to_hf_json(tokenizers()["regex"])
+
+
 def _use(tok: bpe_core.Tokenizer) -> None:
     """What a user does next with a tokenizer that loaded: encode, decode, look at its chunks."""
     ids = tok.encode(TEXT, allowed_special="all")
@@ -130,7 +137,7 @@ def pipeline_parts(data: bytes) -> None:
         return
     if not isinstance(parts, dict):
         return
-    document = json.loads(to_hf_json(tokenizers()["regex"]))
+    document = json.loads(good_hf_json())
     for key in ("normalizer", "pre_tokenizer", "decoder", "post_processor", "added_tokens"):
         if key in parts:
             document[key] = parts[key]
@@ -209,6 +216,107 @@ def regex_tokenizer(data: bytes) -> None:
         raise AssertionError(f"{pattern!r}: decode(encode(text)) is not the text")
 
 
+# -- read, then encode a fuzzed text ---------------------------------------------------------------
+# Each input is a file (for GPT-2: vocab.json, GPT2_SEPARATOR, merges.txt) then TEXT_SEPARATOR then
+# a text: the file is read as an upload is, and the text is what a user then types into the box.
+
+TEXT_SEPARATOR = b"\n\x00text\x00\n"
+LADDER_MAX = 4_000  # the issue's overlapping added tokens: a, aa, ... 4,000 of them (8 MB of JSON)
+
+
+def _file_and_text(data: bytes) -> tuple[bytes, str]:
+    file, _, text = data.partition(TEXT_SEPARATOR)
+    return file, text.decode("utf-8", "replace")
+
+
+def _encode_decode(tok: bpe_core.Tokenizer, text: str) -> None:
+    """Encode the fuzzed text with every special token allowed, and decode it. Where nothing
+    rewrites the text (no tokenizer.json pipeline), decoding gives the text back."""
+    try:
+        ids = tok.encode(text, allowed_special="all")
+    except ValueError:  # a refusal that names the bound (a split's time, a text's size)
+        return
+    out = tok.decode(ids)
+    if tok.pipeline is None and out != text:
+        raise AssertionError(f"decode(encode(text)) is not the text: {text[:200]!r} gave"
+                             f" {out[:200]!r}")
+
+
+def _read_then_encode(data: bytes, read: Callable[[bytes], bpe_core.Tokenizer]) -> None:
+    file, text = _file_and_text(data)
+    try:
+        tok = read(file)
+    except ValueError:
+        return
+    _encode_decode(tok, text)
+
+
+def encode_minbpe(data: bytes) -> None:
+    _read_then_encode(data, lambda f: read_tokenizer(f, "fuzz.model"))
+
+
+def encode_hf(data: bytes) -> None:
+    _read_then_encode(data, lambda f: read_tokenizer(f, "tokenizer.json"))
+
+
+def encode_tiktoken(data: bytes) -> None:
+    _read_then_encode(data, lambda f: read_tokenizer(
+        f, "fuzz.tiktoken", pattern=bpe_core.GPT4_SPLIT_PATTERN,
+        special_tokens={"<|endoftext|>": 100_000}))
+
+
+def encode_gpt2(data: bytes) -> None:
+    def read(f: bytes) -> bpe_core.Tokenizer:
+        vocab, _, merges = f.partition(GPT2_SEPARATOR)
+        return read_tokenizer(vocab, "vocab.json", merges=merges, partner_name="merges.txt",
+                              pattern=bpe_core.GPT2_SPLIT_PATTERN)
+    _read_then_encode(data, read)
+
+
+def encode_sidecar(data: bytes) -> None:
+    """A fuzzed sidecar beside a good .model (the sidecar gives the pattern and the specials)."""
+    model = to_minbpe(tokenizers()["regex"])[0].encode()
+    _read_then_encode(data, lambda f: read_tokenizer(model, "fuzz.model", sidecar=f,
+                                                     sidecar_name="fuzz.model.bpe-lab.json"))
+
+
+def _ladder(spec: object) -> list[dict]:
+    """``{"content": "a", "count": n, flags...}``: the added tokens a, aa, ... n of them (at most
+    LADDER_MAX), each with the given flags; a seed's short way to write the issue's 8 MB file."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("content"), str):
+        return []
+    count = spec.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 < count <= LADDER_MAX:
+        return []
+    flags = {k: spec[k] for k in ("single_word", "lstrip", "rstrip", "normalized", "special")
+             if k in spec}
+    return [{"id": 400 + i, "content": spec["content"] * (i + 1), **flags} for i in range(count)]
+
+
+def hf_added_tokens(data: bytes) -> None:
+    """A tokenizer.json pipeline with added tokens (normalizer, pre-tokenizer, ``added_tokens``
+    with normalized / single_word / lstrip / rstrip; ``"ladder"`` adds a run of overlapping
+    ones) on a good model, read as an upload is, then the fuzzed text encoded and decoded."""
+    parts_bytes, text = _file_and_text(data)
+    try:
+        parts = json.loads(parts_bytes)
+    except (ValueError, RecursionError):
+        return
+    if not isinstance(parts, dict):
+        return
+    document = json.loads(good_hf_json())
+    for key in ("normalizer", "pre_tokenizer", "decoder", "added_tokens"):
+        if key in parts:
+            document[key] = parts[key]
+    if "ladder" in parts and isinstance(document.get("added_tokens"), list):
+        document["added_tokens"] = document["added_tokens"] + _ladder(parts["ladder"])
+    try:
+        tok = read_tokenizer(json.dumps(document).encode(), "tokenizer.json")
+    except ValueError:
+        return
+    _encode_decode(tok, text)
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 
@@ -277,6 +385,12 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "oniguruma": oniguruma,
     "regex_tokenizer": regex_tokenizer,
     "cli": cli,
+    "encode_minbpe": encode_minbpe,
+    "encode_hf": encode_hf,
+    "encode_tiktoken": encode_tiktoken,
+    "encode_gpt2": encode_gpt2,
+    "encode_sidecar": encode_sidecar,
+    "hf_added_tokens": hf_added_tokens,
 }
 
 
@@ -313,7 +427,66 @@ def seeds(target: str) -> list[bytes]:
         return [p.encode() for p in PATTERNS] + [rb"(\p{L}+)|( ?\p{N}{1,3})|(\s+)|.", rb"(?s).{1,4}"]
     if target == "cli":
         return ["\n".join(argv).encode() for argv in CLI_SEEDS]
+    if target.startswith("encode_"):
+        files = seeds({"encode_sidecar": "read_sidecars"}.get(target, "read_" + target[7:]))
+        return [f + TEXT_SEPARATOR + t.encode() for f in files for t in ENCODE_TEXTS]
+    if target == "hf_added_tokens":
+        return [json.dumps(part).encode() + TEXT_SEPARATOR + t.encode()
+                for part in ADDED_PARTS for t in ENCODE_TEXTS]
     raise KeyError(target)
+
+
+ENCODE_TEXTS = [TEXT, "<|endoftext|>x<|endoftext|><|endo", "  aaaa a aa\n\n\t", ""]
+_FLAGS = [dict(single_word=w, lstrip=ls, rstrip=rs, normalized=n, special=sp)
+          for w, ls, rs, n, sp in [(False, False, False, False, True), (True, True, False, True, False),
+                                   (False, False, True, True, False), (True, True, True, False, False)]]
+ADDED_PARTS = [
+    {"added_tokens": [{"id": 300 + i, "content": content, **flags}
+                      for i, (content, flags) in enumerate(zip(
+                          ["<|endoftext|>", " fox", "DONE", "aa"], _FLAGS))]},
+    {"normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "NFKC"}, {"type": "Lowercase"},
+        {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "}]},
+     "pre_tokenizer": {"type": "Split", "pattern": {"Regex": r" ?\p{L}+|\p{N}|\s+|."},
+                       "behavior": "Isolated", "invert": False},
+     "added_tokens": [{"id": 300, "content": "Quick", **_FLAGS[1]},
+                      {"id": 301, "content": "über", **_FLAGS[2]}]},
+    {"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
+                       "split": True},
+     "ladder": {"content": "a", "count": 12, **_FLAGS[3]}, "added_tokens": []},
+]
+
+# The issue's hostile shapes (issue 43): a pattern that backtracks, in a file's split, a
+# Replace normalizer and a Split pre-tokenizer, and 4,000 overlapping added tokens. Today each
+# hangs or runs long (the reader and the encoder have no bound of their own on a file's
+# patterns); written as seeds only with ``run.py --hostile`` (see docs/FUZZING.md).
+BACKTRACKS = "(a|aa)+$"
+HOSTILE_TEXT = ("a" * 40 + "!\n") * 4
+
+
+def hostile_seeds(target: str) -> list[bytes]:
+    """Seeds that reach the shapes issue 43 found by hand (empty for a target they do not fit)."""
+    text = TEXT_SEPARATOR + HOSTILE_TEXT.encode()
+    if target == "encode_minbpe":
+        tok = RegexTokenizer(BACKTRACKS + r"|\S|\s")
+        tok.train("ab" * 20, 258)
+        return [to_minbpe(tok)[0].encode() + text]
+    if target == "encode_hf":
+        document = json.loads(good_hf_json())
+        document["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": BACKTRACKS},
+                                     "behavior": "Isolated", "invert": False}
+        return [json.dumps(document).encode() + text]
+    if target == "hf_added_tokens":
+        replace = {"type": "Replace", "pattern": {"Regex": BACKTRACKS}, "content": "b"}
+        split = {"type": "Split", "pattern": {"Regex": BACKTRACKS}, "behavior": "Removed",
+                 "invert": False}
+        token = {"id": 300, "content": "a" * 40 + "!", **_FLAGS[1]}
+        parts = [{"normalizer": replace, "added_tokens": [token]},  # the issue's 5 KB file
+                 {"pre_tokenizer": split, "added_tokens": []},
+                 {"ladder": {"content": "a", "count": LADDER_MAX, **_FLAGS[3]},
+                  "added_tokens": []}]  # the issue's 8.5 MB file, written short
+        return [json.dumps(part).encode() + text for part in parts]
+    return []
 
 
 PIPELINE_PARTS = [
@@ -342,10 +515,11 @@ PIPELINE_PARTS = [
 ]
 
 
-def write_seeds(target: str, folder: str) -> int:
-    """Write the target's seeds into ``folder``; how many."""
+def write_seeds(target: str, folder: str, hostile: bool = False) -> int:
+    """Write the target's seeds into ``folder`` (with ``hostile``: the issue's shapes too);
+    how many."""
     os.makedirs(folder, exist_ok=True)
-    found = seeds(target)
+    found = seeds(target) + (hostile_seeds(target) if hostile else [])
     for i, data in enumerate(found):
         with open(os.path.join(folder, f"seed-{i:02d}"), "wb") as f:
             f.write(data)

@@ -1,7 +1,8 @@
 """The fuzz suite, run briefly: every target of tests/fuzz/targets.py under atheris for a fixed
 budget (at most 3,000 inputs or 12 s of fuzzing each, about 3 minutes for all), from the
-project's own files as seeds. A crash, a hang (10 s on one input) or a blow-up in memory
-(2 GB of address space) fails the test with the input's traceback. docs/FUZZING.md has the long run.
+project's own files as seeds. A crash, a slow input (2 s of a core: ``per_input_timeout``) or a
+blow-up in memory (2 GB of address space) fails the test with the input's traceback.
+docs/FUZZING.md has the long run.
 
 Every input a fuzzer found that crashed once is kept in tests/fuzz/crashes/ (``TARGET--what``)
 and replayed here in-process: each must now get a clear refusal or a right answer.
@@ -9,6 +10,7 @@ and replayed here in-process: each must now get a clear refusal or a right answe
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import subprocess
@@ -23,7 +25,17 @@ import targets  # noqa: E402
 
 RUNS = 3_000
 SECONDS = 12
+TIMEOUT = 2  # seconds of a core per input (run.py's): a slower input is a crash
 MEMORY = 2 * 1024**3  # bytes of address space for a fuzzing child
+
+
+def per_input_timeout() -> int:
+    """libFuzzer's -timeout, in wall seconds: TIMEOUT on a machine no busier than its cores,
+    TIMEOUT times the load average per core on a busier one. At a load of 20 on 2 cores a
+    process gets a tenth of a core: the oniguruma target's seed (0.3 s of CPU) took 4 s of wall
+    time there, and a 2 s wall-clock timeout failed a run that found nothing slow."""
+    per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return max(TIMEOUT, math.ceil(TIMEOUT * per_core))
 
 
 def cap_memory() -> None:
@@ -35,7 +47,8 @@ def test_a_short_fuzz_run_finds_no_crash(name, tmp_path):
     # libFuzzer's own -rss_limit_mb reads getrusage's peak, which Linux carries across exec: a
     # child of a pytest process that has grown (the whole suite before this) starts "over" the
     # limit. The child's address space is capped instead: a blow-up is a MemoryError, a crash.
-    flags = [f"-runs={RUNS}", f"-max_total_time={SECONDS}", "-rss_limit_mb=0", "-timeout=10",
+    flags = [f"-runs={RUNS}", f"-max_total_time={SECONDS}", "-rss_limit_mb=0",
+             f"-timeout={per_input_timeout()}",
              f"-artifact_prefix={tmp_path}/", f"-corpus={tmp_path / 'corpus'}"]
     done = subprocess.run([sys.executable, str(HERE / "run.py"), name, *flags], cwd=tmp_path,
                           capture_output=True, text=True, timeout=240,

@@ -4,6 +4,7 @@ Download contents are not readable in AppTest: tests/test_exchange.py tests the 
 download. Here: which buttons show, and uploads driven through ``at.file_uploader``.
 """
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,56 @@ def test_a_tokenizer_json_that_normalizes_works_on_every_page(at):
     assert any("Before BPE it does" in c.value and "lowercase" in c.value for c in at.caption)
     imported, _ = at.session_state["imported"]
     assert imported.encode(text) == expected
+
+
+def counting_tokenizer(vocab_size: int) -> BasicTokenizer:
+    tok = BasicTokenizer()
+    tok.train(" ".join(str(i) for i in range(4_000)), vocab_size)
+    return tok
+
+
+def test_an_upload_past_the_sessions_memory_bound_is_refused_by_name(at, monkeypatch):
+    """The bound a session's tokenizers may take (ui/kit/budget.py), set here between what a
+    small and a larger upload would take the session to: the larger is refused with a message
+    naming the bound, the trained tokenizer stays; the small one loads."""
+    from ui.kit import budget
+
+    small, large = counting_tokenizer(300), counting_tokenizer(900)
+    assert len(large.vocab) > 2 * len(small.vocab)
+    held = budget.tokenizer_bytes(at.session_state["tok"])  # the sample's, trained on arrival
+    between = held + (budget.tokenizer_bytes(small) + budget.tokenizer_bytes(large)) // 2
+    monkeypatch.setattr(budget, "SESSION_MEMORY_MB", between / budget.MB)
+    before = at.session_state["tok"]
+    upload(at, ("large.model", minbpe_model_bytes(large)))
+    assert not at.exception
+    message = at.error[0].value.replace("\\", "")
+    assert f"each session may hold {between / budget.MB:g} MB" in message
+    assert "This tokenizer (900 tokens)" in message and "current tokenizer is kept" in message
+    assert at.session_state["tok"] is before and "imported" not in at.session_state
+    assert at.selectbox(key="kind").value == "Train: GPT-4 split"
+    # a file with more lines than the bound has room for tokens is refused before it is read
+    ranks = b"".join(base64.b64encode(bytes([a, b])) + b" %d\n" % (a * 256 + b)
+                     for a in range(256) for b in range(256))
+    upload(at, ("many.tiktoken", ranks))
+    message = at.error[0].value.replace("\\", "")
+    assert "A file of up to 65,536 tokens" in message
+    assert f"each session may hold {between / budget.MB:g} MB" in message
+    assert at.session_state["tok"] is before and "imported" not in at.session_state
+
+    upload(at, ("small.model", minbpe_model_bytes(small)))
+    assert not at.exception and not at.error
+    assert at.session_state["imported"][0].encode("1234 567") == small.encode("1234 567")
+    assert at.selectbox(key="kind").value == "Imported file"
+
+
+def test_the_bound_admits_gpt_4o_and_refuses_a_300k_token_vocabulary():
+    """GPT-4o's 200,019 tokens (a user may upload its file) fit a session's bound beside a
+    trained tokenizer; a 300,000-token one (issue 43: 303 MB a session) does not."""
+    from bpe_core.pretrained import load_pretrained
+    from ui.kit import budget
+
+    o200k = load_pretrained("o200k_base")
+    trained = budget.size_bytes(8_192)
+    assert budget.refusal("GPT-4o", budget.tokenizer_bytes(o200k), trained) is None
+    scale = 300_000 / len(o200k.vocab)
+    assert budget.refusal("300k", int(budget.tokenizer_bytes(o200k) * scale), trained)

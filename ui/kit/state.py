@@ -17,7 +17,7 @@ import threading
 import weakref
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -36,6 +36,7 @@ from ui.classroom.panel import (
     room_query,
     show_message,
 )
+from ui.kit import budget
 from ui.kit.charts import steps_template
 from ui.kit.choices import (
     DEFAULT_KIND,
@@ -268,6 +269,12 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
     key = _key(text, settings)
     tok = memo.get(key)
     if tok is None:
+        kept = list(memo.values())[1:] if len(memo) >= TRAIN_MEMO_SIZE else list(memo.values())
+        problem = budget.refusal(f"Training {settings.vocab_size:,} tokens",
+                                 budget.size_bytes(settings.vocab_size),
+                                 budget.held_bytes([*kept, _imported_tok()]))
+        if problem:
+            raise ValueError(problem)
         bar = st.sidebar.progress(0.0, text="Training…") if show_progress else None
         last = [-1]
 
@@ -463,13 +470,38 @@ def active_tokenizer() -> bpe_core.Tokenizer | None:
     return ss.get("tok")
 
 
+def _imported_tok() -> bpe_core.Tokenizer | None:
+    return (st.session_state.get("imported") or (None, ""))[0]
+
+
+def import_refusal(tok: bpe_core.Tokenizer | None, files: Sequence[bytes] = ()) -> str | None:
+    """Why ``tok`` (or, before reading them, the uploaded ``files``) may not replace the
+    session's imported tokenizer (None: it may): it would take the session past its memory bound
+    (ui/kit/budget.py), counting the trained tokenizers it keeps (the train memo and the
+    current one) and what the pages derive from each."""
+    ss = st.session_state
+    held = budget.held_bytes([*ss.get("train_memo", {}).values(), ss.get("tok")])
+    if tok is None:
+        tokens = budget.file_tokens(files)
+        return budget.refusal(f"A file of up to {tokens:,} tokens",
+                              tokens * budget.SESSION_TOKEN_BYTES, held)
+    return budget.refusal(f"This tokenizer ({len(tok.vocab):,} tokens)",
+                          budget.tokenizer_bytes(tok), held)
+
+
 def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
-    """Make an imported tokenizer the session's choice on every page.
+    """Make an imported tokenizer the session's choice on every page (``import_refusal`` first:
+    the tokenizer it replaces and what the pages derived from it are let go).
 
     Call it from a widget callback (on_change / on_click): it sets the sidebar's "kind" widget,
     which Streamlit allows only before the sidebar is drawn in a run.
     """
     ss = st.session_state
+    before = _imported_tok()
+    if before is not None and before is not tok:
+        memo = ss.get(DERIVED, {})
+        for key in [k for k, (owners, _) in memo.items() if any(o is before for o in owners)]:
+            del memo[key]
     ss["imported"] = (tok, name)
     _keep("kind", "Imported file")
 
