@@ -28,7 +28,10 @@ with atheris.instrument_imports(include=["bpe_core", "bpe_lab"]):
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import targets  # noqa: E402
 
+from bpe_core.limits import set_untrusted_budget  # noqa: E402
+
 TIMEOUT = 2  # seconds per input: a slower input is a crash (issue 43)
+BUDGET = 0.5  # seconds of untrusted work per call (bpe_core.limits), well under TIMEOUT
 
 
 def main() -> None:
@@ -46,6 +49,9 @@ def main() -> None:
         corpus = tempfile.mkdtemp(prefix=f"bpe-lab-fuzz-{name}-")
     count = targets.write_seeds(name, corpus, hostile)
     print(f"fuzz target {name}: {count} seeds in {corpus}", flush=True)
+    # the app's policy, with budgets under the per-input timeout: a hostile input must be refused
+    # by its budget (a ValueError the target takes), never run into the fuzzer's timeout
+    set_untrusted_budget(seconds=BUDGET, read_seconds=BUDGET)
     target = targets.TARGETS[name]
     targets.tokenizers()  # trained once, before the clock starts
     if name == "cli":

@@ -1,6 +1,8 @@
 """The fuzz suite, run briefly: every target of tests/fuzz/targets.py under atheris for a fixed
 budget (at most 3,000 inputs or 12 s of fuzzing each, about 3 minutes for all), from the
-project's own files as seeds. A crash, a slow input (2 s of a core: ``per_input_timeout``) or a
+project's own files and issue 43's hostile shapes as seeds (``run.py --hostile``: a backtracking
+pattern, normalizer or Split, 4,000 overlapping added tokens), which the budget of untrusted work
+must stop before the per-input timeout. A crash, a slow input (2 s of a core: ``per_input_timeout``) or a
 blow-up in memory (2 GB of address space) fails the test with the input's traceback.
 docs/FUZZING.md has the long run.
 
@@ -50,7 +52,8 @@ def test_a_short_fuzz_run_finds_no_crash(name, tmp_path):
     flags = [f"-runs={RUNS}", f"-max_total_time={SECONDS}", "-rss_limit_mb=0",
              f"-timeout={per_input_timeout()}",
              f"-artifact_prefix={tmp_path}/", f"-corpus={tmp_path / 'corpus'}"]
-    done = subprocess.run([sys.executable, str(HERE / "run.py"), name, *flags], cwd=tmp_path,
+    done = subprocess.run([sys.executable, str(HERE / "run.py"), name, "--hostile", *flags],
+                          cwd=tmp_path,
                           capture_output=True, text=True, timeout=240,
                           env={**os.environ, "PYTHONHASHSEED": "0"}, preexec_fn=cap_memory)
     log = done.stdout + done.stderr
