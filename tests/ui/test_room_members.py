@@ -284,3 +284,25 @@ def test_the_teacher_link_works_once_and_takes_the_role_from_the_old_tab(store):
         rooms.update(code, token, tab="tab1", step=1)  # the old tab's token is dead
     assert rooms.update(code, new_token, tab="device2", step=2)
     assert all(key not in v and new_token not in v for v in store.dump())
+
+
+def test_a_take_over_adopts_the_rooms_step_and_the_taking_tabs_pending_move_is_refused(store):
+    """Issue 44: tab 1 drives at 11; tab 2, at its own step 2 (moved from 1), takes over and its
+    pending move arrives after, through its page's rerun (``update``): refused, even in a room
+    never stepped through the route; its other changes still go through."""
+    rooms, _ = timed_rooms(store)
+    code, token = rooms.create(dict(STATE), client="teacher", tab="tab1")
+    assert rooms.update(code, token, tab="tab1", step=11, step_from=("tab1", 1), base=0)
+    taken = rooms.reclaim(code, token, tab="tab2")
+    assert taken.state["step"] == 11  # the take-over carries the room's step
+    with pytest.raises(rooms_module.StepBehind) as behind:
+        rooms.update(code, token, tab="tab2", step=2, step_from=("tab2", 2), base=1,
+                     page="pages/steps.py")
+    assert behind.value.step == 11
+    assert rooms.room(code).state["step"] == 11
+    assert rooms.room(code).state["page"] == "pages/steps.py"
+    with pytest.raises(rooms_module.StepBehind):  # through the route, likewise
+        rooms.push_step(code, token, 3, "tab2", 3, base=2)
+    assert rooms.update(code, token, tab="tab2", step=12, step_from=("tab2", 4), base=11)
+    assert rooms.update(code, token, tab="tab2", step=14, step_from=("tab2", 6), base=13)
+    assert rooms.room(code).state["step"] == 14  # its own moves since: in the order of numbers

@@ -50,6 +50,7 @@ from ui.classroom.rooms import (
     RoomError,
     RoomGone,
     Rooms,
+    StepBehind,
     clean_nickname,
     client_address,
     normal_code,
@@ -211,11 +212,20 @@ def publish() -> None:
     if not changes:
         return
     # the step comes from the in-browser view's move numbered _step_seq (pages/steps.py): a
-    # rerun that carries an older move than the view already pushed does not set it back
+    # rerun that carries an older move than the view already pushed does not set it back. Every
+    # move names the step it was made from: the view's (``_step_from``), or else the step this
+    # session last shared; the room refuses a move from a step it has left (StepBehind)
     step_from = (room.get("tab", "server"), int(ss.get("_step_seq", 0)))
+    base = ss.pop("_step_from", None)
+    if not isinstance(base, int) or isinstance(base, bool):
+        base = last.get("step")
     try:
         rooms().update(room["code"], room["token"], step_from=step_from, tab=room.get("tab"),
-                       **changes)
+                       base=base if "step" in changes else None, **changes)
+    except StepBehind as e:  # the other changes are shared; the step is the room's
+        ss["step"] = state["step"] = e.step
+        ss["_room_shared"] = state
+        return
     except NotTeacher:  # another tab took over
         _lost()
         return
@@ -278,7 +288,8 @@ def reclaim(code: str, token: str, shared: Shared, link: bool = False) -> bool:
     except RoomError as e:
         _say(f"Could not come back to room {show_code(code)}: {e}")
         return False
-    _take(room, shared)
+    _take(room, shared)  # the room's step: the taking tab's own is never published
+    ss.pop("_step_from", None)
     _become_teacher(code, token, follow_page=bool(room.state.get("follow_page")), tab=tab)
     ss["_room_quiz"] = room.quiz
     ss["_room_shared"] = shared_state()
@@ -639,6 +650,10 @@ def take_over() -> None:
     """Callback of "Take over here": this tab teaches the room (``arrive`` reclaims it), and the
     tab that taught it is told it lost the role."""
     ss["_room_take_over"] = True
+    # the click may come with a move of this tab's stepping view: Streamlit then runs the
+    # callback in that view's fragment run, and no full run (``arrive``) follows: the click was
+    # lost. A rerun asked for here is always the whole page's.
+    st.rerun()
 
 
 def _arrive(shared: Shared) -> None:
@@ -729,7 +744,7 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
                     step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],
                     url=VERSION_PATH.format(code=room["code"]) + "?teacher="
                     + presence_id(room["token"]) + "&tab=" + room["tab"],
-                    room_step=rooms().step(room["code"]), first_ms=0, every_ms=TEACHER_POLL_MS)
+                    first_ms=0, every_ms=TEACHER_POLL_MS)
     else:
         data.update(role="student", url=VERSION_PATH.format(code=room["code"]) + "?member="
                     + room["sid"], version=ss.get("_room_version"), state=ss.get("_room_state"),

@@ -321,6 +321,7 @@ class Rooms:
         self._check_teacher(code, token)
         if tab:
             self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
+            self._taken(code)
         self.teacher_here(code, token)
         room = self.room(code)
         if room is None:  # pragma: no cover - ended between the two reads
@@ -334,27 +335,46 @@ class Rooms:
         return step
 
     def update(self, code: str, token: str, step_from: tuple[str, int] | None = None,
-               tab: str | None = None, **changes: Any) -> int:
+               tab: str | None = None, base: int | None = None, **changes: Any) -> int:
         """Change the shared state (only the teacher, from the tab that drives when ``tab`` is
         given); returns the new version.
 
         ``step_from`` is (the teacher's tab, the number of the view's move) that the step comes
         from: a step from a move older than one this tab already set is left out (``push_step``).
+        ``base`` is the step the move was made from: a move from a step the room has left since
+        another tab (or a take-over) set it is refused with ``StepBehind``, after the other
+        changes are made.
         """
         self._check_teacher(code, token, tab)
         changes = dict(changes)
+        behind = None
         if "step" in changes:
             step = self._step(changes.pop("step"))
-            if step_from is None or self._newer(code, *step_from):
+            if base is not None and step_from is not None:
+                behind = self._behind(code, base, step_from[0])
+            if behind is None and (step_from is None or self._newer(code, *step_from)):
                 self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
                 if not changes:
                     return self._bump(code, step_only=True)
-            elif not changes:
-                return self.version(code) or 0
-        state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
-        state.update(changes)
-        self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
-        return self._bump(code)
+        version = self.version(code) or 0
+        if changes:
+            state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
+            state.update(changes)
+            self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
+            version = self._bump(code)
+        if behind is not None:
+            raise StepBehind(behind)
+        return version
+
+    def _behind(self, code: str, base: Any, tab: str) -> int | None:
+        """The room's step when a move made from step ``base`` by ``tab`` comes from a step the
+        room has left since another tab (or a take-over) set it; None when the move may go on
+        (within one tab, the moves' numbers order them)."""
+        now = self.step(code)
+        last = json.loads(self.kv.get(self._key(code, "stepby")) or "{}")
+        if self._step(base) != now and last.get("tab") not in (None, tab[:64]):
+            return now
+        return None
 
     def _newer(self, code: str, tab: str, seq: int) -> bool:
         """Whether move ``seq`` of the teacher's ``tab`` is no older than the last step set (and
@@ -381,11 +401,9 @@ class Rooms:
             raise RoomError("A step needs the tab and the number of its move.")
         self._check_teacher(code, token, tab)
         step = self._step(step)
-        if base is not None:
-            now = self.step(code)
-            last = json.loads(self.kv.get(self._key(code, "stepby")) or "{}")
-            if self._step(base) != now and last.get("tab") not in (None, tab[:64]):
-                raise StepBehind(now)
+        behind = None if base is None else self._behind(code, base, tab)
+        if behind is not None:
+            raise StepBehind(behind)
         if not self._newer(code, tab[:64], seq):
             return False
         self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
@@ -419,8 +437,14 @@ class Rooms:
         self.kv.set(self._key(code, "meta"), json.dumps(
             {"teacher": _digest(token), "presence": _digest(presence_id(token))}), ex=self.ttl)
         self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
+        self._taken(code)
         self.teacher_here(code, token)
         return token
+
+    def _taken(self, code: str) -> None:
+        """A take-over: the tab that takes adopts the room's step. Its moves from any other step
+        (made before it took over, arriving after) are refused (``_behind``)."""
+        self.kv.set(self._key(code, "stepby"), json.dumps({"tab": "", "seq": 0}), ex=self.ttl)
 
     def _bump(self, code: str, step_only: bool = False) -> int:
         if not step_only:
