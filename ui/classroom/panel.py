@@ -12,7 +12,7 @@ first:
   state (text, tokenizer, step) and, when the teacher says so or a class quiz starts, the
   teacher's page. A room the store lost is put back by its teacher's session (``restore``) while
   its students wait, then rejoin as the same members.
-- ``room_panel()``: the room's code, follow / explore, leave, and the room watcher
+- ``room_panel()`` (ui/classroom/sidebar.py draws it): the room's code, follow / explore, leave, and the room watcher
   (ui/classroom/component.py), in every session: it checks in with the room's pulse every POLL_MS (an
   HTTP route of its own, ui/classroom/route.py: "nothing new" runs no script), says outages and a
   missing teacher, shows the teacher the live count. When only the step moved, it moves the
@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -41,6 +40,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe_core
 from ui.classroom import addresses
+from ui.classroom import phrase as teacher_phrase
 from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
 from ui.classroom.rooms import (
@@ -59,7 +59,7 @@ from ui.classroom.rooms import (
     shared_rooms,
     show_code,
 )
-from ui.classroom.route import STEP_PATH, VERSION_PATH, hold_member
+from ui.classroom.route import hold_member
 from ui.kit.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
 from ui.kit.escape import md_escape
 from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
@@ -586,6 +586,10 @@ def _found(shared: Shared) -> None:
     link (``?teach=``, good once): come back to that room as its teacher. Another tab's key (the
     watcher's ``elsewhere``) is only offered: "Take over here" (``take_over``). A join link
     (``?room=``) always joins as a student: no key is used on its page."""
+    back = ss.pop("_room_come_back", None)
+    if back:  # the teacher phrase, typed on the Classroom page
+        _come_back(*back, shared)
+        return
     told = ss.get("room_watch") or {}
     found = told.get("found") if hasattr(told, "get") else None
     elsewhere = told.get("elsewhere") if hasattr(told, "get") else None
@@ -612,6 +616,34 @@ def _found(shared: Shared) -> None:
     if code is None or not token or not reclaim(code, token, shared, link=bool(link)):
         if not link:
             ss["_room_keys_saved"] = "forget"  # a key to a room that is gone
+
+
+def come_back_from_form() -> None:
+    """Callback of the Classroom page's "Teach this room again": the code and the teacher phrase
+    go to the next ``arrive`` (the phrase's field is emptied)."""
+    ss["_room_come_back"] = (ss.get("room_back_code", ""), ss.get("room_back_phrase", ""))
+    ss["room_back_phrase"] = ""
+    ss.pop("_room_back_error", None)
+
+
+def _come_back(typed_code: str, typed_phrase: str, shared: Shared) -> None:
+    """The teacher comes back with the room's code and teacher phrase (ui/classroom/phrase.py),
+    from any tab or device: the room is reclaimed, or put back under its code when the store lost
+    it. A refusal is said beside the form."""
+    code = normal_code(typed_code)
+    if code is None:
+        ss["_room_back_error"] = "That is not a room code (8 letters and digits: ABCD-EFGH)."
+        return
+    try:
+        token, there = teacher_phrase.come_back(rooms(), code, typed_phrase, _client())
+    except RoomError as e:
+        ss["_room_back_error"] = str(e)
+        return
+    if there:
+        reclaim(code, token, shared)
+        return
+    _become_teacher(code, token, follow_page=False, tab=secrets.token_urlsafe(12))
+    restore()  # the store lost it: back under its code, with what this session has
 
 
 def _kept(raw: Any) -> str | None:
@@ -712,78 +744,6 @@ def _arrive(shared: Shared) -> None:
         target = current.state["page"]
     if target and target != page_path:
         st.switch_page(target)
-
-
-# -- the sidebar ----------------------------------------------------------------------------------
-
-
-def _noticed() -> None:
-    """The watcher saw a new version, or the room's absence: the rerun it causes takes the room
-    (``arrive``)."""
-
-
-def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
-    data: dict[str, Any] = {"said": WATCH_SAID, "first_ms": POLL_MS, "every_ms": POLL_MS,
-                            "walk_ms": WALK_MS, "walk_most": WALK_MOST,
-                            "wait_ms": WAIT_RERUN_MS, "down": bool(ss.get("_room_down")),
-                            # new on every run: a watcher that asked for this rerun (and
-                            # stopped) starts again even when nothing else in its data changed
-                            "run": time.monotonic()}
-    if ss.get("_room_keys_saved") == "forget":
-        data["forget"] = True
-        ss["_room_keys_saved"] = None
-    if room is None:
-        # the watcher tells the page of another tab's key only when it differs from the one
-        # the page last heard of (each run renders the watcher anew: telling it at every render
-        # would rerun the page without end), or after RECHECK_MS when its teacher was not live
-        data.update(ask=True, keep_ms=int(KEEP_S * 1000),
-                    elsewhere_seen=ss.get("_room_elsewhere_seen"),
-                    recheck_ms=RECHECK_MS if ss.get("_room_elsewhere_recheck") else 0)
-    elif room["role"] == "teacher":
-        data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
-                    step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],
-                    url=VERSION_PATH.format(code=room["code"]) + "?teacher="
-                    + presence_id(room["token"]) + "&tab=" + room["tab"],
-                    first_ms=0, every_ms=TEACHER_POLL_MS)
-    else:
-        data.update(role="student", url=VERSION_PATH.format(code=room["code"]) + "?member="
-                    + room["sid"], version=ss.get("_room_version"), state=ss.get("_room_state"),
-                    following=room["following"], waiting=room.get("waiting", False))
-        if not room["following"]:
-            data["every_ms"] = TEACHER_POLL_MS  # only checking in
-    watcher(data=data, key="room_watch", on_changed_change=_noticed, on_found_change=_noticed,
-            on_elsewhere_change=_noticed)
-
-
-def room_panel(shared: Shared) -> None:
-    """The room's status in the sidebar, and the room watcher (outside a room too)."""
-    room = membership()
-    if room is None:
-        _watch(shared.watcher(), None)
-        if ss.get("_room_lost"):
-            st.warning(md_escape(ss["_room_lost"]))
-        there = ss.get("_room_elsewhere")
-        if there:
-            st.info(f"Room {show_code(there['code'])} is taught from another tab of this "
-                    "browser.", icon="🧑‍🏫")
-            st.button("Take over here", key="room_take_over", on_click=take_over,
-                      width="stretch", help="This tab teaches the room from now on; the other "
-                      "tab is told that it no longer does.")
-        return
-    code = show_code(room["code"])
-    if room["role"] == "teacher":
-        st.markdown(f"**Classroom {code}** · you teach")
-        _watch(shared.watcher(), room)
-        st.page_link(CLASSROOM_PAGE, label="Room, join link and class quiz", icon="🧑‍🏫")
-        return
-    st.markdown(f"**Classroom {code}** · you are a student")
-    _watch(shared.watcher(), room)
-    ss["room_follow"] = room["following"]
-    st.toggle("Follow the teacher", key="room_follow", on_change=set_following,
-              help="Off: explore on your own (the room's text and tokenizer stay). "
-                   "On: back to the teacher's text, tokenizer and step.")
-    st.button("Leave the room", key="room_leave", on_click=leave, width="stretch",
-              help="Your own text and tokenizer come back.")
 
 
 def _app_url() -> str | None:
