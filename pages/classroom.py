@@ -6,6 +6,7 @@ import html
 import streamlit as st
 
 from ui.classroom import panel as cr
+from ui.classroom.names import MAX_TYPED_NICKNAME
 from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
 from ui.kit.escape import code_span, md_escape
@@ -132,9 +133,10 @@ if room is None:
     with join:
         st.subheader("Join")
         st.write("Your own text and tokenizer are put aside and come back when you leave.")
-        st.text_input("Room code", key="room_code", max_chars=12, placeholder="ABCD-EFGH")
-        st.text_input("Nickname (optional: only your teacher sees it)", key="room_nickname",
-                      max_chars=MAX_NICKNAME)
+        st.text_input("Room code", key="room_code", max_chars=40, placeholder="ABCD-EFGH")
+        # the field takes a long paste; the name is cut at MAX_NICKNAME graphemes, and said so
+        st.text_input(f"Nickname (optional, up to {MAX_NICKNAME} characters: only your teacher "
+                      "sees it)", key="room_nickname", max_chars=MAX_TYPED_NICKNAME)
         st.button("Join", key="room_join", type="primary", on_click=cr.join_from_form)
         if ss.get("_room_join_error"):  # beside the form, where the code was typed
             st.error(md_escape(ss["_room_join_error"]))

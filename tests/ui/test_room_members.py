@@ -199,7 +199,7 @@ def test_a_member_counts_while_its_page_checks_in_and_a_join_alone_only_for_a_gr
     page = rooms.join(code, client="school", nickname="Ann")
     bare = rooms.join(code, client="school", nickname="script")
     assert rooms.room(code).students == 2
-    rooms.check_in(code, page)  # Ann's page is live (a run of her session)
+    assert rooms.pulse(code, page, live=True)  # Ann's browser polls: her page is live
     clock.now += rooms_module.JOIN_GRACE + 1
     assert rooms.room(code).students == 1  # the bare join never checked in from a page
     for _ in range(5):  # Ann's page polls; the route vouches for her live session
@@ -213,9 +213,9 @@ def test_the_teacher_locks_the_room_and_clears_idle_or_recent_members_in_one_cli
     rooms, clock = timed_rooms(store, member_timeout=60)
     code, token = open_room(rooms)
     class_ = [rooms.join(code, client="school", nickname=f"S{i}") for i in range(5)]
-    clock.now += 120  # the lesson goes on: the class's pages check in
+    clock.now += 120  # the lesson goes on: the class's pages poll
     for sid in class_:
-        rooms.check_in(code, sid)
+        rooms.pulse(code, sid, live=True)
     ghosts = [rooms.join(code, client="school") for _ in range(40)]  # a burst of scripted joins
     assert rooms.room(code).students == 45
     with pytest.raises(RoomError, match="Only the teacher"):
@@ -236,9 +236,9 @@ def test_the_teacher_locks_the_room_and_clears_idle_or_recent_members_in_one_cli
 
     # idle: members whose page has not checked in for IDLE_S (not the late one's: in grace)
     clock.now += rooms_module.IDLE_S
-    rooms.check_in(code, late)
+    rooms.pulse(code, late, live=True)
     for sid in class_[:3]:
-        rooms.check_in(code, sid)
+        rooms.pulse(code, sid, live=True)
     assert rooms.remove_idle(code, token) == 2  # S3 and S4's pages went quiet
     assert sorted(rooms.nicknames(code, token)) == ["S0", "S1", "S2", "late"]
     with pytest.raises(RoomError, match="Only the teacher"):
@@ -306,3 +306,27 @@ def test_a_take_over_adopts_the_rooms_step_and_the_taking_tabs_pending_move_is_r
     assert rooms.update(code, token, tab="tab2", step=12, step_from=("tab2", 4), base=11)
     assert rooms.update(code, token, tab="tab2", step=14, step_from=("tab2", 6), base=13)
     assert rooms.room(code).state["step"] == 14  # its own moves since: in the order of numbers
+
+
+def test_a_session_that_only_runs_or_whose_page_closed_counts_only_for_the_grace(store):
+    """Issue 44: a join through a real Streamlit session (its runs check in) whose browser never
+    polls, and a page that polled and then closed, leave the count within JOIN_GRACE, not
+    member_timeout (60 s)."""
+    rooms, clock = timed_rooms(store, member_timeout=60)
+    code, _ = open_room(rooms)
+    script = rooms.join(code, client="school")
+    closed = rooms.join(code, client="school")
+    ann = rooms.join(code, client="school", nickname="Ann")
+    for sid in (script, closed, ann):
+        assert rooms.check_in(code, sid)  # each session's first run
+    assert rooms.pulse(code, closed, live=True) and rooms.pulse(code, ann, live=True)
+    rooms.page_closed(code, closed)  # its server saw the session disconnect
+    assert rooms.room(code).students == 3
+    clock.now += rooms_module.CHECK_IN_EVERY
+    rooms.check_in(code, script)  # the script's session runs again: still only a grace
+    clock.now += rooms_module.JOIN_GRACE + 0.5
+    assert rooms.room(code).students == 1  # the closed page is out; the script's last run is
+    assert rooms.pulse(code, ann, live=True)  # older than the grace; Ann polls and stays
+    clock.now += 30
+    assert rooms.pulse(code, ann, live=True)
+    assert rooms.room(code).students == 1

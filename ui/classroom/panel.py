@@ -43,16 +43,18 @@ from ui.classroom import addresses
 from ui.classroom import phrase as teacher_phrase
 from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
+from ui.classroom.liveness import start_sweeper
 from ui.classroom.rooms import (
     IDLE_S,
+    MAX_NICKNAME,
     NotTeacher,
     Room,
     RoomError,
     RoomGone,
     Rooms,
     StepBehind,
-    clean_nickname,
     client_address,
+    cut_nickname,
     normal_code,
     presence_id,
     shared_proxies,
@@ -400,12 +402,15 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
     if membership() is not None:
         _say("Leave the room you are in first.")
         return False
-    nickname = clean_nickname(nickname)  # as the teacher sees it, and as the student does
+    # as the teacher sees it, and as the student does; a longer paste is cut, and said so
+    nickname, cut = cut_nickname(nickname)
     done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student)
     if not done:
         return False
+    if cut:
+        _say(f"Your nickname was cut to {MAX_NICKNAME} characters: “{nickname}”.", "info")
     code = normal_code(typed)
-    _hold(sid)
+    _hold(sid, code)
     if student is not None and not nickname:
         nickname = rooms().nickname(code, sid)  # a reload: the name the room knows
     ss.pop("_room_lost", None)
@@ -417,12 +422,14 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
     return True
 
 
-def _hold(sid: str) -> None:
+def _hold(sid: str, code: str) -> None:
     """This session is member ``sid``'s live page: the route counts its polls as check-ins
-    while the session is connected (ui/classroom/route.py)."""
+    while the session is connected (ui/classroom/route.py), and its closing is told to the room
+    (ui/classroom/liveness.py)."""
     ctx = get_script_run_ctx()
     if ctx is not None:
-        hold_member(sid, ctx.session_id)
+        hold_member(sid, ctx.session_id, code)
+        start_sweeper()
 
 
 def _rejoin(room: dict[str, Any]) -> bool:
@@ -720,7 +727,7 @@ def _arrive(shared: Shared) -> None:
         return
     room["waiting"] = False
     room.pop("missing_since", None)
-    _hold(room["sid"])  # each run of a member's session is its live page checking in
+    _hold(room["sid"], room["code"])  # each run of a member's session is its live page checking in
     if not rooms().check_in(room["code"], room["sid"]):
         if rooms().removed(room["code"], room["sid"]):
             leave(f"Your teacher removed you from room {show_code(room['code'])}; your own "

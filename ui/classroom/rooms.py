@@ -59,7 +59,6 @@ import os
 import secrets
 import threading
 import time
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +68,16 @@ from ui.classroom.addresses import (  # noqa: F401  (also importable from here)
     LOOPBACK_NETS,
     client_address,
     trusted_proxies,
+)
+from ui.classroom.names import (  # noqa: F401  (also importable from here)
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    MAX_NICKNAME,
+    clean_nickname,
+    cut_nickname,
+    new_code,
+    normal_code,
+    show_code,
 )
 from ui.classroom.store import (  # the stores and the errors, also importable from here
     CAPPED_HSET_LUA,  # noqa: F401
@@ -88,8 +97,6 @@ from ui.classroom.store import (  # the stores and the errors, also importable f
 # of a hundred live rooms takes about 8.5e9 tries, some 540 years. Right codes are not limited per
 # address (a script behind a school's router would lock its classmates out): a room holds at most
 # MAX_STUDENTS live members, and its teacher can lock it and remove many members at once.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 8
 JOIN_TRIES_PER_MINUTE = 30
 CREATES_PER_HOUR = 30  # rooms one client (address) may open
 MAX_STUDENTS = 100  # members of one room
@@ -101,7 +108,6 @@ RECENT_S = 60.0  # "Remove who joined in the last minute"
 CHECK_IN_EVERY = 5.0  # a check-in is written at most this often per member
 TEACHER_TIMEOUT = 6.0  # seconds without the teacher's browser checking in: "teacher gone"
 CLOSED_TTL = 24 * 3600  # how long a closed room's tombstone says "closed", not "lost"
-MAX_NICKNAME = 24  # characters
 MAX_STATE_BYTES = 16 * 1024 * 1024  # the text (200,000 characters) or an imported file (10 MB)
 DEFAULT_TTL = 3 * 3600  # seconds without a change or a join before a room is gone
 PREFIX = "bpelab:"
@@ -111,46 +117,11 @@ STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", 
                 "imported", "page", "follow_page", "step", "special_rule"}
 
 
-# -- codes, tokens, names --------------------------------------------------------------------------
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def normal_code(typed: str) -> str | None:
-    """A typed join code in its stored form (upper case, no spaces or dashes), or None when it
-    cannot be one.
-
-    >>> normal_code(" abcd-efgh "), normal_code("ABCD"), normal_code("ABCD-EFG0")
-    ('ABCDEFGH', None, None)
-    """
-    code = "".join(typed.split()).replace("-", "").upper()
-    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
-        return None
-    return code
-
-
-def show_code(code: str) -> str:
-    """``ABCD-EFGH``: the code as the projector shows it."""
-    return code[:4] + "-" + code[4:]
+# -- tokens (codes and names: ui/classroom/names.py) ------------------------------------------------
 
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def clean_nickname(name: str | None) -> str:
-    """A nickname as stored: control and format characters dropped, spaces folded, at most
-    MAX_NICKNAME characters. It is still user text: shown escaped, always.
-
-    >>> clean_nickname("  <b>Ann</b>\\u202e\\n ")
-    '<b>Ann</b>'
-    """
-    if not name:
-        return ""
-    kept = "".join(c for c in name if c.isspace() or unicodedata.category(c)[0] not in "C")
-    return " ".join(kept.split())[:MAX_NICKNAME]
 
 
 # -- the rooms -------------------------------------------------------------------------------------
@@ -584,19 +555,35 @@ class Rooms:
         return now - float(record.get("t", 0)) < most
 
     def check_in(self, code: str, student: str) -> bool:
-        """A member's live page checks in (a run of its session, or a poll the route vouches
-        for): written at most every CHECK_IN_EVERY seconds. False for no member."""
+        """A run of the member's Streamlit session checks in: written at most every
+        CHECK_IN_EVERY seconds. It keeps the member for JOIN_GRACE only: a session that runs but
+        whose browser never polls (a script holding a session, a page closed at once) is not a
+        live page; the browser's poll (``pulse``, vouched for by the route) is. False for no
+        member."""
         key = self._key(code, "members")
         raw = self.kv.hget(key, student) if isinstance(student, str) and student else None
         if raw is None:
             return False
-        self._checked_in(key, student, json.loads(raw), self.clock())
+        self._checked_in(key, student, json.loads(raw), self.clock(), polled=False)
         return True
 
-    def _checked_in(self, key: str, student: str, record: dict[str, Any], now: float) -> None:
-        if not record.get("l", True) or now - float(record.get("t", 0)) >= min(
+    def page_closed(self, code: str, student: str) -> None:
+        """The member's Streamlit session closed (ui/classroom/liveness.py): it counts for
+        JOIN_GRACE after its last check-in, no longer for ``member_timeout``."""
+        key = self._key(code, "members")
+        raw = self.kv.hget(key, student)
+        if raw is not None:
+            record = json.loads(raw)
+            if record.get("l", True):
+                record["l"] = False
+                self.kv.hset(key, student, json.dumps(record))
+
+    def _checked_in(self, key: str, student: str, record: dict[str, Any], now: float,
+                    polled: bool = True) -> None:
+        if (polled and not record.get("l", True)) or now - float(record.get("t", 0)) >= min(
                 CHECK_IN_EVERY, self.member_timeout / 4):
-            record["t"], record["l"] = now, True
+            record["t"] = now
+            record["l"] = record.get("l", True) if not polled else True
             self.kv.hset(key, student, json.dumps(record))
 
     def _current(self, code: str) -> dict[str, str]:

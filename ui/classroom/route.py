@@ -51,13 +51,32 @@ _LIVE: dict[str, str] = {}
 _LIVE_LOCK = threading.Lock()
 
 
-def hold_member(member: str, session_id: str) -> None:
+_ROOM: dict[str, str] = {}  # member id -> the code of its room (closed_members says which)
+
+
+def hold_member(member: str, session_id: str, code: str = "") -> None:
     """This server's session ``session_id`` is member ``member``'s page (each of its runs)."""
     with _LIVE_LOCK:
         _LIVE.pop(member, None)
         _LIVE[member] = session_id
+        _ROOM[member] = code
         while len(_LIVE) > MAX_LIVE:
-            _LIVE.pop(next(iter(_LIVE)))
+            oldest = next(iter(_LIVE))
+            del _LIVE[oldest]
+            _ROOM.pop(oldest, None)
+
+
+def closed_members() -> list[tuple[str, str]]:
+    """(member, room code) of each member whose Streamlit session here is no longer connected
+    (the page was closed), each told once (ui/classroom/liveness.py)."""
+    with _LIVE_LOCK:
+        held = list(_LIVE.items())
+    closed = [(member, sid) for member, sid in held if not _connected(sid)]
+    with _LIVE_LOCK:
+        gone = [(m, _ROOM.pop(m, "")) for m, sid in closed if _LIVE.get(m) == sid]
+        for member, _ in gone:
+            del _LIVE[member]
+    return gone
 
 
 def _connected(session_id: str) -> bool:
@@ -73,12 +92,7 @@ def live_member(member: str) -> bool:
         session_id = _LIVE.get(member)
     if session_id is None:
         return False
-    if _connected(session_id):
-        return True
-    with _LIVE_LOCK:
-        if _LIVE.get(member) == session_id:
-            del _LIVE[member]
-    return False
+    return _connected(session_id)  # a closed one is dropped by closed_members
 
 
 async def room_version(request: Request) -> JSONResponse:
