@@ -330,3 +330,21 @@ def test_a_session_that_only_runs_or_whose_page_closed_counts_only_for_the_grace
     clock.now += 30
     assert rooms.pulse(code, ann, live=True)
     assert rooms.room(code).students == 1
+
+
+def test_a_member_is_bound_to_the_browser_that_first_polled_as_them(store):
+    """Issue 44: Ann's id opened from another browser (another key, or none) is a new member,
+    and its polls with her id are not hers; from her own browser she comes back as Ann."""
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms)
+    ann = rooms.join(code, client="school", nickname="Ann")
+    assert rooms.pulse(code, ann, live=True, browser="ann-browser-key-0123456789")  # binds
+    assert rooms.pulse(code, ann, live=True, browser="someone-else-key-0123456789") is None
+    other = rooms.join(code, client="school", student=ann, browser="someone-else-key-0123456789")
+    assert other != ann
+    assert rooms.join(code, client="school", student=ann, browser=None) not in (ann, other)
+    assert rooms.join(code, client="school", student=ann,
+                      browser="ann-browser-key-0123456789") == ann  # her reload
+    assert rooms.nickname(code, ann) == "Ann"
+    assert rooms.pulse(code, ann, live=True, browser="ann-browser-key-0123456789")  # still bound
+    assert len(rooms.members(code, token)) == 3

@@ -61,7 +61,7 @@ from ui.classroom.rooms import (
     shared_rooms,
     show_code,
 )
-from ui.classroom.route import hold_member
+from ui.classroom.route import BROWSER_COOKIE, hold_member
 from ui.kit.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
 from ui.kit.escape import md_escape
 from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
@@ -120,6 +120,15 @@ def _client() -> str:
                               shared_proxies())
     ctx = get_script_run_ctx()
     return "session:" + str(ctx.session_id if ctx else "?")
+
+
+def _browser() -> str | None:
+    """This browser's key (the HttpOnly cookie the room route sets at a member's first poll,
+    ui/classroom/route.py), which a member is bound to; None without one (AppTest)."""
+    try:
+        return st.context.cookies.get(BROWSER_COOKIE)
+    except Exception:  # no request behind this run
+        return None
 
 
 def _say(message: str, kind: str = "error") -> None:
@@ -404,7 +413,8 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
         return False
     # as the teacher sees it, and as the student does; a longer paste is cut, and said so
     nickname, cut = cut_nickname(nickname)
-    done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student)
+    done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student,
+                      browser=_browser())
     if not done:
         return False
     if cut:
@@ -437,7 +447,7 @@ def _rejoin(room: dict[str, Any]) -> bool:
     their place was taken) joins again as the same member, with their answer."""
     try:
         rooms().join(room["code"], client=_client(), nickname=room.get("nickname", ""),
-                     student=room["sid"])
+                     student=room["sid"], browser=_browser())
     except RoomError as e:
         leave(f"{e} Your own text and tokenizer are back.")
         return False

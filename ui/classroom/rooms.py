@@ -24,6 +24,8 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                token in another tab is refused (``NotDriver``) until that tab takes over;
 - ``lock``     present while the teacher has locked the room: only its members come back;
 - ``link``     the SHA-256 of the teacher link's one-time key (``new_link``, ``redeem_link``);
+- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) that first
+               polled as them: their address in another browser is a new member;
 - ``removed``  the student ids the teacher removed (they are told, and cannot come back as
                the same member);
 - ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
@@ -79,6 +81,7 @@ from ui.classroom.names import (  # noqa: F401  (also importable from here)
     normal_code,
     show_code,
 )
+from ui.classroom.quiz_room import QuizMixin
 from ui.classroom.store import (  # the stores and the errors, also importable from here
     CAPPED_HSET_LUA,  # noqa: F401
     MemoryKV,  # noqa: F401
@@ -153,7 +156,7 @@ def presence_id(token: str) -> str:
     return _digest("presence:" + token)[:32]
 
 
-class Rooms:
+class Rooms(QuizMixin):
     """Every room operation, over a store with the interface of ``MemoryKV``.
 
     ``clock`` (wall-clock seconds, shared by every app server) times the members' and the
@@ -177,7 +180,7 @@ class Rooms:
     def _keys(self, code: str, quiz_id: int | None = None) -> list[str]:
         keys = [self._key(code, p) for p in ("meta", "state", "step", "quiz", "v", "sv",
                                              "members", "removed", "teacher", "stepby",
-                                             "driver", "lock", "link")]
+                                             "driver", "lock", "link", "bound")]
         if quiz_id is not None:
             keys.append(self._key(code, f"answers:{quiz_id}"))
         return keys
@@ -425,36 +428,6 @@ class Rooms:
         self._touch(code, quiz["id"] if quiz else None)
         return version
 
-    def start_quiz(self, code: str, token: str, k: int, tab: str | None = None) -> dict[str, Any]:
-        """Ask the class for merge ``k + 1`` (answers to earlier questions are dropped)."""
-        self._check_teacher(code, token, tab)
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise RoomError("The quiz step must be a whole number.")
-        old = self.quiz(code)
-        quiz = {"id": (old["id"] + 1) if old else 1, "k": k, "revealed": False}
-        if old:
-            self.kv.delete(self._key(code, f"answers:{old['id']}"))
-        self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
-        self._bump(code)
-        return quiz
-
-    def reveal_quiz(self, code: str, token: str, tab: str | None = None) -> dict[str, Any]:
-        self._check_teacher(code, token, tab)
-        quiz = self.quiz(code)
-        if quiz is None:
-            raise RoomError("No quiz is running in this room.")
-        quiz["revealed"] = True
-        self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
-        self._bump(code)
-        return quiz
-
-    def stop_quiz(self, code: str, token: str, tab: str | None = None) -> None:
-        self._check_teacher(code, token, tab)
-        quiz = self.quiz(code)
-        self.kv.delete(self._key(code, "quiz"),
-                       *([self._key(code, f"answers:{quiz['id']}")] if quiz else []))
-        self._bump(code)
-
     def close(self, code: str, token: str, tab: str | None = None) -> None:
         """End the room; its students are told it was closed (not lost) for CLOSED_TTL."""
         self._check_teacher(code, token, tab)
@@ -606,7 +579,7 @@ class Rooms:
         return None if raw is None else int(raw)
 
     def pulse(self, code: str, member: str = "", teacher: str = "", live: bool = True,
-              tab: str = "") -> dict[str, Any] | None:
+              tab: str = "", browser: str = "", fresh: bool = False) -> dict[str, Any] | None:
         """What a browser polls (a student's poll is their check-in when ``live``: the route
         says so only when the member's Streamlit session is connected, ui/classroom/route.py).
 
@@ -640,12 +613,21 @@ class Rooms:
         raw = self.kv.hget(key, member)
         if raw is None:
             return None
+        record = json.loads(raw)
+        if browser:  # the route's: the browser's key (a cookie; ``fresh``: made for this poll,
+            mine = _digest("browser:" + browser)  # the browser had none). The first poll binds
+            bound = self.kv.hget(self._key(code, "bound"), member)
+            if bound is None:
+                self.kv.hset(self._key(code, "bound"), member, mine)
+                self.kv.expire(self._key(code, "bound"), self.ttl)
+            elif not fresh and not hmac.compare_digest(bound, mine):
+                return None  # another browser's key with this member's id: not theirs
         version, state, step, seen = self.kv.mget(
             *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
         if version is None or state is None:
             return None
         if live:
-            self._checked_in(key, member, json.loads(raw), now)
+            self._checked_in(key, member, record, now)
         return {"version": int(version), "state": int(state), "step": int(step or 0),
                 "teacher": seen is not None and now - float(seen) < self.teacher_timeout}
 
@@ -675,14 +657,17 @@ class Rooms:
         return self._answered(code, self._current(code))
 
     # a student
-    def join(self, code: str, client: str, nickname: str = "", student: str | None = None) -> str:
+    def join(self, code: str, client: str, nickname: str = "", student: str | None = None,
+             browser: str | None = None) -> str:
         """Join by a typed code; returns the student's id (``student``: come back as that member,
         e.g. after a reload or after the store lost the room).
 
         Raises RoomError for a code that is not a live room, past JOIN_TRIES_PER_MINUTE failed
         tries from ``client``, for a member the teacher removed, for a new member of a locked
         room, and for a room with MAX_STUDENTS current members (members whose page stopped
-        checking in make way). Right codes are not limited per address.
+        checking in make way). Right codes are not limited per address. ``browser``: the
+        browser's key (route.py's cookie); a member bound to another browser's (``pulse``) is
+        not come back as: this is a new member.
         """
         normal = normal_code(code)
         live = normal is not None and self.kv.exists(self._key(normal, "meta"))
@@ -697,6 +682,10 @@ class Rooms:
             elif self.removed(normal, student):
                 raise RoomError(f"Your teacher removed you from room {show_code(normal)}.")
         old = self.kv.hget(key, student) if student is not None else None
+        bound = self.kv.hget(self._key(normal, "bound"), student) if student else None
+        if bound and not (isinstance(browser, str) and browser and hmac.compare_digest(
+                bound, _digest("browser:" + browser))):
+            old, student = None, None  # their address in another browser: a new member
         back = old is not None
         if not back and self.locked(normal):
             raise RoomError(f"Room {show_code(normal)} is locked: ask your teacher to open it.")

@@ -22,6 +22,7 @@ only when the number changes (ui/classroom/panel.py). app.py serves it beside th
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 
 from starlette.concurrency import run_in_threadpool
@@ -43,6 +44,8 @@ VERSION_PATH = "/_bpelab/rooms/{code}/version"
 STEP_PATH = "/_bpelab/rooms/{code}/step"
 MAX_BODY = 4096  # bytes of a step's JSON
 NO_STORE = {"Cache-Control": "no-store"}
+BROWSER_COOKIE = "bpelab_browser"  # the browser's key, which a member is bound to
+BROWSER_COOKIE_S = 30 * 24 * 3600
 MAX_LIVE = 20_000  # members this server vouches for (a bound: the oldest are dropped)
 
 # member id -> the Streamlit session that holds it on this server (ui/classroom/panel.py says so
@@ -101,13 +104,24 @@ async def room_version(request: Request) -> JSONResponse:
     teacher = request.query_params.get("teacher", "")
     tab = request.query_params.get("tab", "")
     live = bool(member) and live_member(member)
+    # the browser's own key (an HttpOnly cookie, made here at its first poll): a member is bound
+    # to the browser that first polled as them (Rooms.pulse), so their address opened in another
+    # browser is a new member (ui/classroom/panel.py)
+    browser = request.cookies.get(BROWSER_COOKIE, "")
+    fresh = not 20 <= len(browser) <= 100  # none yet: this answer gives one
+    if fresh:
+        browser = secrets.token_urlsafe(32)
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
-        pulse = await run_in_threadpool(shared_rooms().pulse, code, member, teacher, live, tab)
+        pulse = await run_in_threadpool(shared_rooms().pulse, code, member, teacher, live, tab,
+                                        browser, fresh)
     except RoomError:
         return JSONResponse({"version": None}, status_code=503, headers=NO_STORE)
-    if pulse is None:
-        return JSONResponse({"version": None}, status_code=404, headers=NO_STORE)
-    return JSONResponse(pulse, headers=NO_STORE)
+    answer = (JSONResponse({"version": None}, status_code=404, headers=NO_STORE) if pulse is None
+              else JSONResponse(pulse, headers=NO_STORE))
+    if member and fresh:
+        answer.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_S, httponly=True,
+                          samesite="lax", path="/")
+    return answer
 
 
 async def room_step(request: Request) -> JSONResponse:
