@@ -387,6 +387,8 @@ export default function (component) {
   const follow = (k) => {
     if (timer || clamp(k) === current) return;
     moved(k);
+    // followed, not moved by this view's user: the next move is made from here
+    root.bpeFromSent = root.bpeFromPushed = undefined;
     draw(current);
     clearTimeout(root.bpeSettle);
     root.bpeSettle = setTimeout(() => { if (root.bpeSendTimer === null) root.bpeSend(); },
