@@ -6,6 +6,7 @@ import html
 import streamlit as st
 
 from ui.classroom import panel as cr
+from ui.classroom.names import MAX_TYPED_NICKNAME
 from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
 from ui.kit.escape import code_span, md_escape
@@ -120,12 +121,22 @@ if room is None:
                  "what you change. Only this browser tab can change the room (another tab can "
                  "take over, explicitly).")
         st.button("Open a room", key="room_open", type="primary", on_click=cr.open_room)
+        with st.expander("Teach a room you opened (your teacher phrase)", key="room_back_box",
+                         expanded=bool(ss.get("_room_back_error"))):
+            st.text_input("Your room's code", key="room_back_code", max_chars=40,
+                          placeholder="ABCD-EFGH")
+            st.text_input("Teacher phrase", key="room_back_phrase", max_chars=60,
+                          type="password", placeholder="XXXX-XXXX-XXXX")
+            st.button("Teach this room again", key="room_back", on_click=cr.come_back_from_form)
+            if ss.get("_room_back_error"):
+                st.error(md_escape(ss["_room_back_error"]))
     with join:
         st.subheader("Join")
         st.write("Your own text and tokenizer are put aside and come back when you leave.")
-        st.text_input("Room code", key="room_code", max_chars=12, placeholder="ABCD-EFGH")
-        st.text_input("Nickname (optional: only your teacher sees it)", key="room_nickname",
-                      max_chars=MAX_NICKNAME)
+        st.text_input("Room code", key="room_code", max_chars=40, placeholder="ABCD-EFGH")
+        # the field takes a long paste; the name is cut at MAX_NICKNAME graphemes, and said so
+        st.text_input(f"Nickname (optional, up to {MAX_NICKNAME} characters: only your teacher "
+                      "sees it)", key="room_nickname", max_chars=MAX_TYPED_NICKNAME)
         st.button("Join", key="room_join", type="primary", on_click=cr.join_from_form)
         if ss.get("_room_join_error"):  # beside the form, where the code was typed
             st.error(md_escape(ss["_room_join_error"]))
@@ -163,6 +174,17 @@ def teacher_view(room, current, tok, training) -> None:
     with st.expander("Who is here", expanded=False, key="room_members"):
         _clear_controls()
         st.fragment(_members, run_every=cr.ANSWERS_POLL_S * 5)()
+    with st.expander("Your teacher phrase: come back from any tab or device (keep it private)",
+                     expanded=False, key="room_phrase_box"):
+        st.write("Write it down. With the room's code it makes you this room's teacher again in "
+                 "any tab or on any device (**Classroom** → **Teach a room you opened**), after "
+                 "a closed tab, a crash or a restart of the classroom's store. Students never see "
+                 "it; the tab that teaches until then stops.")
+        try:
+            st.code(cr.teacher_phrase.teacher_phrase(cr.rooms(), room["code"], room["token"]),
+                    language=None)
+        except RoomError as e:
+            st.warning(md_escape(str(e)))
     if ss.get("_room_teacher_link") == "offer":
         with st.expander("Your teacher link: come back from another device (keep it private)",
                          expanded=False, key="room_teacher_link_box"):

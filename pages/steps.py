@@ -125,6 +125,9 @@ def _from_browser() -> None:
             if seq < ss.get("_step_seq", 0):
                 return  # an older move arriving late: the view is past it
             ss["_step_seq"] = seq
+        base = told.get("from") if isinstance(told, dict) else None
+        if isinstance(base, int) and not isinstance(base, bool):
+            ss["_step_from"] = base  # the step the move was made from (a classroom's publish)
         _set_step(k)
 
 

@@ -187,10 +187,10 @@ def test_a_class_of_60_behind_one_address_joins_and_a_flood_of_scripted_joins_is
         assert len(set(sids)) == CLASS - 1
         stop = threading.Event()
 
-        def live_pages() -> None:  # the simulated students' pages check in, as runs do
+        def live_pages() -> None:  # the simulated students' browsers poll, their pages live
             while not stop.is_set():
                 for sid in sids:
-                    rooms.check_in(normal, sid)
+                    rooms.pulse(normal, sid, live=True)
                 stop.wait(2.0)
 
         checker = threading.Thread(target=live_pages, daemon=True)

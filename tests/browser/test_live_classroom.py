@@ -76,7 +76,7 @@ ENGLISH = load_samples()["English prose"]  # the sidebar's first sample: the tea
 VOCAB = 512  # the sidebar's default size
 CANDIDATES = 6  # the candidate pairs the sidebar's training keeps (ui.kit.choices.train_tokenizer)
 STEP_LABEL = "Merges applied (k)"
-NICK_LABEL = "Nickname (optional: only your teacher sees it)"
+NICK_LABEL = "Nickname (optional, up to 24 characters: only your teacher sees it)"
 # Nicknames typed into the join form by students 1, 2, 3 (the others open the link and have none).
 # The form keeps MAX_NICKNAME (24) characters. The first hostile one fits whole and sets
 # window.__pwned wherever it is put into a page as HTML (innerHTML or parsed; <svg onload> would
@@ -262,8 +262,7 @@ async def join(s: Person, code: str, link: str, admission: asyncio.Semaphore) ->
             box = s.main.get_by_label("Room code", exact=True)
             await s.go("Classroom", box)
             await box.fill(code)
-            # typed key by key, as a person types: the box stops taking keys at MAX_NICKNAME
-            # (fill() puts the whole value at once, and the app ignores a value over the limit)
+            # typed key by key, as a person types; the app cuts it at MAX_NICKNAME graphemes
             await s.main.get_by_label(NICK_LABEL, exact=True).press_sequentially(s.nickname)
             await s.main.get_by_role("button", name="Join", exact=True).click()
             await s.idle(s.main.get_by_text("You are in room"))

@@ -677,3 +677,38 @@ def test_the_teacher_link_is_shown_once_on_request():
     assert not [c for c in a.code if "?teach=" in c.value]
     assert "room_teacher_link_show" not in button_keys(a)
     assert in_room(a)["token"] == token  # showing it takes nothing from this tab
+
+
+FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"  # one person sees one
+
+
+def full_width(text: str) -> str:
+    """``text`` as typed with a Japanese or Chinese IME left on: ASCII letters and digits as
+    their full-width forms (U+FF01..U+FF5E), spaces as U+3000."""
+    return "".join("\u3000" if c == " " else chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c
+                   for c in text)
+
+
+def test_names_and_codes_as_people_type_them():
+    """Issue 44: a pasted name longer than the limit is cut at it, with a note (it was left
+    empty, without a word); an emoji family is one of the 24 and is never split; a code typed
+    full-width, with spaces, joins."""
+    assert len(FAMILY) == 7 and len(FAMILY.encode("utf-16-le")) // 2 == 11
+    a, code = teacher()
+    pasted = "Annabelle " + "x" * 60
+    s = student(code, pasted)
+    assert in_room(s)["nickname"] == pasted[:24]
+    said = " ".join(el.value for el in s.sidebar.info)
+    assert "cut to 24 characters" in said and pasted[:24] in said
+
+    fam = student(code, "Zoë " + FAMILY * 30)
+    assert in_room(fam)["nickname"] == "Zoë " + FAMILY * 20  # 4 + 20 = 24 whole graphemes
+
+    short = student(code, FAMILY + " Li")  # fits: kept whole, nothing said
+    assert in_room(short)["nickname"] == FAMILY + " Li"
+    assert not any("cut to" in el.value for el in short.sidebar.info)
+
+    wide = join_by_form(new_app(), full_width(show_code(code)[:4] + " " + show_code(code)[5:]))
+    assert in_room(wide) is not None and in_room(wide)["code"] == code
+    a.run()
+    assert metrics(a)["Students"] == "4"  # the teacher counts each of them once

@@ -199,7 +199,7 @@ def test_a_member_counts_while_its_page_checks_in_and_a_join_alone_only_for_a_gr
     page = rooms.join(code, client="school", nickname="Ann")
     bare = rooms.join(code, client="school", nickname="script")
     assert rooms.room(code).students == 2
-    rooms.check_in(code, page)  # Ann's page is live (a run of her session)
+    assert rooms.pulse(code, page, live=True)  # Ann's browser polls: her page is live
     clock.now += rooms_module.JOIN_GRACE + 1
     assert rooms.room(code).students == 1  # the bare join never checked in from a page
     for _ in range(5):  # Ann's page polls; the route vouches for her live session
@@ -213,9 +213,9 @@ def test_the_teacher_locks_the_room_and_clears_idle_or_recent_members_in_one_cli
     rooms, clock = timed_rooms(store, member_timeout=60)
     code, token = open_room(rooms)
     class_ = [rooms.join(code, client="school", nickname=f"S{i}") for i in range(5)]
-    clock.now += 120  # the lesson goes on: the class's pages check in
+    clock.now += 120  # the lesson goes on: the class's pages poll
     for sid in class_:
-        rooms.check_in(code, sid)
+        rooms.pulse(code, sid, live=True)
     ghosts = [rooms.join(code, client="school") for _ in range(40)]  # a burst of scripted joins
     assert rooms.room(code).students == 45
     with pytest.raises(RoomError, match="Only the teacher"):
@@ -236,9 +236,9 @@ def test_the_teacher_locks_the_room_and_clears_idle_or_recent_members_in_one_cli
 
     # idle: members whose page has not checked in for IDLE_S (not the late one's: in grace)
     clock.now += rooms_module.IDLE_S
-    rooms.check_in(code, late)
+    rooms.pulse(code, late, live=True)
     for sid in class_[:3]:
-        rooms.check_in(code, sid)
+        rooms.pulse(code, sid, live=True)
     assert rooms.remove_idle(code, token) == 2  # S3 and S4's pages went quiet
     assert sorted(rooms.nicknames(code, token)) == ["S0", "S1", "S2", "late"]
     with pytest.raises(RoomError, match="Only the teacher"):
@@ -284,3 +284,67 @@ def test_the_teacher_link_works_once_and_takes_the_role_from_the_old_tab(store):
         rooms.update(code, token, tab="tab1", step=1)  # the old tab's token is dead
     assert rooms.update(code, new_token, tab="device2", step=2)
     assert all(key not in v and new_token not in v for v in store.dump())
+
+
+def test_a_take_over_adopts_the_rooms_step_and_the_taking_tabs_pending_move_is_refused(store):
+    """Issue 44: tab 1 drives at 11; tab 2, at its own step 2 (moved from 1), takes over and its
+    pending move arrives after, through its page's rerun (``update``): refused, even in a room
+    never stepped through the route; its other changes still go through."""
+    rooms, _ = timed_rooms(store)
+    code, token = rooms.create(dict(STATE), client="teacher", tab="tab1")
+    assert rooms.update(code, token, tab="tab1", step=11, step_from=("tab1", 1), base=0)
+    taken = rooms.reclaim(code, token, tab="tab2")
+    assert taken.state["step"] == 11  # the take-over carries the room's step
+    with pytest.raises(rooms_module.StepBehind) as behind:
+        rooms.update(code, token, tab="tab2", step=2, step_from=("tab2", 2), base=1,
+                     page="pages/steps.py")
+    assert behind.value.step == 11
+    assert rooms.room(code).state["step"] == 11
+    assert rooms.room(code).state["page"] == "pages/steps.py"
+    with pytest.raises(rooms_module.StepBehind):  # through the route, likewise
+        rooms.push_step(code, token, 3, "tab2", 3, base=2)
+    assert rooms.update(code, token, tab="tab2", step=12, step_from=("tab2", 4), base=11)
+    assert rooms.update(code, token, tab="tab2", step=14, step_from=("tab2", 6), base=13)
+    assert rooms.room(code).state["step"] == 14  # its own moves since: in the order of numbers
+
+
+def test_a_session_that_only_runs_or_whose_page_closed_counts_only_for_the_grace(store):
+    """Issue 44: a join through a real Streamlit session (its runs check in) whose browser never
+    polls, and a page that polled and then closed, leave the count within JOIN_GRACE, not
+    member_timeout (60 s)."""
+    rooms, clock = timed_rooms(store, member_timeout=60)
+    code, _ = open_room(rooms)
+    script = rooms.join(code, client="school")
+    closed = rooms.join(code, client="school")
+    ann = rooms.join(code, client="school", nickname="Ann")
+    for sid in (script, closed, ann):
+        assert rooms.check_in(code, sid)  # each session's first run
+    assert rooms.pulse(code, closed, live=True) and rooms.pulse(code, ann, live=True)
+    rooms.page_closed(code, closed)  # its server saw the session disconnect
+    assert rooms.room(code).students == 3
+    clock.now += rooms_module.CHECK_IN_EVERY
+    rooms.check_in(code, script)  # the script's session runs again: still only a grace
+    clock.now += rooms_module.JOIN_GRACE + 0.5
+    assert rooms.room(code).students == 1  # the closed page is out; the script's last run is
+    assert rooms.pulse(code, ann, live=True)  # older than the grace; Ann polls and stays
+    clock.now += 30
+    assert rooms.pulse(code, ann, live=True)
+    assert rooms.room(code).students == 1
+
+
+def test_a_member_is_bound_to_the_browser_that_first_polled_as_them(store):
+    """Issue 44: Ann's id opened from another browser (another key, or none) is a new member,
+    and its polls with her id are not hers; from her own browser she comes back as Ann."""
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms)
+    ann = rooms.join(code, client="school", nickname="Ann")
+    assert rooms.pulse(code, ann, live=True, browser="ann-browser-key-0123456789")  # binds
+    assert rooms.pulse(code, ann, live=True, browser="someone-else-key-0123456789") is None
+    other = rooms.join(code, client="school", student=ann, browser="someone-else-key-0123456789")
+    assert other != ann
+    assert rooms.join(code, client="school", student=ann, browser=None) not in (ann, other)
+    assert rooms.join(code, client="school", student=ann,
+                      browser="ann-browser-key-0123456789") == ann  # her reload
+    assert rooms.nickname(code, ann) == "Ann"
+    assert rooms.pulse(code, ann, live=True, browser="ann-browser-key-0123456789")  # still bound
+    assert len(rooms.members(code, token)) == 3

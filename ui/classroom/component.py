@@ -100,28 +100,23 @@ export default function (component) {
   if (data.step_url) {
     // the teacher's stepping view (ui/stepping/component.py) sets the room's step at each key,
     // one request after another, without waiting for the page's rerun. Each move says the step
-    // it was made from (the room's, as this tab last knew it): a move from a step the room has
-    // left is refused, and the view is brought up to the room's step instead; a tab that no
-    // longer drives the room (409) stops, and its page finds out why.
-    if (window.bpeRoomBaseFor !== data.tab) {
-      window.bpeRoomBaseFor = data.tab; window.bpeRoomBase = data.room_step;
-    }
+    // it was made from (the view's step before it): a move from a step the room has left is
+    // refused, and the view is brought up to the room's step instead; a tab that no longer
+    // drives the room (409) stops, and its page finds out why.
     let chain = Promise.resolve();
     const told = (answer, body) => {
       if (!answer) return null;
       if (answer.status === 409) { window.bpeRoomPublish = undefined; return rerun(-2); }
       if (!body || typeof body.step !== "number") return null;
-      window.bpeRoomBase = body.step;
       const view = window.bpeStepsView;
       if (body.behind && view && view.root.isConnected && view.step() !== body.step) {
         view.follow(body.step);  // refused: this view was behind the room; now it is not
       }
       return null;
     };
-    window.bpeRoomPublish = (step, seq) => {
+    window.bpeRoomPublish = (step, seq, base) => {
       chain = chain.then(async () => {
-        const body = JSON.stringify({ token: data.keep.token, step, seq, tab: data.tab,
-                                      base: window.bpeRoomBase });
+        const body = JSON.stringify({ token: data.keep.token, step, seq, tab: data.tab, base });
         let answer = null, said = null;
         try {
           answer = await fetch(data.step_url, {

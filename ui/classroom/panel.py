@@ -12,7 +12,7 @@ first:
   state (text, tokenizer, step) and, when the teacher says so or a class quiz starts, the
   teacher's page. A room the store lost is put back by its teacher's session (``restore``) while
   its students wait, then rejoin as the same members.
-- ``room_panel()``: the room's code, follow / explore, leave, and the room watcher
+- ``room_panel()`` (ui/classroom/sidebar.py draws it): the room's code, follow / explore, leave, and the room watcher
   (ui/classroom/component.py), in every session: it checks in with the room's pulse every POLL_MS (an
   HTTP route of its own, ui/classroom/route.py: "nothing new" runs no script), says outages and a
   missing teacher, shows the teacher the live count. When only the step moved, it moves the
@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -41,24 +40,28 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe_core
 from ui.classroom import addresses
+from ui.classroom import phrase as teacher_phrase
 from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
+from ui.classroom.liveness import start_sweeper
 from ui.classroom.rooms import (
     IDLE_S,
+    MAX_NICKNAME,
     NotTeacher,
     Room,
     RoomError,
     RoomGone,
     Rooms,
-    clean_nickname,
+    StepBehind,
     client_address,
+    cut_nickname,
     normal_code,
     presence_id,
     shared_proxies,
     shared_rooms,
     show_code,
 )
-from ui.classroom.route import STEP_PATH, VERSION_PATH, hold_member
+from ui.classroom.route import BROWSER_COOKIE, hold_member
 from ui.kit.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
 from ui.kit.escape import md_escape
 from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
@@ -117,6 +120,15 @@ def _client() -> str:
                               shared_proxies())
     ctx = get_script_run_ctx()
     return "session:" + str(ctx.session_id if ctx else "?")
+
+
+def _browser() -> str | None:
+    """This browser's key (the HttpOnly cookie the room route sets at a member's first poll,
+    ui/classroom/route.py), which a member is bound to; None without one (AppTest)."""
+    try:
+        return st.context.cookies.get(BROWSER_COOKIE)
+    except Exception:  # no request behind this run
+        return None
 
 
 def _say(message: str, kind: str = "error") -> None:
@@ -211,11 +223,20 @@ def publish() -> None:
     if not changes:
         return
     # the step comes from the in-browser view's move numbered _step_seq (pages/steps.py): a
-    # rerun that carries an older move than the view already pushed does not set it back
+    # rerun that carries an older move than the view already pushed does not set it back. Every
+    # move names the step it was made from: the view's (``_step_from``), or else the step this
+    # session last shared; the room refuses a move from a step it has left (StepBehind)
     step_from = (room.get("tab", "server"), int(ss.get("_step_seq", 0)))
+    base = ss.pop("_step_from", None)
+    if not isinstance(base, int) or isinstance(base, bool):
+        base = last.get("step")
     try:
         rooms().update(room["code"], room["token"], step_from=step_from, tab=room.get("tab"),
-                       **changes)
+                       base=base if "step" in changes else None, **changes)
+    except StepBehind as e:  # the other changes are shared; the step is the room's
+        ss["step"] = state["step"] = e.step
+        ss["_room_shared"] = state
+        return
     except NotTeacher:  # another tab took over
         _lost()
         return
@@ -278,7 +299,8 @@ def reclaim(code: str, token: str, shared: Shared, link: bool = False) -> bool:
     except RoomError as e:
         _say(f"Could not come back to room {show_code(code)}: {e}")
         return False
-    _take(room, shared)
+    _take(room, shared)  # the room's step: the taking tab's own is never published
+    ss.pop("_step_from", None)
     _become_teacher(code, token, follow_page=bool(room.state.get("follow_page")), tab=tab)
     ss["_room_quiz"] = room.quiz
     ss["_room_shared"] = shared_state()
@@ -389,12 +411,16 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
     if membership() is not None:
         _say("Leave the room you are in first.")
         return False
-    nickname = clean_nickname(nickname)  # as the teacher sees it, and as the student does
-    done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student)
+    # as the teacher sees it, and as the student does; a longer paste is cut, and said so
+    nickname, cut = cut_nickname(nickname)
+    done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student,
+                      browser=_browser())
     if not done:
         return False
+    if cut:
+        _say(f"Your nickname was cut to {MAX_NICKNAME} characters: “{nickname}”.", "info")
     code = normal_code(typed)
-    _hold(sid)
+    _hold(sid, code)
     if student is not None and not nickname:
         nickname = rooms().nickname(code, sid)  # a reload: the name the room knows
     ss.pop("_room_lost", None)
@@ -406,12 +432,14 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
     return True
 
 
-def _hold(sid: str) -> None:
+def _hold(sid: str, code: str) -> None:
     """This session is member ``sid``'s live page: the route counts its polls as check-ins
-    while the session is connected (ui/classroom/route.py)."""
+    while the session is connected (ui/classroom/route.py), and its closing is told to the room
+    (ui/classroom/liveness.py)."""
     ctx = get_script_run_ctx()
     if ctx is not None:
-        hold_member(sid, ctx.session_id)
+        hold_member(sid, ctx.session_id, code)
+        start_sweeper()
 
 
 def _rejoin(room: dict[str, Any]) -> bool:
@@ -419,7 +447,7 @@ def _rejoin(room: dict[str, Any]) -> bool:
     their place was taken) joins again as the same member, with their answer."""
     try:
         rooms().join(room["code"], client=_client(), nickname=room.get("nickname", ""),
-                     student=room["sid"])
+                     student=room["sid"], browser=_browser())
     except RoomError as e:
         leave(f"{e} Your own text and tokenizer are back.")
         return False
@@ -575,6 +603,10 @@ def _found(shared: Shared) -> None:
     link (``?teach=``, good once): come back to that room as its teacher. Another tab's key (the
     watcher's ``elsewhere``) is only offered: "Take over here" (``take_over``). A join link
     (``?room=``) always joins as a student: no key is used on its page."""
+    back = ss.pop("_room_come_back", None)
+    if back:  # the teacher phrase, typed on the Classroom page
+        _come_back(*back, shared)
+        return
     told = ss.get("room_watch") or {}
     found = told.get("found") if hasattr(told, "get") else None
     elsewhere = told.get("elsewhere") if hasattr(told, "get") else None
@@ -601,6 +633,34 @@ def _found(shared: Shared) -> None:
     if code is None or not token or not reclaim(code, token, shared, link=bool(link)):
         if not link:
             ss["_room_keys_saved"] = "forget"  # a key to a room that is gone
+
+
+def come_back_from_form() -> None:
+    """Callback of the Classroom page's "Teach this room again": the code and the teacher phrase
+    go to the next ``arrive`` (the phrase's field is emptied)."""
+    ss["_room_come_back"] = (ss.get("room_back_code", ""), ss.get("room_back_phrase", ""))
+    ss["room_back_phrase"] = ""
+    ss.pop("_room_back_error", None)
+
+
+def _come_back(typed_code: str, typed_phrase: str, shared: Shared) -> None:
+    """The teacher comes back with the room's code and teacher phrase (ui/classroom/phrase.py),
+    from any tab or device: the room is reclaimed, or put back under its code when the store lost
+    it. A refusal is said beside the form."""
+    code = normal_code(typed_code)
+    if code is None:
+        ss["_room_back_error"] = "That is not a room code (8 letters and digits: ABCD-EFGH)."
+        return
+    try:
+        token, there = teacher_phrase.come_back(rooms(), code, typed_phrase, _client())
+    except RoomError as e:
+        ss["_room_back_error"] = str(e)
+        return
+    if there:
+        reclaim(code, token, shared)
+        return
+    _become_teacher(code, token, follow_page=False, tab=secrets.token_urlsafe(12))
+    restore()  # the store lost it: back under its code, with what this session has
 
 
 def _kept(raw: Any) -> str | None:
@@ -639,6 +699,10 @@ def take_over() -> None:
     """Callback of "Take over here": this tab teaches the room (``arrive`` reclaims it), and the
     tab that taught it is told it lost the role."""
     ss["_room_take_over"] = True
+    # the click may come with a move of this tab's stepping view: Streamlit then runs the
+    # callback in that view's fragment run, and no full run (``arrive``) follows: the click was
+    # lost. A rerun asked for here is always the whole page's.
+    st.rerun()
 
 
 def _arrive(shared: Shared) -> None:
@@ -673,7 +737,7 @@ def _arrive(shared: Shared) -> None:
         return
     room["waiting"] = False
     room.pop("missing_since", None)
-    _hold(room["sid"])  # each run of a member's session is its live page checking in
+    _hold(room["sid"], room["code"])  # each run of a member's session is its live page checking in
     if not rooms().check_in(room["code"], room["sid"]):
         if rooms().removed(room["code"], room["sid"]):
             leave(f"Your teacher removed you from room {show_code(room['code'])}; your own "
@@ -697,78 +761,6 @@ def _arrive(shared: Shared) -> None:
         target = current.state["page"]
     if target and target != page_path:
         st.switch_page(target)
-
-
-# -- the sidebar ----------------------------------------------------------------------------------
-
-
-def _noticed() -> None:
-    """The watcher saw a new version, or the room's absence: the rerun it causes takes the room
-    (``arrive``)."""
-
-
-def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
-    data: dict[str, Any] = {"said": WATCH_SAID, "first_ms": POLL_MS, "every_ms": POLL_MS,
-                            "walk_ms": WALK_MS, "walk_most": WALK_MOST,
-                            "wait_ms": WAIT_RERUN_MS, "down": bool(ss.get("_room_down")),
-                            # new on every run: a watcher that asked for this rerun (and
-                            # stopped) starts again even when nothing else in its data changed
-                            "run": time.monotonic()}
-    if ss.get("_room_keys_saved") == "forget":
-        data["forget"] = True
-        ss["_room_keys_saved"] = None
-    if room is None:
-        # the watcher tells the page of another tab's key only when it differs from the one
-        # the page last heard of (each run renders the watcher anew: telling it at every render
-        # would rerun the page without end), or after RECHECK_MS when its teacher was not live
-        data.update(ask=True, keep_ms=int(KEEP_S * 1000),
-                    elsewhere_seen=ss.get("_room_elsewhere_seen"),
-                    recheck_ms=RECHECK_MS if ss.get("_room_elsewhere_recheck") else 0)
-    elif room["role"] == "teacher":
-        data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
-                    step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],
-                    url=VERSION_PATH.format(code=room["code"]) + "?teacher="
-                    + presence_id(room["token"]) + "&tab=" + room["tab"],
-                    room_step=rooms().step(room["code"]), first_ms=0, every_ms=TEACHER_POLL_MS)
-    else:
-        data.update(role="student", url=VERSION_PATH.format(code=room["code"]) + "?member="
-                    + room["sid"], version=ss.get("_room_version"), state=ss.get("_room_state"),
-                    following=room["following"], waiting=room.get("waiting", False))
-        if not room["following"]:
-            data["every_ms"] = TEACHER_POLL_MS  # only checking in
-    watcher(data=data, key="room_watch", on_changed_change=_noticed, on_found_change=_noticed,
-            on_elsewhere_change=_noticed)
-
-
-def room_panel(shared: Shared) -> None:
-    """The room's status in the sidebar, and the room watcher (outside a room too)."""
-    room = membership()
-    if room is None:
-        _watch(shared.watcher(), None)
-        if ss.get("_room_lost"):
-            st.warning(md_escape(ss["_room_lost"]))
-        there = ss.get("_room_elsewhere")
-        if there:
-            st.info(f"Room {show_code(there['code'])} is taught from another tab of this "
-                    "browser.", icon="🧑‍🏫")
-            st.button("Take over here", key="room_take_over", on_click=take_over,
-                      width="stretch", help="This tab teaches the room from now on; the other "
-                      "tab is told that it no longer does.")
-        return
-    code = show_code(room["code"])
-    if room["role"] == "teacher":
-        st.markdown(f"**Classroom {code}** · you teach")
-        _watch(shared.watcher(), room)
-        st.page_link(CLASSROOM_PAGE, label="Room, join link and class quiz", icon="🧑‍🏫")
-        return
-    st.markdown(f"**Classroom {code}** · you are a student")
-    _watch(shared.watcher(), room)
-    ss["room_follow"] = room["following"]
-    st.toggle("Follow the teacher", key="room_follow", on_change=set_following,
-              help="Off: explore on your own (the room's text and tokenizer stay). "
-                   "On: back to the teacher's text, tokenizer and step.")
-    st.button("Leave the room", key="room_leave", on_click=leave, width="stretch",
-              help="Your own text and tokenizer come back.")
 
 
 def _app_url() -> str | None:

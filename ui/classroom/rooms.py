@@ -24,6 +24,8 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                token in another tab is refused (``NotDriver``) until that tab takes over;
 - ``lock``     present while the teacher has locked the room: only its members come back;
 - ``link``     the SHA-256 of the teacher link's one-time key (``new_link``, ``redeem_link``);
+- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) that first
+               polled as them: their address in another browser is a new member;
 - ``removed``  the student ids the teacher removed (they are told, and cannot come back as
                the same member);
 - ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
@@ -59,7 +61,6 @@ import os
 import secrets
 import threading
 import time
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +71,17 @@ from ui.classroom.addresses import (  # noqa: F401  (also importable from here)
     client_address,
     trusted_proxies,
 )
+from ui.classroom.names import (  # noqa: F401  (also importable from here)
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    MAX_NICKNAME,
+    clean_nickname,
+    cut_nickname,
+    new_code,
+    normal_code,
+    show_code,
+)
+from ui.classroom.quiz_room import QuizMixin
 from ui.classroom.store import (  # the stores and the errors, also importable from here
     CAPPED_HSET_LUA,  # noqa: F401
     MemoryKV,  # noqa: F401
@@ -88,8 +100,6 @@ from ui.classroom.store import (  # the stores and the errors, also importable f
 # of a hundred live rooms takes about 8.5e9 tries, some 540 years. Right codes are not limited per
 # address (a script behind a school's router would lock its classmates out): a room holds at most
 # MAX_STUDENTS live members, and its teacher can lock it and remove many members at once.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 8
 JOIN_TRIES_PER_MINUTE = 30
 CREATES_PER_HOUR = 30  # rooms one client (address) may open
 MAX_STUDENTS = 100  # members of one room
@@ -101,7 +111,6 @@ RECENT_S = 60.0  # "Remove who joined in the last minute"
 CHECK_IN_EVERY = 5.0  # a check-in is written at most this often per member
 TEACHER_TIMEOUT = 6.0  # seconds without the teacher's browser checking in: "teacher gone"
 CLOSED_TTL = 24 * 3600  # how long a closed room's tombstone says "closed", not "lost"
-MAX_NICKNAME = 24  # characters
 MAX_STATE_BYTES = 16 * 1024 * 1024  # the text (200,000 characters) or an imported file (10 MB)
 DEFAULT_TTL = 3 * 3600  # seconds without a change or a join before a room is gone
 PREFIX = "bpelab:"
@@ -111,46 +120,11 @@ STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", 
                 "imported", "page", "follow_page", "step", "special_rule"}
 
 
-# -- codes, tokens, names --------------------------------------------------------------------------
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def normal_code(typed: str) -> str | None:
-    """A typed join code in its stored form (upper case, no spaces or dashes), or None when it
-    cannot be one.
-
-    >>> normal_code(" abcd-efgh "), normal_code("ABCD"), normal_code("ABCD-EFG0")
-    ('ABCDEFGH', None, None)
-    """
-    code = "".join(typed.split()).replace("-", "").upper()
-    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
-        return None
-    return code
-
-
-def show_code(code: str) -> str:
-    """``ABCD-EFGH``: the code as the projector shows it."""
-    return code[:4] + "-" + code[4:]
+# -- tokens (codes and names: ui/classroom/names.py) ------------------------------------------------
 
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def clean_nickname(name: str | None) -> str:
-    """A nickname as stored: control and format characters dropped, spaces folded, at most
-    MAX_NICKNAME characters. It is still user text: shown escaped, always.
-
-    >>> clean_nickname("  <b>Ann</b>\\u202e\\n ")
-    '<b>Ann</b>'
-    """
-    if not name:
-        return ""
-    kept = "".join(c for c in name if c.isspace() or unicodedata.category(c)[0] not in "C")
-    return " ".join(kept.split())[:MAX_NICKNAME]
 
 
 # -- the rooms -------------------------------------------------------------------------------------
@@ -182,7 +156,7 @@ def presence_id(token: str) -> str:
     return _digest("presence:" + token)[:32]
 
 
-class Rooms:
+class Rooms(QuizMixin):
     """Every room operation, over a store with the interface of ``MemoryKV``.
 
     ``clock`` (wall-clock seconds, shared by every app server) times the members' and the
@@ -206,7 +180,7 @@ class Rooms:
     def _keys(self, code: str, quiz_id: int | None = None) -> list[str]:
         keys = [self._key(code, p) for p in ("meta", "state", "step", "quiz", "v", "sv",
                                              "members", "removed", "teacher", "stepby",
-                                             "driver", "lock", "link")]
+                                             "driver", "lock", "link", "bound")]
         if quiz_id is not None:
             keys.append(self._key(code, f"answers:{quiz_id}"))
         return keys
@@ -321,6 +295,7 @@ class Rooms:
         self._check_teacher(code, token)
         if tab:
             self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
+            self._taken(code)
         self.teacher_here(code, token)
         room = self.room(code)
         if room is None:  # pragma: no cover - ended between the two reads
@@ -334,27 +309,46 @@ class Rooms:
         return step
 
     def update(self, code: str, token: str, step_from: tuple[str, int] | None = None,
-               tab: str | None = None, **changes: Any) -> int:
+               tab: str | None = None, base: int | None = None, **changes: Any) -> int:
         """Change the shared state (only the teacher, from the tab that drives when ``tab`` is
         given); returns the new version.
 
         ``step_from`` is (the teacher's tab, the number of the view's move) that the step comes
         from: a step from a move older than one this tab already set is left out (``push_step``).
+        ``base`` is the step the move was made from: a move from a step the room has left since
+        another tab (or a take-over) set it is refused with ``StepBehind``, after the other
+        changes are made.
         """
         self._check_teacher(code, token, tab)
         changes = dict(changes)
+        behind = None
         if "step" in changes:
             step = self._step(changes.pop("step"))
-            if step_from is None or self._newer(code, *step_from):
+            if base is not None and step_from is not None:
+                behind = self._behind(code, base, step_from[0])
+            if behind is None and (step_from is None or self._newer(code, *step_from)):
                 self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
                 if not changes:
                     return self._bump(code, step_only=True)
-            elif not changes:
-                return self.version(code) or 0
-        state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
-        state.update(changes)
-        self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
-        return self._bump(code)
+        version = self.version(code) or 0
+        if changes:
+            state = json.loads(self.kv.get(self._key(code, "state")) or "{}")
+            state.update(changes)
+            self.kv.set(self._key(code, "state"), self._state_json(state), ex=self.ttl)
+            version = self._bump(code)
+        if behind is not None:
+            raise StepBehind(behind)
+        return version
+
+    def _behind(self, code: str, base: Any, tab: str) -> int | None:
+        """The room's step when a move made from step ``base`` by ``tab`` comes from a step the
+        room has left since another tab (or a take-over) set it; None when the move may go on
+        (within one tab, the moves' numbers order them)."""
+        now = self.step(code)
+        last = json.loads(self.kv.get(self._key(code, "stepby")) or "{}")
+        if self._step(base) != now and last.get("tab") not in (None, tab[:64]):
+            return now
+        return None
 
     def _newer(self, code: str, tab: str, seq: int) -> bool:
         """Whether move ``seq`` of the teacher's ``tab`` is no older than the last step set (and
@@ -381,11 +375,9 @@ class Rooms:
             raise RoomError("A step needs the tab and the number of its move.")
         self._check_teacher(code, token, tab)
         step = self._step(step)
-        if base is not None:
-            now = self.step(code)
-            last = json.loads(self.kv.get(self._key(code, "stepby")) or "{}")
-            if self._step(base) != now and last.get("tab") not in (None, tab[:64]):
-                raise StepBehind(now)
+        behind = None if base is None else self._behind(code, base, tab)
+        if behind is not None:
+            raise StepBehind(behind)
         if not self._newer(code, tab[:64], seq):
             return False
         self.kv.set(self._key(code, "step"), str(step), ex=self.ttl)
@@ -419,8 +411,14 @@ class Rooms:
         self.kv.set(self._key(code, "meta"), json.dumps(
             {"teacher": _digest(token), "presence": _digest(presence_id(token))}), ex=self.ttl)
         self.kv.set(self._key(code, "driver"), tab[:64], ex=self.ttl)
+        self._taken(code)
         self.teacher_here(code, token)
         return token
+
+    def _taken(self, code: str) -> None:
+        """A take-over: the tab that takes adopts the room's step. Its moves from any other step
+        (made before it took over, arriving after) are refused (``_behind``)."""
+        self.kv.set(self._key(code, "stepby"), json.dumps({"tab": "", "seq": 0}), ex=self.ttl)
 
     def _bump(self, code: str, step_only: bool = False) -> int:
         if not step_only:
@@ -429,36 +427,6 @@ class Rooms:
         quiz = self.quiz(code)
         self._touch(code, quiz["id"] if quiz else None)
         return version
-
-    def start_quiz(self, code: str, token: str, k: int, tab: str | None = None) -> dict[str, Any]:
-        """Ask the class for merge ``k + 1`` (answers to earlier questions are dropped)."""
-        self._check_teacher(code, token, tab)
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise RoomError("The quiz step must be a whole number.")
-        old = self.quiz(code)
-        quiz = {"id": (old["id"] + 1) if old else 1, "k": k, "revealed": False}
-        if old:
-            self.kv.delete(self._key(code, f"answers:{old['id']}"))
-        self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
-        self._bump(code)
-        return quiz
-
-    def reveal_quiz(self, code: str, token: str, tab: str | None = None) -> dict[str, Any]:
-        self._check_teacher(code, token, tab)
-        quiz = self.quiz(code)
-        if quiz is None:
-            raise RoomError("No quiz is running in this room.")
-        quiz["revealed"] = True
-        self.kv.set(self._key(code, "quiz"), json.dumps(quiz), ex=self.ttl)
-        self._bump(code)
-        return quiz
-
-    def stop_quiz(self, code: str, token: str, tab: str | None = None) -> None:
-        self._check_teacher(code, token, tab)
-        quiz = self.quiz(code)
-        self.kv.delete(self._key(code, "quiz"),
-                       *([self._key(code, f"answers:{quiz['id']}")] if quiz else []))
-        self._bump(code)
 
     def close(self, code: str, token: str, tab: str | None = None) -> None:
         """End the room; its students are told it was closed (not lost) for CLOSED_TTL."""
@@ -560,19 +528,35 @@ class Rooms:
         return now - float(record.get("t", 0)) < most
 
     def check_in(self, code: str, student: str) -> bool:
-        """A member's live page checks in (a run of its session, or a poll the route vouches
-        for): written at most every CHECK_IN_EVERY seconds. False for no member."""
+        """A run of the member's Streamlit session checks in: written at most every
+        CHECK_IN_EVERY seconds. It keeps the member for JOIN_GRACE only: a session that runs but
+        whose browser never polls (a script holding a session, a page closed at once) is not a
+        live page; the browser's poll (``pulse``, vouched for by the route) is. False for no
+        member."""
         key = self._key(code, "members")
         raw = self.kv.hget(key, student) if isinstance(student, str) and student else None
         if raw is None:
             return False
-        self._checked_in(key, student, json.loads(raw), self.clock())
+        self._checked_in(key, student, json.loads(raw), self.clock(), polled=False)
         return True
 
-    def _checked_in(self, key: str, student: str, record: dict[str, Any], now: float) -> None:
-        if not record.get("l", True) or now - float(record.get("t", 0)) >= min(
+    def page_closed(self, code: str, student: str) -> None:
+        """The member's Streamlit session closed (ui/classroom/liveness.py): it counts for
+        JOIN_GRACE after its last check-in, no longer for ``member_timeout``."""
+        key = self._key(code, "members")
+        raw = self.kv.hget(key, student)
+        if raw is not None:
+            record = json.loads(raw)
+            if record.get("l", True):
+                record["l"] = False
+                self.kv.hset(key, student, json.dumps(record))
+
+    def _checked_in(self, key: str, student: str, record: dict[str, Any], now: float,
+                    polled: bool = True) -> None:
+        if (polled and not record.get("l", True)) or now - float(record.get("t", 0)) >= min(
                 CHECK_IN_EVERY, self.member_timeout / 4):
-            record["t"], record["l"] = now, True
+            record["t"] = now
+            record["l"] = record.get("l", True) if not polled else True
             self.kv.hset(key, student, json.dumps(record))
 
     def _current(self, code: str) -> dict[str, str]:
@@ -595,7 +579,7 @@ class Rooms:
         return None if raw is None else int(raw)
 
     def pulse(self, code: str, member: str = "", teacher: str = "", live: bool = True,
-              tab: str = "") -> dict[str, Any] | None:
+              tab: str = "", browser: str = "", fresh: bool = False) -> dict[str, Any] | None:
         """What a browser polls (a student's poll is their check-in when ``live``: the route
         says so only when the member's Streamlit session is connected, ui/classroom/route.py).
 
@@ -629,12 +613,21 @@ class Rooms:
         raw = self.kv.hget(key, member)
         if raw is None:
             return None
+        record = json.loads(raw)
+        if browser:  # the route's: the browser's key (a cookie; ``fresh``: made for this poll,
+            mine = _digest("browser:" + browser)  # the browser had none). The first poll binds
+            bound = self.kv.hget(self._key(code, "bound"), member)
+            if bound is None:
+                self.kv.hset(self._key(code, "bound"), member, mine)
+                self.kv.expire(self._key(code, "bound"), self.ttl)
+            elif not fresh and not hmac.compare_digest(bound, mine):
+                return None  # another browser's key with this member's id: not theirs
         version, state, step, seen = self.kv.mget(
             *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
         if version is None or state is None:
             return None
         if live:
-            self._checked_in(key, member, json.loads(raw), now)
+            self._checked_in(key, member, record, now)
         return {"version": int(version), "state": int(state), "step": int(step or 0),
                 "teacher": seen is not None and now - float(seen) < self.teacher_timeout}
 
@@ -664,14 +657,17 @@ class Rooms:
         return self._answered(code, self._current(code))
 
     # a student
-    def join(self, code: str, client: str, nickname: str = "", student: str | None = None) -> str:
+    def join(self, code: str, client: str, nickname: str = "", student: str | None = None,
+             browser: str | None = None) -> str:
         """Join by a typed code; returns the student's id (``student``: come back as that member,
         e.g. after a reload or after the store lost the room).
 
         Raises RoomError for a code that is not a live room, past JOIN_TRIES_PER_MINUTE failed
         tries from ``client``, for a member the teacher removed, for a new member of a locked
         room, and for a room with MAX_STUDENTS current members (members whose page stopped
-        checking in make way). Right codes are not limited per address.
+        checking in make way). Right codes are not limited per address. ``browser``: the
+        browser's key (route.py's cookie); a member bound to another browser's (``pulse``) is
+        not come back as: this is a new member.
         """
         normal = normal_code(code)
         live = normal is not None and self.kv.exists(self._key(normal, "meta"))
@@ -686,6 +682,10 @@ class Rooms:
             elif self.removed(normal, student):
                 raise RoomError(f"Your teacher removed you from room {show_code(normal)}.")
         old = self.kv.hget(key, student) if student is not None else None
+        bound = self.kv.hget(self._key(normal, "bound"), student) if student else None
+        if bound and not (isinstance(browser, str) and browser and hmac.compare_digest(
+                bound, _digest("browser:" + browser))):
+            old, student = None, None  # their address in another browser: a new member
         back = old is not None
         if not back and self.locked(normal):
             raise RoomError(f"Room {show_code(normal)} is locked: ask your teacher to open it.")

@@ -30,6 +30,7 @@ room's polls but never holds the threads Streamlit's own sessions need (docs/CLA
 
 from __future__ import annotations
 
+import secrets
 import threading
 
 from starlette.requests import Request
@@ -60,6 +61,8 @@ STEP_PATH = "/_bpelab/rooms/{code}/step"
 MAX_BODY = 4096  # bytes of a step's JSON
 MAX_FIELD = 256  # characters of a token, a tab's id or a query's id
 ROOM_GATE = Gate(slots=4, queue=256)  # the classroom's store reads in worker threads, server-wide
+BROWSER_COOKIE = "bpelab_browser"  # the browser's key, which a member is bound to
+BROWSER_COOKIE_S = 30 * 24 * 3600
 MAX_LIVE = 20_000  # members this server vouches for (a bound: the oldest are dropped)
 
 # member id -> the Streamlit session that holds it on this server (ui/classroom/panel.py says so
@@ -68,13 +71,32 @@ _LIVE: dict[str, str] = {}
 _LIVE_LOCK = threading.Lock()
 
 
-def hold_member(member: str, session_id: str) -> None:
+_ROOM: dict[str, str] = {}  # member id -> the code of its room (closed_members says which)
+
+
+def hold_member(member: str, session_id: str, code: str = "") -> None:
     """This server's session ``session_id`` is member ``member``'s page (each of its runs)."""
     with _LIVE_LOCK:
         _LIVE.pop(member, None)
         _LIVE[member] = session_id
+        _ROOM[member] = code
         while len(_LIVE) > MAX_LIVE:
-            _LIVE.pop(next(iter(_LIVE)))
+            oldest = next(iter(_LIVE))
+            del _LIVE[oldest]
+            _ROOM.pop(oldest, None)
+
+
+def closed_members() -> list[tuple[str, str]]:
+    """(member, room code) of each member whose Streamlit session here is no longer connected
+    (the page was closed), each told once (ui/classroom/liveness.py)."""
+    with _LIVE_LOCK:
+        held = list(_LIVE.items())
+    closed = [(member, sid) for member, sid in held if not _connected(sid)]
+    with _LIVE_LOCK:
+        gone = [(m, _ROOM.pop(m, "")) for m, sid in closed if _LIVE.get(m) == sid]
+        for member, _ in gone:
+            del _LIVE[member]
+    return gone
 
 
 def _connected(session_id: str) -> bool:
@@ -90,12 +112,7 @@ def live_member(member: str) -> bool:
         session_id = _LIVE.get(member)
     if session_id is None:
         return False
-    if _connected(session_id):
-        return True
-    with _LIVE_LOCK:
-        if _LIVE.get(member) == session_id:
-            del _LIVE[member]
-    return False
+    return _connected(session_id)  # a closed one is dropped by closed_members
 
 
 async def room_version(request: Request) -> JSONResponse:
@@ -105,15 +122,26 @@ async def room_version(request: Request) -> JSONResponse:
         return Refused(400, f"an id over {MAX_FIELD} characters").response(version=None)
     member, teacher, tab = asked
     live = bool(member) and live_member(member)
+    # the browser's own key (an HttpOnly cookie, made here at its first poll): a member is bound
+    # to the browser that first polled as them (Rooms.pulse), so their address opened in another
+    # browser is a new member (ui/classroom/panel.py)
+    browser = request.cookies.get(BROWSER_COOKIE, "")
+    fresh = not 20 <= len(browser) <= 100  # none yet: this answer gives one
+    if fresh:
+        browser = secrets.token_urlsafe(32)
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
-        pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live, tab)
+        pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live, tab,
+                                    browser, fresh)
     except Refused as e:
         return e.response(version=None)
     except RoomError:
         return JSONResponse({"version": None}, status_code=503, headers=NO_STORE)
-    if pulse is None:
-        return JSONResponse({"version": None}, status_code=404, headers=NO_STORE)
-    return JSONResponse(pulse, headers=NO_STORE)
+    answer = (JSONResponse({"version": None}, status_code=404, headers=NO_STORE) if pulse is None
+              else JSONResponse(pulse, headers=NO_STORE))
+    if member and fresh:
+        answer.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_S, httponly=True,
+                          samesite="lax", path="/")
+    return answer
 
 
 async def room_step(request: Request) -> JSONResponse:

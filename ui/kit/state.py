@@ -32,10 +32,10 @@ from ui.classroom.panel import (
     publish,
     read_room_import,
     register_watcher,
-    room_panel,
     room_query,
     show_message,
 )
+from ui.classroom.sidebar import room_panel
 from ui.kit import budget
 from ui.kit.charts import steps_template
 from ui.kit.choices import (

@@ -301,7 +301,11 @@ export default function (component) {
     // fragment on the new page, which then draws nothing.
     if (!root.isConnected) return;
     root.bpeSentAt = performance.now();
-    setStateValue("step", { k: root.bpeCurrent, seq: root.bpeSeq });
+    // with the step the moves since the last send were made from (a classroom room refuses a
+    // move from a step it has left: ui/classroom/rooms.py)
+    const from = root.bpeFromSent === undefined ? root.bpeCurrent : root.bpeFromSent;
+    root.bpeFromSent = undefined;
+    setStateValue("step", { k: root.bpeCurrent, seq: root.bpeSeq, from });
   };
   root.bpeSend = send;  // the latest rerun's setStateValue
   const sendSoon = () => {
@@ -310,12 +314,20 @@ export default function (component) {
     root.bpeSendTimer = setTimeout(() => root.bpeSend(), wait);
   };
   function moved(k) {
+    // the step this run of moves was made from, for each way the view tells it (a send to its
+    // server, a classroom teacher's push to the room): the first move since each told
+    if (root.bpeFromSent === undefined) root.bpeFromSent = current;
+    if (root.bpeFromPushed === undefined) root.bpeFromPushed = current;
     current = clamp(k);
     root.bpeSeq += 1;
     root.bpeCurrent = current;
   }
   // a classroom teacher's view also sets the room's step at once (ui/classroom/panel.py's watcher)
-  const publish = () => { if (window.bpeRoomPublish) window.bpeRoomPublish(current, root.bpeSeq); };
+  const publish = () => {
+    const from = root.bpeFromPushed === undefined ? current : root.bpeFromPushed;
+    root.bpeFromPushed = undefined;
+    if (window.bpeRoomPublish) window.bpeRoomPublish(current, root.bpeSeq, from);
+  };
   function go(k) {
     moved(k);
     draw(current);
@@ -375,6 +387,8 @@ export default function (component) {
   const follow = (k) => {
     if (timer || clamp(k) === current) return;
     moved(k);
+    // followed, not moved by this view's user: the next move is made from here
+    root.bpeFromSent = root.bpeFromPushed = undefined;
     draw(current);
     clearTimeout(root.bpeSettle);
     root.bpeSettle = setTimeout(() => { if (root.bpeSendTimer === null) root.bpeSend(); },
