@@ -76,6 +76,16 @@ def type_words(page, start: str, words: list[str], mine, theirs) -> list[float]:
     return times
 
 
+def typist(n_words: int) -> tuple[str, bpe_core.RegexTokenizer, bpe_core.Tokenizer, list[str]]:
+    """What a typing benchmark needs: the English sample, the sidebar's default tokenizer trained
+    on it (GPT-4 split, 512 tokens), o200k_base, and ``n_words`` words to type."""
+    english = load_samples()["English prose"]
+    mine = bpe_core.RegexTokenizer()
+    mine.train(english, 512)
+    theirs = bpe_core.load_pretrained("o200k_base")
+    return english, mine, theirs, (WORDS * (n_words // len(WORDS) + 1))[:n_words]
+
+
 def load() -> str:
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
@@ -87,11 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=10, help="words typed per way and round")
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args(argv)
-    english = load_samples()["English prose"]
-    mine = bpe_core.RegexTokenizer()  # the sidebar's default: GPT-4 split, 512 tokens
-    mine.train(english, 512)
-    theirs = bpe_core.load_pretrained("o200k_base")
-    words = (WORDS * (args.words // len(WORDS) + 1))[: args.words]
+    english, mine, theirs, words = typist(args.words)
     before = load()
     proc, url, lines = start_server()
     times: dict[str, list[float]] = {"route": [], "script": []}

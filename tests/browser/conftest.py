@@ -130,6 +130,7 @@ class ServedApp(NamedTuple):
     url: str
     port: int
     output: Callable[[], str]  # what the server has printed so far (its last 20,000 characters)
+    pid: int  # the server's process (tests/netguard.py runs streamlit in it), for /proc/<pid>
 
 
 @contextlib.contextmanager
@@ -176,7 +177,7 @@ def serve_app(as_readme: bool = False, env: dict[str, str] | None = None):
                     pytrace=False,
                 )
             time.sleep(0.2)
-        yield ServedApp(url, port, output)
+        yield ServedApp(url, port, output, proc.pid)
         if MARK in output():
             pytest.fail(f"the app's server tried to reach beyond this machine:\n{output()}",
                         pytrace=False)
@@ -193,10 +194,16 @@ def serve_app(as_readme: bool = False, env: dict[str, str] | None = None):
 
 
 @pytest.fixture(scope="session")
-def app_url():
-    """The URL of a Streamlit server running app.py, shared by the whole test session."""
+def served_app():
+    """A Streamlit server running app.py (a ``ServedApp``), shared by the whole test session."""
     with serve_app() as served:
-        yield served.url
+        yield served
+
+
+@pytest.fixture(scope="session")
+def app_url(served_app):
+    """The URL of the session's shared server (``served_app``)."""
+    return served_app.url
 
 
 @pytest.fixture(scope="session")

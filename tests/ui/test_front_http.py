@@ -51,7 +51,7 @@ def ask(body: object) -> tuple[int, dict]:
         body = {"seq": 1, "seed": 1, **body}
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     scope = {"type": "http", "method": "POST", "path": TOKENS_PATH, "query_string": b"",
-             "headers": []}
+             "headers": [(b"content-length", str(len(raw)).encode())]}  # as a browser sends it
 
     async def receive():
         return {"type": "http.request", "body": raw, "more_body": False}
@@ -151,3 +151,39 @@ def test_a_split_pattern_that_times_out_is_a_message_in_its_view(gpt):
 def test_the_route_is_a_post_on_its_path():
     (route,) = FRONT_ROUTES
     assert route.path == "/_bpelab/front/tokens" and route.methods == {"POST"}
+
+
+def test_one_key_tokenizes_one_text_at_a_time_and_the_newest_waiting_wins(mine, gpt):
+    """Four questions of one key at once: the first is tokenized, the second and third wait in
+    turn and are superseded (409) by the next, the fourth (the newest) is tokenized; a question
+    older than the one waiting is superseded at once."""
+    key = route_key(mine, gpt)
+
+    async def together() -> list:
+        def request(seq: int, text: str) -> Request:
+            raw = json.dumps({"key": key, "text": text, "seq": seq, "seed": 1}).encode()
+            scope = {"type": "http", "method": "POST", "path": TOKENS_PATH, "query_string": b"",
+                     "headers": [(b"content-length", str(len(raw)).encode())]}
+
+            async def receive():
+                return {"type": "http.request", "body": raw, "more_body": False}
+
+            return Request(scope, receive)
+
+        asked = [(10, "one"), (11, "one two"), (12, "one two three"), (9, "late and old"),
+                 (13, "one two three four")]
+        tasks = []
+        for seq, text in asked:  # each in order: the route sees them one after the other
+            tasks.append(asyncio.ensure_future(front_tokens(request(seq, text))))
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        return [await t for t in tasks]
+
+    with ThreadPoolExecutor(1) as pool:
+        answers = pool.submit(lambda: asyncio.run(together())).result()
+    said = [(r.status_code, json.loads(r.body)) for r in answers]
+    assert [s for s, _ in said] == [200, 409, 409, 409, 200]
+    assert said[1][1] == {"views": None, "superseded": True}
+    assert said[0][1]["views"]["gpt-4o"]["ids"] == tiktoken_reference("o200k_base").encode("one")
+    assert said[4][1]["views"]["yours"]["ids"] == mine.encode("one two three four")
+    assert route_text(key, 1) == (13, "one two three four")

@@ -103,7 +103,8 @@ def test_streamlit_run_serves_the_route_beside_the_app():
 def push(code: str, body: object) -> tuple[int, dict]:
     raw = json.dumps(body).encode() if not isinstance(body, bytes) else body
     scope = {"type": "http", "method": "POST", "path": STEP_PATH.format(code=code),
-             "path_params": {"code": code}, "query_string": b"", "headers": []}
+             "path_params": {"code": code}, "query_string": b"",
+             "headers": [(b"content-length", str(len(raw)).encode())]}  # as a browser sends it
 
     async def receive():
         return {"type": "http.request", "body": raw, "more_body": False}

@@ -14,17 +14,24 @@ the teacher's in-browser stepping view setting the room's step at each key (``Ro
 so that no step waits for, or is merged away by, the teacher's page's rerun: 200 ``{"set": bool,
 "step": the room's step}`` (``"behind": true``: a move from a step another tab has moved the room
 from, which the view then catches up with), 409 ``{"set": false, "step"}`` from a tab that no longer drives the room,
-403 without the teacher's token, 404 once the room is gone, 400 for anything malformed. It reads one number from the room store (ui/classroom/rooms.py) and runs no Streamlit script,
-so a class of students asking twice a second costs the server little; a student's page reruns
-only when the number changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``).
+403 without the teacher's token, 404 once the room is gone; 411, 400 or 413 for a body without
+a length, a malformed one or one over ``MAX_BODY`` (``ui.kit.route_limits``: read no further than
+the limit; every refusal is ``{"error": why}`` beside the route's fields). It reads one number
+from the room store (ui/classroom/rooms.py) and runs no Streamlit script, so a class of students
+asking twice a second costs the server little; a student's page reruns only when the number
+changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``).
+
+A script can ask as fast as it likes, with any code: each question is a few reads of the room
+store in a worker thread. ``ROOM_GATE`` bounds them server-wide: at most ``ROOM_GATE.slots`` in
+worker threads at once, ``ROOM_GATE.queue`` more waiting (503 beyond, which a student's page
+reads as "the room store does not answer" until a later poll is answered), so a flood slows the
+room's polls but never holds the threads Streamlit's own sessions need (docs/CLASSROOM.md).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -38,11 +45,21 @@ from ui.classroom.rooms import (
     StoreDown,
     shared_rooms,
 )
+from ui.kit.route_limits import (
+    NO_STORE,
+    Gate,
+    Refused,
+    int_field,
+    json_object,
+    read_body,
+    text_field,
+)
 
 VERSION_PATH = "/_bpelab/rooms/{code}/version"
 STEP_PATH = "/_bpelab/rooms/{code}/step"
 MAX_BODY = 4096  # bytes of a step's JSON
-NO_STORE = {"Cache-Control": "no-store"}
+MAX_FIELD = 256  # characters of a token, a tab's id or a query's id
+ROOM_GATE = Gate(slots=4, queue=256)  # the classroom's store reads in worker threads, server-wide
 MAX_LIVE = 20_000  # members this server vouches for (a bound: the oldest are dropped)
 
 # member id -> the Streamlit session that holds it on this server (ui/classroom/panel.py says so
@@ -83,12 +100,15 @@ def live_member(member: str) -> bool:
 
 async def room_version(request: Request) -> JSONResponse:
     code = request.path_params["code"]
-    member = request.query_params.get("member", "")
-    teacher = request.query_params.get("teacher", "")
-    tab = request.query_params.get("tab", "")
+    asked = [request.query_params.get(name, "") for name in ("member", "teacher", "tab")]
+    if any(len(value) > MAX_FIELD for value in (code, *asked)):
+        return Refused(400, f"an id over {MAX_FIELD} characters").response(version=None)
+    member, teacher, tab = asked
     live = bool(member) and live_member(member)
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
-        pulse = await run_in_threadpool(shared_rooms().pulse, code, member, teacher, live, tab)
+        pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live, tab)
+    except Refused as e:
+        return e.response(version=None)
     except RoomError:
         return JSONResponse({"version": None}, status_code=503, headers=NO_STORE)
     if pulse is None:
@@ -98,12 +118,15 @@ async def room_version(request: Request) -> JSONResponse:
 
 async def room_step(request: Request) -> JSONResponse:
     code = request.path_params["code"]
-    body = await request.body()
     try:
-        told = json.loads(body) if len(body) <= MAX_BODY else None
-        args = (told["token"], told["step"], told["tab"], told["seq"], told.get("base"))
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return JSONResponse({"set": False}, status_code=400, headers=NO_STORE)
+        if len(code) > MAX_FIELD:
+            raise Refused(400, f"a room code over {MAX_FIELD} characters")
+        told = json_object(await read_body(request, MAX_BODY))
+        args = (text_field(told, "token", MAX_FIELD), int_field(told, "step"),
+                text_field(told, "tab", MAX_FIELD), int_field(told, "seq"),
+                int_field(told, "base", optional=True))
+    except Refused as e:
+        return e.response(set=False)
     rooms = shared_rooms()
 
     def push() -> tuple[bool, int]:
@@ -111,11 +134,16 @@ async def room_step(request: Request) -> JSONResponse:
         return done, rooms.step(code)
 
     try:
-        done, step = await run_in_threadpool(push)
+        done, step = await ROOM_GATE.run(push)
+    except Refused as e:
+        return e.response(set=False)
     except StepBehind as e:
         return JSONResponse({"set": False, "step": e.step, "behind": True}, headers=NO_STORE)
     except NotDriver:
-        step = await run_in_threadpool(rooms.step, code)
+        try:
+            step = await ROOM_GATE.run(rooms.step, code)
+        except Refused as e:
+            return e.response(set=False)
         return JSONResponse({"set": False, "step": step}, status_code=409, headers=NO_STORE)
     except RoomError as e:
         status = {RoomGone: 404, NotTeacher: 403, StoreDown: 503}.get(type(e), 400)

@@ -4,7 +4,9 @@ sidebar's tokenizer and GPT-4o), drawn in the browser by one custom component
 
 At every key the box asks the front page's route (ui/front/route.py) for both views of its text
 and draws the answer: no script runs. One question at a time; a text typed while one is out is
-asked when its answer comes, so a quick typist never queues questions. When the user pauses for
+asked when its answer comes, so a quick typist never queues questions. An answer "superseded"
+(409: a newer question of the same page's key took its place) or "too many" (429) is no
+failure: the box asks again ``ASK_AGAIN_MS`` later, with its newest text. When the user pauses for
 ``SETTLE_MS`` the component also sets its ``text`` state, which reruns only the fragment that
 holds it (pages/overview.py): the page keeps the text and redraws what follows it (the hint, the
 merge slider). If the route cannot answer (a restarted server, a replaced tokenizer), that rerun
@@ -28,6 +30,7 @@ MAX_FRONT_CHARS = 5_000  # the box holds at most this many characters
 SETTLE_MS = 400  # the page's script hears the text this long after the last key
 DEBOUNCE_MS = 30  # ... or this long, when the route cannot answer and the script draws the views
 PATIENCE_MS = 3_000  # ... or, while a sent text is not drawn yet, when it is (at most this long)
+ASK_AGAIN_MS = 100  # the route answered "superseded" (409) or "too many" (429): ask again after
 REFERENCE_VIEW = "gpt-4o"  # the second view's name (its data-view); the page chooses the tokenizer
 
 
@@ -146,6 +149,7 @@ _BOX_HTML = """
 
 _BOX_JS = r"""
 const PALETTE_SIZE = @PALETTE_SIZE@;
+const ASK_AGAIN_MS = @ASK_AGAIN_MS@;
 
 // One view: a token per span, coloured by position as ui/kit/tokens_html.py colours them; a label's
 // parts ([class, text], from ui.kit.tokens_html.label_parts) go in as textContent, never as HTML.
@@ -289,14 +293,19 @@ export default function (component) {
     const text = box.value;
     if (text === s.drawn || text === s.asked) return;
     s.asking = true;
+    let again = false;  // answered "ask again in a moment" (409 or 429)
     const body = JSON.stringify({ key: s.data.key, text, seq: s.seq, seed: s.data.seed });
     fetch(s.data.url, {
       method: "POST", cache: "no-store", credentials: "same-origin", body,
       keepalive: body.length < 60000,  // browsers refuse a keepalive body over 64 KB
       headers: { "Content-Type": "application/json" },
     })
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
+      // 409: a newer question of this page's key took this one's place; 429: too many
+      // questions a second. Neither is a failure: the box asks again in a moment, newest text
+      .then((r) => (r.status === 409 || r.status === 429 ? null
+        : r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
       .then((answer) => {
+        if (answer === null) { again = true; return; }
         s.asked = text;
         // an older text's answer never replaces views that already show the box's text
         if (root.isConnected && s.drawn !== box.value) draw(answer.views, text);
@@ -306,7 +315,13 @@ export default function (component) {
         clearTimeout(s.settle);
         s.settle = setTimeout(() => send(), s.data.debounce);
       })
-      .finally(() => { s.asking = false; if (!s.broken && box.value !== s.asked) ask(); });
+      .finally(() => {
+        s.asking = false;
+        if (s.broken || box.value === s.asked) return;
+        clearTimeout(s.again);
+        if (again) s.again = setTimeout(ask, ASK_AGAIN_MS);
+        else ask();
+      });
   };
   box.oninput = () => {
     number();
@@ -325,7 +340,7 @@ export default function (component) {
     if (s.sent === null && s.timer !== null) send();
   }
 }
-""".replace("@PALETTE_SIZE@", str(len(PALETTE)))
+""".replace("@PALETTE_SIZE@", str(len(PALETTE))).replace("@ASK_AGAIN_MS@", str(ASK_AGAIN_MS))
 
 
 def register_box() -> Any:
