@@ -114,12 +114,17 @@ def the_server_is_clear(served_app, watch: ServerWatch, rss_before: int,
     no busy stretch of a worker lasted more than its budget and ``LATE`` (a worker's budget is
     known by its address-space limit: the app's calls on text, the app's reads; one never seen
     idle has its start counted in: ``COLD_START`` more); with ``killed``, one was killed at its
-    budget (the attack reached a worker). The server comes to rest (over a second, no thread and
-    no worker of it busy) within the longest budget and ``LATE`` and ``COLD_START``; its memory
-    grew by at most a session's."""
+    budget (the attack reached a worker), and then no thread of the server is busy over the
+    second after the attacker's answer. The server comes to rest (over a second, no thread and
+    no worker of it busy) within the longest budget and ``LATE`` and ``COLD_START`` (the attacker's
+    page may start more bounded work as it draws); its memory grew by at most a session's."""
     end = time.monotonic() + FILE_SECONDS + LATE + COLD_START
-    while (busy := busy_now(served_app.pid)) != {"children": [], "threads": []}:
+    busy = busy_now(served_app.pid, window=LATE)
+    if killed:  # the answer came once the budget was spent: no thread of the server is still
+        assert busy["threads"] == [], busy  # at work on it over the next second
+    while busy != {"children": [], "threads": []}:
         assert time.monotonic() < end, (busy, watch.runs())  # it comes to rest
+        busy = busy_now(served_app.pid, window=LATE)
     runs = watch.runs()
     print(f"\nworkers' busy stretches (s, seen idle before, ended, address space): {runs}; "
           f"load {load()}")
