@@ -41,7 +41,6 @@ from .merges import (  # noqa: F401 - get_stats and merge: the seeds' names, rea
     merge_chunks,
     trace_merges,
 )
-from .pipeline import AddedToken, find_added
 from .saving import FileMethods
 from .split import (  # noqa: F401 - MAX_REPEAT, cut_at_specials, training_specials: read from here too
     BUILT_IN_PATTERNS,
@@ -578,7 +577,7 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
         text = clean_text(_check_text(text))
         special = self._allowed_specials(text, allowed_special, disallowed_special)
         # leftmost-longest ("<|a|>b" wins over "<|a|>"), as a tokenizer.json's added tokens match
-        return find_added(text, {s: AddedToken(s, idx) for s, idx in special.items()})
+        return self._find_specials(text, special)
 
     # -- decoding ----------------------------------------------------------------------------
 
@@ -706,6 +705,7 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
             fresh.history = side.records(fresh)
         for lookup in DERIVED_LOOKUPS:  # this tokenizer's, built from its old merges
             self.__dict__.pop(lookup, None)
+        fresh.from_file = True  # its pattern is the file's: bounded as a file's (limits)
         self.__dict__.update(fresh.__dict__)
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 
 from .limits.budget import Budget, BudgetExceeded, budget_for, run_bounded
-from .pipeline import PIPELINE_FIX
+from .pipeline import MAX_ADDED_HERE, PIPELINE_FIX, AddedToken, find_added
 from .split import BUILT_IN_PATTERNS, compile_pattern, split_by_pattern, time_left
 from .text import WrongTypeError, clean_text
 
@@ -24,6 +24,11 @@ def _check_text(text: object, what: str = "text") -> str:
         raise WrongTypeError(f"{what} must be a str, not {type(text).__name__}{hint}")
     return text
 
+
+
+def find_added_here(tokens: dict[str, AddedToken], text: str) -> list[tuple[str, int | None]]:
+    """``find_added`` in a worker process, the tokens kept there between calls."""
+    return find_added(text, tokens)
 
 
 class SplitMethods:
@@ -132,3 +137,15 @@ class SplitMethods:
                            what="the tokenizer file's normalizer, added tokens and split",
                            fix=PIPELINE_FIX, shared=(spec.key, spec))
 
+    def _find_specials(self, text: str, special: dict[str, int]) -> list[tuple[str, int | None]]:
+        """``text`` cut at the ``special`` tokens (content -> id), leftmost-longest. More than
+        ``MAX_ADDED_HERE`` of them (a file may list thousands that overlap, whose one regex
+        takes minutes and gigabytes to compile) are matched in a worker within the budget."""
+        tokens = {s: AddedToken(s, idx) for s, idx in special.items()}
+        budget = self.budget() if len(tokens) > MAX_ADDED_HERE else None
+        if budget is None:
+            return find_added(text, tokens)
+        return run_bounded("bpe_core.chunking:find_added_here", (text,), budget,
+                           what="matching the special tokens", fix="the tokenizer has too many"
+                           " special tokens that overlap to match; allow fewer of them",
+                           shared=(f"specials-{hash(frozenset(special.items()))}", tokens))

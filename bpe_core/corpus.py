@@ -45,6 +45,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+from .limits.budget import budget_for
 from .split import (
     compile_pattern,
     cut_at_specials,
@@ -415,7 +416,7 @@ def _count_text(
     pipeline = pattern if isinstance(pattern, PipelineSplit) else None
     compiled = None if pipeline is not None else compile_pattern(pattern)
     road = pipeline is None and pattern in CHUNK_ROAD  # ASCII split by re (words.road_chunks)
-    remaining = time_left(deadline)
+    remaining, budget = time_left(deadline), budget_for(timeout)  # a timeout wins over a policy
 
     counts: Counter[str] = Counter()
     try:
@@ -429,12 +430,12 @@ def _count_text(
                 elif road:  # GPT-2's or GPT-4's split: bounded, the time checked between parts
                     remaining()
                     counts.update(road_chunks(pattern, compiled, part, 1.0))
-                else:
-                    counts.update(split_by_pattern(compiled, part, remaining))
-    except TimeoutError:
+                else:  # a worker process within the budget (the timeout wins over a policy)
+                    counts.update(split_by_pattern(compiled, part, remaining, budget=budget))
+    except TimeoutError:  # the regex engine's, or a worker's (a TimeBudgetExceeded)
         what = "the split pattern" if pipeline is None else "the normalizer and the split"
         raise CorpusError(
-            f"{what} took longer than {timeout:g} s on {where}; simplify the pattern"
+            f"{what} took longer than {timeout or budget.seconds:g} s on {where}; simplify the pattern"
             " (nested repeats such as (a+)+ backtrack badly)"
         ) from None
     return counts, size

@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_lab.who_pays.costs import language_costs, train_comparison
-from ui.kit.choices import MAX_PASTE_CHARS, REGEX_TIMEOUT
+from ui.kit.choices import MAX_PASTE_CHARS
 from ui.kit.escape import md_escape
 from ui.kit.state import (
     cut_note,
@@ -144,9 +144,8 @@ elif ss.get("languages_trained") == settings:
     try:
         with st.spinner("Training both tokenizers…"):
             result = derived(("language tax comparison", vocab_size, pattern), None, None,
-                             lambda: train_comparison(languages, vocab_size, pattern,
-                                                      timeout=REGEX_TIMEOUT))
-    except ValueError as e:
+                             lambda: train_comparison(languages, vocab_size, pattern))
+    except ValueError as e:  # a custom pattern past the app's budget (bpe_core.limits)
         st.error(md_escape(str(e)))
         st.stop()
     st.markdown(lt.comparison_sentence(result))

@@ -13,7 +13,7 @@ from bpe_lab.who_pays.numbers import (
     number_split,
     train_digit_presets,
 )
-from ui.kit.choices import MAX_TRAIN_CHARS, REGEX_TIMEOUT, cap_text, text_problem
+from ui.kit.choices import MAX_TRAIN_CHARS, cap_text, text_problem
 from ui.kit.escape import md_escape
 from ui.kit.session_keys import keep
 from ui.kit.state import (
@@ -119,7 +119,7 @@ if st.button("Train with digit presets", key="numbers_train"):
 
 
 def _compare_presets():
-    toks = train_digit_presets(text, vocab_size, timeout=REGEX_TIMEOUT)
+    toks = train_digit_presets(text, vocab_size)  # built-in patterns: linear, in-process
     counts = {n: number_counts(t) for n, t in toks.items()}
     return toks, compare_digit_presets(toks, text), counts, sum(map(str.isdigit, text))
 
@@ -135,7 +135,7 @@ else:
         with st.spinner("Training four tokenizers…"):
             made = derived(("digit presets", vocab_size), None, text, _compare_presets,
                            by_rule=False)
-    except ValueError as e:  # a split that took longer than REGEX_TIMEOUT
+    except ValueError as e:  # a refusal that names its limit
         st.error(md_escape(str(e)))
         st.stop()
     _, compared, preset_counts, digits = made

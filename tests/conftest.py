@@ -28,6 +28,18 @@ def pytest_configure(config):
     )
 
 
+@pytest.fixture(autouse=True)
+def no_untrusted_budget():
+    """Each test starts as a library user does, with no budget policy (bpe_core.limits): the app
+    (app.py, run by AppTest) and the command line install theirs, and a policy is the process's,
+    so one test's would otherwise hold for the next."""
+    from bpe_core.limits import clear_untrusted_budget
+
+    clear_untrusted_budget()
+    yield
+    clear_untrusted_budget()
+
+
 @pytest.fixture(scope="session")
 def prose_text() -> str:
     """About 24 KB of English prose with a few typographic quotes and dashes."""

@@ -202,3 +202,21 @@ def html_table(app, first_header: str) -> list[dict]:
     found = [_Table(h.value) for h in app.html if f"<th>{first_header}</th>" in h.value]
     assert len(found) == 1, f"one table of {first_header!r} expected, found {len(found)}"
     return [dict(zip(found[0].head, map(cell_number, r), strict=True)) for r in found[0].body]
+
+
+def live_processes(field: str, value: int) -> list[int]:
+    """The pids of the processes alive (not zombies) whose ``field`` in /proc/<pid>/stat is
+    ``value``: "ppid" (the children of a process) or "session" (all a command started)."""
+    index = {"ppid": 1, "session": 3}[field]  # after the name: state, ppid, pgrp, session
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[index]) == value and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive

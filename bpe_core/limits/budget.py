@@ -37,7 +37,8 @@ from typing import Any
 MB = 1024 * 1024
 DEFAULT_SECONDS = 2.0  # the app's and the command line's budget per call (docs/LIMITS.md)
 DEFAULT_MEMORY = 512 * MB  # a worker's address space: Python and regex take about 60 MB of it
-FILE_SECONDS = 20.0  # reading a file (and, with no policy, what its regexes do); o200k: 3.4 s
+FILE_SECONDS = 60.0  # reading a file (and, with no policy, what its regexes do): o200k's .tiktoken
+# took 3.4 s at load 7.5, and a cl100k tokenizer.json more than 20 s at load 15-28 on 2 cores
 FILE_MEMORY = 1024 * MB
 MAX_WORKERS = 4  # workers busy at once; a call waits for one (within its budget)
 MAX_IDLE = 2  # workers kept for the next call
@@ -288,6 +289,9 @@ def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str
             worker.kill()
             raise MemoryBudgetExceeded(f"{what} stopped its worker process (it may have needed"
                                        f" more than {_mb(budget.memory)}); {fix}") from None
+        except BaseException:  # Ctrl-C while waiting: the work is not wanted any more
+            worker.kill()
+            raise
         if key is not None and value is not None:
             worker.known = [*worker.known[-3:], key]
         _pool.give_back(worker)

@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 from cli_support import EOT, cli_command, cli_env, run_cli
+from support import live_processes
 
 from bpe_core import RegexTokenizer
 from bpe_core.base import MAX_VOCAB_SIZE
@@ -214,22 +215,6 @@ def default_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def session_processes(sid: int) -> list[int]:
-    """The processes still alive in session ``sid`` (the command and anything it started)."""
-    alive = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid and fields[0] != "Z":  # fields: state, ppid, pgrp, session
-            alive.append(int(entry))
-    return alive
-
-
 def big_corpus(path, megabytes: int) -> None:
     """Varied text (many distinct words), so that counting takes a few seconds."""
     words = [f"w{n * 7919 % 100_003}" for n in range(20_000)]
@@ -303,7 +288,7 @@ def test_ctrl_c_stops_the_workers_says_what_was_done_and_writes_nothing(tmp_path
         assert " merges" in said and "made " in said
     nothing_written(tmp_path, "tok.model", "tok.vocab")
     time.sleep(0.5)
-    assert session_processes(proc.pid) == []  # no worker left behind
+    assert live_processes("session", proc.pid) == []  # no worker left behind
 
 
 def test_ctrl_c_while_encoding_writes_no_ids(tmp_path):
@@ -337,7 +322,7 @@ def test_ctrl_c_while_encoding_writes_no_ids(tmp_path):
     assert "interrupted after" in text and "nothing was written" in text
     nothing_written(tmp_path, "ids.npy")
     time.sleep(0.5)
-    assert session_processes(proc.pid) == []
+    assert live_processes("session", proc.pid) == []
 
 
 def test_encode_and_check_place_bytes_that_are_not_utf8_too(tmp_path):
