@@ -42,7 +42,6 @@ PAGE_FEATURES = {
 # feature folder -> other folders it may import (ui.kit aside)
 FEATURE_TIES = {
     "kit": {"classroom", "front", "stepping"},  # the sidebar's room; registering the components once
-    "front": {"classroom"},  # the routes' one no-store header
     "classroom": {"exchange"},  # a room's imported tokenizer is read as an upload is
     "quiz": {"lesson"},  # the question's text is the lesson's
     "who_pays": {"forest"},  # a token id typed in a search, read as the forest reads it
