@@ -37,12 +37,13 @@ from typing import Any
 MB = 1024 * 1024
 DEFAULT_SECONDS = 2.0  # the app's and the command line's budget per call (docs/LIMITS.md)
 DEFAULT_MEMORY = 512 * MB  # a worker's address space: Python and regex take about 60 MB of it
-FILE_SECONDS = 60.0  # reading a file (and, with no policy, what its regexes do): o200k's .tiktoken
-# took 3.4 s at load 7.5, and a cl100k tokenizer.json more than 20 s at load 15-28 on 2 cores
+FILE_SECONDS = 60.0  # reading a file (and, with no policy, what its regexes do), in CPU seconds of
+# the worker: a cl100k .tiktoken took over 60 s of wall time at load 20 (nice 10) on 2 cores
 FILE_MEMORY = 1024 * MB
 MAX_WORKERS = 4  # workers busy at once; a call waits for one (within its budget)
 MAX_IDLE = 2  # workers kept for the next call
 START_SECONDS = 30.0  # a new worker must be ready within this (not counted in the call's budget)
+CPU_WALL_FACTOR = 4  # a budget on the CPU clock also ends after this many times its seconds of wall
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,11 @@ class Budget:
 
     seconds: float
     memory: int = DEFAULT_MEMORY
+    clock: str = "wall"  # "cpu": the worker's own CPU seconds, within CPU_WALL_FACTOR x on the wall
 
     def __post_init__(self) -> None:
+        if self.clock not in ("wall", "cpu"):
+            raise ValueError(f"a budget's clock is 'wall' or 'cpu', not {self.clock!r}")
         if not (isinstance(self.seconds, int | float) and 0 < self.seconds < 10**6):
             raise ValueError(f"a budget's seconds must be a positive number, not {self.seconds!r}")
         if not (isinstance(self.memory, int) and self.memory >= 64 * MB):
@@ -60,7 +64,7 @@ class Budget:
                              f" about 60), not {self.memory!r}")
 
 
-FILE_BUDGET = Budget(FILE_SECONDS, FILE_MEMORY)
+FILE_BUDGET = Budget(FILE_SECONDS, FILE_MEMORY, "cpu")
 
 
 class BudgetExceeded(ValueError):
@@ -90,7 +94,7 @@ def set_untrusted_budget(seconds: float = DEFAULT_SECONDS, memory: int = DEFAULT
     and ``read_memory`` for reading a tokenizer file. Returns the budget of a call on text."""
     global _policy, _read_policy
     _policy = Budget(seconds, memory)
-    _read_policy = Budget(read_seconds, read_memory)
+    _read_policy = Budget(read_seconds, read_memory, "cpu")
     return _policy
 
 
@@ -140,6 +144,7 @@ def _seconds(s: float) -> str:
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _HEADER = struct.Struct("<Q")
 _F_SETPIPE_SZ = 1031  # Linux
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class _Late(Exception):
@@ -180,28 +185,42 @@ class _Worker:
     def pid(self) -> int:
         return self.proc.pid
 
-    def _receive(self, deadline: float) -> Any:
-        header = self._read(_HEADER.size, deadline)
+    def _receive(self, deadline: float, cpu_limit: float | None = None) -> Any:
+        header = self._read(_HEADER.size, deadline, cpu_limit)
         return pickle.loads(self._read(_HEADER.unpack(header)[0], deadline))
 
-    def _read(self, n: int, deadline: float) -> bytes:
+    def cpu(self) -> float:
+        """The CPU seconds the worker has used (user and system), from /proc."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+    def _read(self, n: int, deadline: float, cpu_limit: float | None = None) -> bytes:
         fd = self.proc.stdout.fileno()
         buf = bytearray()
         while len(buf) < n:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            if left <= 0:
                 raise _Late
+            if not select.select([fd], [], [], left if cpu_limit is None else min(left, 0.2))[0]:
+                if cpu_limit is not None and self.cpu() >= cpu_limit:
+                    raise _Late
+                continue
             chunk = os.read(fd, min(n - len(buf), 1 << 20))
             if not chunk:
                 raise EOFError
             buf += chunk
         return bytes(buf)
 
-    def call(self, request: tuple, deadline: float) -> Any:
+    def call(self, request: tuple, deadline: float, cpu_seconds: float | None = None) -> Any:
+        cpu_limit = None if cpu_seconds is None else self.cpu() + cpu_seconds
         data = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         self.proc.stdin.write(_HEADER.pack(len(data)) + data)
         self.proc.stdin.flush()
-        return self._receive(deadline)
+        return self._receive(deadline, cpu_limit)
 
     def kill(self) -> None:
         try:
@@ -273,18 +292,22 @@ def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str
                                  f" ({MAX_WORKERS} run untrusted work at once); try again")
     try:
         worker = _pool.take(budget.memory)
-        deadline = time.monotonic() + budget.seconds  # from the request: a start is not counted
+        cpu = budget.clock == "cpu"  # from the request: a start is not counted
+        deadline = time.monotonic() + budget.seconds * (CPU_WALL_FACTOR if cpu else 1)
         key = value = None
         if shared is not None:
             key = shared[0]
             if key not in worker.known:
                 value = shared[1]
         try:
-            answer = worker.call((target, args, key, value), deadline)
+            answer = worker.call((target, args, key, value), deadline,
+                                 budget.seconds if cpu else None)
         except _Late:
             worker.kill()
-            raise TimeBudgetExceeded(f"{what} took longer than {_seconds(budget.seconds)}"
-                                     f" and was stopped; {fix}") from None
+            took = (f"took more than {_seconds(budget.seconds)} of CPU (or"
+                    f" {_seconds(budget.seconds * CPU_WALL_FACTOR)} in all)" if cpu
+                    else f"took longer than {_seconds(budget.seconds)}")
+            raise TimeBudgetExceeded(f"{what} {took} and was stopped; {fix}") from None
         except (EOFError, OSError, pickle.UnpicklingError):
             worker.kill()
             raise MemoryBudgetExceeded(f"{what} stopped its worker process (it may have needed"

@@ -21,6 +21,7 @@ from bpe_core.limits import (
     shutdown_workers,
     workers_started,
 )
+from bpe_core.limits.budget import CPU_WALL_FACTOR
 
 BACKTRACKS = r"(a|aa)+$|\S|\s"  # quick on prose, exponential on a run of a's before a non-a
 HOSTILE_TEXT = ("a" * 30 + "!\n") * 40
@@ -33,6 +34,7 @@ def live_children() -> list[int]:
 
 def test_a_backtracking_split_is_stopped_at_its_budget_with_no_process_left():
     set_untrusted_budget(seconds=1)
+    shutdown_workers()  # no idle worker of an earlier test: the one left is this call's
     tok = RegexTokenizer(BACKTRACKS)
     assert tok.split("ab a") == ["a", "b", " ", "a"]  # a worker is running, ready
     before = set(live_children())
@@ -124,9 +126,9 @@ def test_a_5_kb_tokenizer_json_whose_normalizer_backtracks_is_refused_when_read(
     assert path.stat().st_size < 5_000
     set_untrusted_budget(seconds=1, read_seconds=2)
     start = time.monotonic()
-    with pytest.raises(BudgetExceeded, match=r"reading .*tokenizer\.json took longer than 2 s"):
-        bpe_core.load(path)
-    assert time.monotonic() - start < 2 + 1 + 10  # the read budget, the kill, a worker's start
+    with pytest.raises(BudgetExceeded, match=r"reading .*tokenizer\.json took more than 2 s of CPU"):
+        bpe_core.load(path)  # a read's budget is on the worker's CPU clock (a busy machine)
+    assert time.monotonic() - start < 2 * CPU_WALL_FACTOR + 1 + 30  # + the kill, a worker's start
 
 
 def test_the_file_budget_holds_with_no_policy_set(tmp_path):
