@@ -279,13 +279,14 @@ class ServerWatch:
         """The children busy at the last sample."""
         return [c for c, i in self.seen.items() if i["gone"] is None and i["busy_since"]]
 
-    def runs(self) -> dict[int, tuple[float, bool, bool, int | None]]:
+    def runs(self) -> dict[int, tuple[float, bool, bool, int | None, float]]:
         """For each child busy when it ended or now: (seconds of its last busy stretch, whether
         it was seen idle before, so its start is not counted in, whether it has ended, its
-        address-space limit in bytes: which budget it runs under)."""
+        address-space limit in bytes: which budget it runs under, its CPU seconds when last
+        seen)."""
         now = time.monotonic()
         return {c: (round((i["gone"] or now) - i["busy_since"], 2), i["idle"],
-                      i["gone"] is not None, i.get("memory"))
+                      i["gone"] is not None, i.get("memory"), round(i["cpu"], 2))
                 for c, i in list(self.seen.items()) if i["busy_since"] is not None}
 
 
