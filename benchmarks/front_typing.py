@@ -87,7 +87,9 @@ def typist(n_words: int) -> tuple[str, bpe_core.RegexTokenizer, bpe_core.Tokeniz
 
 
 def load() -> str:
-    return " ".join(open("/proc/loadavg").read().split()[:3])
+    """The load average (1, 5 and 15 minutes)."""
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def main(argv: list[str] | None = None) -> int:
