@@ -129,12 +129,14 @@ def read_tokenizer(data: bytes, name: str = "tokenizer file", **options: object)
     ``special_tokens=`` and GPT-2 files need ``pattern=`` (the files do not hold them): a
     ValueError says which to pass, never a default.
 
-    What the file controls is read within a budget (``limits.read_budget()``: the process's
-    policy, else ``limits.FILE_BUDGET``): the file is first read in a worker process,
+    What the file controls is read within a budget (``limits.read_budget(size)``: the process's
+    policy, else ``limits.FILE_BUDGET``, cut to the files' size): the file is first read in a
+    worker process,
     which is stopped past the budget with a ``BudgetExceeded`` naming it; once it is read there,
     it is read here. Reading costs twice the CPU of one read, and a bad file is refused by name.
     """
-    budget = read_budget()
+    size = len(data) + sum(len(options.get(other) or b"") for other in ("merges", "vocab"))
+    budget = read_budget(size)
     if budget is not None and len(data) <= MAX_MODEL_BYTES:
         try:
             run_bounded("bpe_core.files:read_here", (data, name, options), budget,

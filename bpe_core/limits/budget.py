@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import fcntl
 import importlib
+import math
 import os
 import pickle
 import select
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 MB = 1024 * 1024
@@ -40,6 +41,10 @@ DEFAULT_MEMORY = 512 * MB  # a worker's address space: Python and regex take abo
 FILE_SECONDS = 60.0  # reading a file (and, with no policy, what its regexes do), in CPU seconds of
 # the worker: a cl100k .tiktoken took over 60 s of wall time at load 20 (nice 10) on 2 cores
 FILE_MEMORY = 1024 * MB
+READ_BASE_SECONDS = 5.0  # CPU seconds any file may take to read, within the read budget's seconds,
+READ_SECONDS_PER_MB = 5.0  # and this many more per MB begun: the slowest 10 MB upload measured (a
+# .tiktoken of tokens 2-2,000 bytes long) took 30-43 s of CPU (docs/LIMITS.md); so a 5 KB file
+# that backtracks holds a worker for 10 s, not the whole read budget
 MAX_WORKERS = 4  # workers busy at once; a call waits for one (within its budget)
 MAX_IDLE = 2  # workers kept for the next call
 START_SECONDS = 30.0  # a new worker must be ready within this (not counted in the call's budget)
@@ -109,10 +114,20 @@ def untrusted_budget() -> Budget | None:
     return _policy
 
 
-def read_budget() -> Budget | None:
-    """The budget of reading a tokenizer file: the policy's, else ``FILE_BUDGET`` (None in a
-    worker, where the read is already bounded)."""
-    return None if _in_worker else _read_policy
+def read_budget(size: int | None = None) -> Budget | None:
+    """The budget of reading a tokenizer file of ``size`` bytes: the policy's, else
+    ``FILE_BUDGET``, its seconds cut to ``READ_BASE_SECONDS`` and ``READ_SECONDS_PER_MB`` for
+    each MB begun (None in a worker, where the read is already bounded).
+
+    >>> read_budget(5_000).seconds, read_budget(10 * MB).seconds, read_budget().seconds
+    (10.0, 55.0, 60.0)
+    """
+    if _in_worker:
+        return None
+    if size is None:
+        return _read_policy
+    seconds = READ_BASE_SECONDS + READ_SECONDS_PER_MB * max(1, math.ceil(size / MB))
+    return replace(_read_policy, seconds=min(_read_policy.seconds, seconds))
 
 
 def budget_for(timeout: float | None = None, *, from_file: bool = False) -> Budget | None:

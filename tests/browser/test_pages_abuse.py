@@ -48,7 +48,7 @@ from benchmarks.page_abuse import (
 )
 from benchmarks.route_abuse import rss_kb
 from bpe_core.limits import DEFAULT_MEMORY, DEFAULT_SECONDS
-from bpe_core.limits.budget import CPU_WALL_FACTOR, FILE_MEMORY, FILE_SECONDS
+from bpe_core.limits.budget import CPU_WALL_FACTOR, FILE_MEMORY, FILE_SECONDS, read_budget
 
 try:
     from playwright.sync_api import expect
@@ -111,7 +111,7 @@ def attacker(browser):
 
 
 def the_server_is_clear(served_app, watch: ServerWatch, rss_before: int,
-                        killed: bool = True) -> None:
+                        killed: bool = True, read_seconds: float = FILE_SECONDS) -> None:
     """After an attack, while ``watch`` still samples: the server's workers come to rest, and
     no busy stretch of a worker lasted more than its budget and ``LATE`` (a worker's budget is
     known by its address-space limit: the app's calls on text, the app's reads; one never seen
@@ -119,7 +119,9 @@ def the_server_is_clear(served_app, watch: ServerWatch, rss_before: int,
     budget (the attack reached a worker), and then no thread of the server is busy over the
     second after the attacker's answer. The server comes to rest (over a second, no thread and
     no worker of it busy) within the longest budget and ``LATE`` and ``COLD_START`` (the attacker's
-    page may start more bounded work as it draws); its memory grew by at most a session's."""
+    page may start more bounded work as it draws); its memory grew by at most a session's.
+    ``read_seconds``: the budget of the read the attack made (``read_budget(size)``)."""
+    budgets = {**BUDGETS, FILE_MEMORY: (read_seconds, CPU_WALL_FACTOR)}
     end = time.monotonic() + FILE_SECONDS + LATE + COLD_START
     busy = busy_now(served_app.pid, window=LATE)
     if killed:  # the answer came once the budget was spent: no thread of the server is still
@@ -131,11 +133,11 @@ def the_server_is_clear(served_app, watch: ServerWatch, rss_before: int,
     print(f"\nworkers' busy stretches (s, seen idle before, ended, address space): {runs}; "
           f"load {load()}")
     for s, warm, _, memory, cpu in runs.values():  # a worker with no limit yet is starting
-        seconds, wall = BUDGETS.get(memory, (0, 1))
+        seconds, wall = budgets.get(memory, (0, 1))
         assert s <= seconds * wall + LATE + 2 * SAMPLE + (0 if warm else COLD_START), runs
         assert cpu <= seconds + LATE + (0 if warm else COLD_START), runs  # a worker's own CPU
     if killed:  # a stretch starts when a sample sees it: up to a sample or two late
-        assert any(ended and s >= BUDGETS[m][0] - 2 * SAMPLE
+        assert any(ended and s >= budgets[m][0] - 2 * SAMPLE
                    for s, _, ended, m, _ in runs.values()), runs
     grew = (rss_kb(served_app.pid) - rss_before) / 1024
     print(f"the server's VmRSS grew by {grew:.1f} MB")
@@ -144,7 +146,7 @@ def the_server_is_clear(served_app, watch: ServerWatch, rss_before: int,
 
 
 def names_the_limit(page, seconds: float, clock: str = "") -> str:
-    """The page's error that names the budget: "longer than 2 s", "more than 60 s of CPU"."""
+    """The page's error that names the budget: "longer than 2 s", "more than 10 s of CPU"."""
     words = rf"more than {seconds:g} s of CPU" if clock == "cpu" else rf"longer than {seconds:g} s"
     said = errors(page).filter(has_text=re.compile(words))
     # a budget on the CPU clock may take CPU_WALL_FACTOR times its seconds of wall time to run out
@@ -188,8 +190,9 @@ def test_a_tokenizer_json_whose_normalizer_backtracks(served_app, attacker, seco
     with ServerWatch(served_app.pid) as watch:
         upload(attacker, hostile)
         second_user.types("An upload hangs nothing: the box still answers.")
-        said = names_the_limit(attacker, FILE_SECONDS, "cpu")
-        the_server_is_clear(served_app, watch, before)
+        seconds = read_budget(hostile.stat().st_size).seconds  # 10 s of CPU for 5 KB
+        said = names_the_limit(attacker, seconds, "cpu")
+        the_server_is_clear(served_app, watch, before, read_seconds=seconds)
     assert said.startswith("Not imported") and "tokenizer.json" in said
 
 
