@@ -90,6 +90,12 @@ _read_policy: Budget = FILE_BUDGET
 _in_worker = False  # True in a worker: the work is already bounded there, run it here
 
 
+def mark_worker() -> None:
+    """This process is a worker (worker.py): its work is bounded already, so it runs here."""
+    global _in_worker
+    _in_worker = True
+
+
 def set_untrusted_budget(seconds: float = DEFAULT_SECONDS, memory: int = DEFAULT_MEMORY, *,
                          read_seconds: float = FILE_SECONDS, read_memory: int = FILE_MEMORY
                          ) -> Budget:
@@ -157,7 +163,7 @@ def _seconds(s: float) -> str:
 # -- the workers ----------------------------------------------------------------------------------
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_HEADER = struct.Struct("<Q")
+FRAME_HEADER = struct.Struct("<Q")  # a frame's length, before its pickle (worker.py reads it too)
 _F_SETPIPE_SZ = 1031  # Linux
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -201,8 +207,8 @@ class _Worker:
         return self.proc.pid
 
     def _receive(self, deadline: float, cpu_limit: float | None = None) -> Any:
-        header = self._read(_HEADER.size, deadline, cpu_limit)
-        return pickle.loads(self._read(_HEADER.unpack(header)[0], deadline))
+        header = self._read(FRAME_HEADER.size, deadline, cpu_limit)
+        return pickle.loads(self._read(FRAME_HEADER.unpack(header)[0], deadline))
 
     def cpu(self) -> float:
         """The CPU seconds the worker has used (user and system), from /proc."""
@@ -233,7 +239,7 @@ class _Worker:
     def call(self, request: tuple, deadline: float, cpu_seconds: float | None = None) -> Any:
         cpu_limit = None if cpu_seconds is None else self.cpu() + cpu_seconds
         data = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
-        self.proc.stdin.write(_HEADER.pack(len(data)) + data)
+        self.proc.stdin.write(FRAME_HEADER.pack(len(data)) + data)
         self.proc.stdin.flush()
         return self._receive(deadline, cpu_limit)
 
@@ -349,7 +355,7 @@ def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str
 # -- in the worker ---------------------------------------------------------------------------------
 
 
-def _resolve(target: str) -> Any:
+def resolve_target(target: str) -> Any:
     module, _, name = target.partition(":")
     if not module.startswith("bpe_core."):
         raise ValueError(f"a worker runs bpe_core's functions only, not {target}")

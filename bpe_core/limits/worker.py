@@ -8,14 +8,12 @@ from __future__ import annotations
 import os
 import pickle
 import resource
-import struct
 import sys
 
-_HEADER = struct.Struct("<Q")
 _KEEP = 4  # shared values kept (a tokenizer file's pipeline), the newest last
 
 
-def _read(stream, n: int) -> bytes | None:
+def _read_exactly(stream, n: int) -> bytes | None:
     buf = bytearray()
     while len(buf) < n:
         chunk = stream.read(n - len(buf))
@@ -35,21 +33,21 @@ def serve() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
     from . import budget
 
-    budget._in_worker = True
+    budget.mark_worker()
 
     def send(answer: tuple) -> None:
         data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-        out.write(_HEADER.pack(len(data)) + data)
+        out.write(budget.FRAME_HEADER.pack(len(data)) + data)
         out.flush()
 
     send(("ready",))
     shared: dict[object, object] = {}
     stdin = sys.stdin.buffer
     while True:
-        header = _read(stdin, _HEADER.size)
+        header = _read_exactly(stdin, budget.FRAME_HEADER.size)
         if header is None:
             return
-        frame = _read(stdin, _HEADER.unpack(header)[0])
+        frame = _read_exactly(stdin, budget.FRAME_HEADER.unpack(header)[0])
         if frame is None:
             return
         try:
@@ -60,7 +58,7 @@ def serve() -> None:
                 shared[key] = value
                 while len(shared) > _KEEP:
                     shared.pop(next(iter(shared)))
-            function = budget._resolve(target)
+            function = budget.resolve_target(target)
             result = function(shared[key], *args) if key is not None else function(*args)
             answer: tuple = ("ok", result)
             del result

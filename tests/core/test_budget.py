@@ -28,8 +28,16 @@ HOSTILE_TEXT = ("a" * 30 + "!\n") * 40
 
 
 def live_children() -> list[int]:
-    """The pids of this process's children that are running (not zombies)."""
-    return live_processes("ppid", os.getpid())
+    """The pids of this process's worker processes that are running (not zombies): children
+    started for untrusted work (other children, such as multiprocessing's resource tracker that
+    an earlier test started, live on and are not counted)."""
+    def is_worker(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return b"bpe_core.limits.worker" in f.read()
+        except OSError:
+            return False
+    return [pid for pid in live_processes("ppid", os.getpid()) if is_worker(pid)]
 
 
 def test_a_backtracking_split_is_stopped_at_its_budget_with_no_process_left():

@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable, Sequence
 
 import bpe_core
+from bpe_core.limits.budget import MB
 
 SESSION_MEMORY_MB = 160  # the bound a session's tokenizers and what they derive stay under
-MB = 1024 * 1024
 # bytes a token costs a session, measured (docs/LIMITS.md): a session that imports cl100k_base
 # (100,256 tokens) and visits every page holds 61 MB more than a trained one, 639 B a token
 # (benchmarks/session_memory.py); the tokenizer alone, once read, 204-328 B a token
