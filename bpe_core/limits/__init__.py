@@ -28,10 +28,12 @@ from .budget import (  # noqa: F401
     TimeBudgetExceeded,
     budget_for,
     clear_untrusted_budget,
+    prestart_workers,
     read_budget,
     run_bounded,
     set_untrusted_budget,
     shutdown_workers,
     untrusted_budget,
+    workers_ready,
     workers_started,
 )

@@ -262,6 +262,7 @@ class _Pool:
         self.idle: list[_Worker] = []
         self.busy = threading.BoundedSemaphore(MAX_WORKERS)
         self.started = 0  # workers started, for tests and the benchmark
+        self.starting: list[threading.Thread] = []  # refills under way
 
     def take(self, memory: int) -> _Worker:
         with self.lock:
@@ -284,14 +285,56 @@ class _Pool:
         for worker in idle:
             worker.kill()
 
+    def refill(self, memory: int) -> threading.Thread:
+        """Start a worker of ``memory`` in the background and keep it idle (when fewer than
+        ``MAX_IDLE`` are): the next call finds it ready instead of waiting for a start."""
+        def start() -> None:
+            with self.lock:
+                if len(self.idle) >= MAX_IDLE:
+                    return
+                self.started += 1
+            try:
+                self.give_back(_Worker(memory))
+            except BudgetExceeded:  # it could not start: the next call tries again
+                pass
+
+        thread = threading.Thread(target=start, name="bpe_core worker start", daemon=True)
+        with self.lock:
+            self.starting = [t for t in self.starting if t.is_alive()] + [thread]
+        thread.start()
+        return thread
+
 
 _pool = _Pool()
 atexit.register(_pool.close)
 
 
 def shutdown_workers() -> None:
-    """Stop the idle workers (they are started again when needed)."""
+    """Stop the idle workers, once the starts under way have ended (they are started again
+    when needed)."""
+    with _pool.lock:
+        starting = list(_pool.starting)
+    for thread in starting:
+        thread.join(START_SECONDS)
     _pool.close()
+
+
+def prestart_workers(*memories: int) -> list[threading.Thread]:
+    """Start idle workers in the background, one per address-space limit given (the policy's
+    and its reads' by default), so that the first calls of a server find one ready: a start
+    (0.5 s quiet, 4 s at load 20) is not counted in a call's budget, so a call on a cold pool
+    would outlast its budget by it. The app calls it at start; a worker killed at its budget is
+    replaced the same way."""
+    if not memories:
+        policy = _policy or Budget(DEFAULT_SECONDS)
+        memories = (policy.memory, _read_policy.memory)
+    return [_pool.refill(memory) for memory in memories[:MAX_IDLE]]
+
+
+def workers_ready() -> int:
+    """How many idle workers wait for a call."""
+    with _pool.lock:
+        return sum(worker.proc.poll() is None for worker in _pool.idle)
 
 
 def workers_started() -> int:
@@ -325,6 +368,7 @@ def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str
                                  budget.seconds if cpu else None)
         except _Late:
             worker.kill()
+            _pool.refill(budget.memory)  # the next call finds one ready
             took = (f"took more than {_seconds(budget.seconds)} of CPU (or"
                     f" {_seconds(budget.seconds * CPU_WALL_FACTOR)} in all)" if cpu
                     else f"took longer than {_seconds(budget.seconds)}")

@@ -17,8 +17,10 @@ import bpe_core
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
 from bpe_core.limits import (
     BudgetExceeded,
+    prestart_workers,
     set_untrusted_budget,
     shutdown_workers,
+    workers_ready,
     workers_started,
 )
 from bpe_core.limits.budget import CPU_WALL_FACTOR
@@ -169,3 +171,26 @@ def test_4000_overlapping_added_tokens_are_matched_in_a_worker_within_the_budget
     else:  # or it fits: the longest added token wins, as in Hugging Face's tokenizers
         assert ids == [98, 256 + 4, 98]
     assert time.monotonic() - start < 2 + 1 + 10
+
+
+
+def test_a_server_finds_a_worker_ready_and_one_killed_at_its_budget_is_replaced():
+    # A worker's start is not counted in a call's budget (0.5 s quiet, 4 s at load 20), so a
+    # call on a cold pool would outlast its budget by it: the app starts idle workers at start
+    # (ui/kit/warm.py), and one killed at its budget is replaced in the background.
+    set_untrusted_budget(seconds=1)
+    shutdown_workers()
+    for thread in prestart_workers():
+        thread.join()
+    started = workers_started()
+    tok = RegexTokenizer(BACKTRACKS)
+    assert tok.split("ab a") == ["a", "b", " ", "a"]
+    assert workers_started() == started, "the first call found a worker ready"
+    with pytest.raises(BudgetExceeded):
+        tok.split(HOSTILE_TEXT)
+    deadline = time.monotonic() + 60
+    while workers_ready() < 2 and time.monotonic() < deadline:  # the reads' and a new one
+        time.sleep(0.05)
+    assert workers_started() == started + 1, "the killed worker is replaced"
+    assert tok.split("ab") == ["a", "b"]
+    assert workers_started() == started + 1, "and the next call found the replacement ready"
