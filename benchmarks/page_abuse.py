@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.front_typing import ARGS, START_BYTES, load, type_words, typist  # noqa: E402
-from benchmarks.route_abuse import rss_kb  # noqa: E402
+from benchmarks.front_typing import ARGS, load, typist  # noqa: E402
+from benchmarks.route_abuse import rss_kb, type_beside  # noqa: E402
 from benchmarks.stepping import CHROMIUM, idle, percentile, start_server  # noqa: E402
 
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -386,25 +386,9 @@ def main(argv: list[str] | None = None) -> int:
                 stop, seen = threading.Event(), []
                 attack = None if phase == "quiet" else threading.Thread(
                     target=_attack_in_own_playwright, args=(phase, url, files, stop, seen))
-                if attack:
-                    attack.start()
-                    time.sleep(5)  # the attacker's page is open and at work
-                sampler_stop = threading.Event()
-
-                def sample(stop=sampler_stop, rss=rss) -> None:
-                    while not stop.wait(0.1):
-                        rss.append(rss_kb(proc.pid))
-
-                sampler = threading.Thread(target=sample)
-                sampler.start()
-                started = time.monotonic()
-                times = type_words(learner, english[:START_BYTES], words, mine, theirs)
-                took = time.monotonic() - started
-                stop.set()
-                if attack:
-                    attack.join()
-                sampler_stop.set()
-                sampler.join()
+                # the attacker's page is open and at work 5 s before the learner types
+                times, took = type_beside(attack, stop, proc.pid, rss, learner,
+                                          (english, words, mine, theirs), settle=5)
                 rows.append((phase, times, before, load(), rss[0], max(rss), rss_kb(proc.pid),
                              seen, took))
                 idle(learner)

@@ -155,6 +155,35 @@ def _attack(kind: str, port: int, key: str, stop: threading.Event, seen: Counter
             seen["bytes sent"] += sum(d[1] for d in done)
 
 
+def type_beside(attack: threading.Thread | None, stop: threading.Event, pid: int, rss: list[int],
+                learner, typed: tuple, settle: float = 0.0) -> tuple[list[float], float]:
+    """The second learner types (``typed``: ``typist``'s english, words, mine, theirs) while
+    ``attack`` runs (started here, ``settle`` seconds ahead; None: nobody else), the server's
+    VmRSS sampled into ``rss`` every 0.1 s; ``stop`` is set once the typing is done. Returns
+    each word's time and the whole typing's seconds (both benchmarks of the attacks use it)."""
+    english, words, mine, theirs = typed
+    if attack:
+        attack.start()
+        time.sleep(settle)
+    sampler_stop = threading.Event()
+
+    def sample() -> None:
+        while not sampler_stop.wait(0.1):
+            rss.append(rss_kb(pid))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    started = time.monotonic()
+    times = type_words(learner, english[:START_BYTES], words, mine, theirs)
+    took = time.monotonic() - started
+    stop.set()
+    if attack:
+        attack.join()
+    sampler_stop.set()
+    sampler.join()
+    return times, took
+
+
 def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -180,24 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 stop, seen = threading.Event(), Counter()
                 attack = None if phase == "quiet" else threading.Thread(
                     target=_attack, args=(phase, port, attacker["key"], stop, seen))
-                if attack:
-                    attack.start()
-                sampler_stop = threading.Event()
-
-                def sample(stop=sampler_stop, rss=rss) -> None:
-                    while not stop.wait(0.1):
-                        rss.append(rss_kb(proc.pid))
-
-                sampler = threading.Thread(target=sample)
-                sampler.start()
-                started = time.monotonic()
-                times = type_words(learner, english[:START_BYTES], words, mine, theirs)
-                took = time.monotonic() - started
-                stop.set()
-                if attack:
-                    attack.join()
-                sampler_stop.set()
-                sampler.join()
+                times, took = type_beside(attack, stop, proc.pid, rss, learner,
+                                          (english, words, mine, theirs))
                 rows.append((phase, times, before, load(), rss[0], max(rss), rss_kb(proc.pid),
                              dict(seen), took))
                 idle(learner)
