@@ -307,10 +307,15 @@ def _last_character(data: bytes) -> str | None:
     return None
 
 
+MAX_TOKEN_SHOWN = 60  # characters of a special token a message repeats
+
+
 def raise_disallowed_special_token(token: str) -> None:
     """tiktoken's ValueError for a disallowed special token's text, in tiktoken's words exactly
     (clients such as ttok read it; ``disallowed_special=()`` is minbpe's
-    ``allowed_special="none"`` here)."""
+    ``allowed_special="none"`` here), but a token over ``MAX_TOKEN_SHOWN`` characters is cut."""
+    if len(token) > MAX_TOKEN_SHOWN:  # tiktoken would repeat a 100,000-character token twice
+        token = token[:MAX_TOKEN_SHOWN] + "…"
     raise ValueError(
         f"Encountered text corresponding to disallowed special token {token!r}.\n"
         "If you want this text to be encoded as a special token, "
