@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
 CACHE_SIZE = 50_000  # chunks remembered by encode_ordinary (then the cache starts afresh)
 CACHE_MAX_CHUNK = 100  # longer chunks are not remembered
+_WHOLE = frozenset({int, bool})  # the ids' types that need no look at each id
 # built on first use (see token_ids)
 DERIVED_LOOKUPS = ("_token_ids", "_parents", "_step_of", "_sorted_tokens", WHOLE_TOKENS)
 
@@ -581,10 +582,16 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
         """The bytes of a token sequence (join first, decode after: tokens may split characters)."""
         if isinstance(ids, str):  # tiktoken's TypeError (a str is no list of ids)
             raise WrongTypeError(f"decode takes a list of token ids, not a str ({shorten(ids)})")
+        ids = ids if isinstance(ids, (list, tuple)) else list(ids)
         try:
-            return b"".join(map(self.vocab.__getitem__, ids))
+            data = b"".join(map(self.vocab.__getitem__, ids))
         except (KeyError, TypeError) as e:
             raise bad_id_error(e, self.vocab) from None
+        for kind in set(map(type, ids)) - _WHOLE:  # 1.0 or Decimal(1) find token 1 in a dict
+            if not hasattr(kind, "__index__"):  # tiktoken's TypeError; numpy's ints pass
+                bad = next(i for i in ids if type(i) is kind)
+                raise WrongTypeError(f"token ids are whole numbers, not {shorten(bad)}")
+        return data
 
     def decode_single_token_bytes(self, idx: int) -> bytes:
         """The bytes of one token, e.g. ``decode_single_token_bytes(256) == b"e "``."""

@@ -16,6 +16,7 @@ import random
 import subprocess
 import sys
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -207,13 +208,26 @@ def test_encode_single_piece_and_only_native_bpe_are_tiktokens(pair, text):
         assert ours._encode_only_native_bpe(mixed) == ref._encode_only_native_bpe(mixed)
 
 
-@pytest.mark.parametrize("bad", ["abc", [1.5], [-1], [2**32], [None], [10**6]])
-def test_decode_errors_have_tiktokens_types(pair, bad):
+DECODES = ["decode", "decode_bytes", "decode_tokens_bytes", "decode_with_offsets"]
+
+
+@pytest.mark.parametrize("bad", ["abc", [1.5], [1.0], [15339, 2.0], [-1], [2**32], [None],
+                                 [10**6], [Fraction(1)]])
+@pytest.mark.parametrize("decode", DECODES)
+def test_decode_errors_have_tiktokens_types(pair, bad, decode):
+    """A float id is refused even when whole ([1.0] finds token 1 in a dict), as tiktoken does."""
     ours, ref = pair
     with pytest.raises(Exception) as theirs:
-        ref.decode(bad)
+        getattr(ref, decode)(bad)
     with pytest.raises(theirs.type):
-        ours.decode(bad)
+        getattr(ours, decode)(bad)
+
+
+@pytest.mark.parametrize("ids", [[True, 2], (15339, 1917), []])
+@pytest.mark.parametrize("decode", DECODES)
+def test_ids_that_tiktoken_takes_decode_as_in_tiktoken(pair, ids, decode):
+    ours, ref = pair
+    assert getattr(ours, decode)(ids) == getattr(ref, decode)(ids)
 
 
 def test_the_disallowed_special_message_is_tiktokens_word_for_word(pair):
