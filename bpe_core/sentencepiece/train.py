@@ -10,10 +10,11 @@ sentencepiece's ``trainer_interface.cc`` (read, not copied), in the order it hap
 2. normalizing (the "identity" rule): spaces at the ends dropped and runs of spaces made one
    (``remove_extra_whitespaces``), a space put first (``add_dummy_prefix``), every space written
    ``▁``; then every special piece's text (``<unk>``, ``<s>``, ``</s>``, the byte pieces
-   ``<0x00>``... with byte fallback, user-defined and control symbols) becomes a tab, which no
-   piece may cross; a line left empty is dropped;
+   ``<0x00>``... with byte fallback, user-defined and control symbols) becomes U+001F, which no
+   piece may cross (sentencepiece 0.2.3's mark; older releases used a tab); a line left empty
+   is dropped;
 3. the characters are counted; the most frequent (ties by code point) are kept until they cover
-   ``character_coverage`` of all characters; a tab is never kept; any other character left out
+   ``character_coverage`` of all characters; U+001F is never kept; any other character left out
    becomes ``▅``, which no piece may hold;
 4. with ``split_by_whitespace`` a line is cut into words before each ``▁``, and the distinct
    words are counted and sorted (most frequent first, ties by string);
@@ -22,7 +23,7 @@ sentencepiece's ``trainer_interface.cc`` (read, not copied), in the order it hap
 6. the model: the special pieces at their ids (score 0), then the chosen pieces in order, then
    the kept characters (most frequent first, ties by code point); the n-th of these scores -n.
 
-A piece is valid (``PieceRules``) when it has 1 to ``max_piece_length`` characters, no tab,
+A piece is valid (``PieceRules``) when it has 1 to ``max_piece_length`` characters, no U+001F,
 ``▅`` or NUL; ``▁`` only first (or, without ``split_by_whitespace``, anywhere but last); with
 ``split_by_unicode_script``, one script (Hiragana and Katakana count as Han, a combining mark as
 the script before it; digits are the script "Common" unless ``split_by_number`` is off, when they
@@ -47,7 +48,7 @@ from .merge_steps import MergeLoop, run
 
 SPACE = "\u2581"  # ▁, how sentencepiece writes a space
 UNK_CHAR = "\u2585"  # ▅, what a character left out becomes while training
-BOUNDARY = "\t"  # what a special piece's text becomes while training; no piece crosses it
+BOUNDARY = "\x1f"  # what a special piece's text becomes while training (U+001F); no piece crosses it
 
 # ModelProto.SentencePiece.Type
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
