@@ -19,8 +19,6 @@ import sentencepiece as spm
 
 from bpe_core.sentencepiece.train import REFUSED_OPTIONS, train_pieces
 
-
-
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "assets" / "samples"
 
