@@ -20,7 +20,7 @@ What is learnt from the ``sentencepiece`` package's ``bpe_model_trainer.cc`` (re
 Counts are kept exact incrementally (a merge changes only its neighbours' pairs), which
 ``sentencepiece`` gets lazily by recounting a pair's places when a neighbour changed: the same
 numbers. Which pairs of the lowest count enter the active set when more tie than fit is decided
-in ``sentencepiece`` by its hash map's order; here by the tie rule above (see docs/SENTENCEPIECE.md).
+in ``sentencepiece`` by its hash map's order; here by the tie rule above (see docs/SENTENCEPIECE_TRAINING.md).
 """
 
 from __future__ import annotations
