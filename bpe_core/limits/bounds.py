@@ -49,6 +49,7 @@ MAX_PYTHON_CHARS = 2_000_000  # characters of Python literals
 MAX_NESTING = 10  # brackets inside brackets in Python literals (merges need 2)
 MAX_MERGES = 100_000  # merges
 MAX_CHECK_CHARS = 200_000  # characters of the text trained on
+MAX_SPM_TRAIN_CHARS = 20_000_000  # characters of a text SentencePiece-style BPE trains on
 
 
 def check_size(size: int, limit: int, what: str, fix: str = "") -> None:

@@ -1,0 +1,1 @@
+"""SentencePiece-style BPE: character pieces, ``▁`` for whitespace, byte fallback, scores."""
