@@ -54,13 +54,13 @@ from typing import NamedTuple
 import regex
 
 from .limits import MAX_PATTERN_CHARS
-from .unicode_gap import (  # noqa: F401 - GAP, NEWER_THAN_ONIGURUMA, holds_gap: read from here too
-    GAP,
+from .unicode_gap import (  # noqa: F401 - NEWER_THAN_ONIGURUMA, holds_gap: read from here too
     NEWER_THAN_ONIGURUMA,
     GapGuarded,
     as_oniguruma,
     block_name,
     gap_matches,
+    gap_size,
     holds_gap,
     newer_block,
     short_block_name,
@@ -564,7 +564,7 @@ class _Translator:
             text = _dotted_i(text, negated, _class_regex(False, operands))
         matched = set.intersection(*onig)
         if negated:
-            matched = set(range(len(GAP))) - matched
+            matched = set(range(gap_size())) - matched
         if self.gap:
             text = as_oniguruma(text, frozenset(matched))
         return _Leaf(text, frozenset(letters) if letters is not None and not negated else None)

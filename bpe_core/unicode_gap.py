@@ -13,6 +13,7 @@ and in the Greek block, which is why a block needs stand-ins of its own).
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import regex
 
@@ -64,7 +65,6 @@ def _gap() -> tuple[str, str]:
     return "".join(chars), "".join(OLDER_CATEGORY.get(c, "\u0378") for c in chars)
 
 
-GAP, GAP_STAND_INS = _gap()
 
 
 # Other names of blocks Oniguruma knows: regex reads them (In_Greek, In_Latin_1_Sup), Oniguruma
@@ -94,8 +94,38 @@ TAIXUANJING TAMILSUP TANGUTSUP TRANSPORTANDMAP UCAS UCASEXT UCASEXTA VEDICEXT VS
 ZNAMENNYMUSIC
 """.split())
 NO_BLOCK_STAND_IN = "\u2fe0"  # unassigned in both engines, in no block
-_NEW_BLOCK = regex.compile("[" + "".join(rf"\p{{Block={name}}}" for name in NEW_BLOCKS) + "]")
-GAP_BLOCK_STAND_INS = "".join(NO_BLOCK_STAND_IN if _NEW_BLOCK.match(c) else c for c in GAP)
+
+
+class _Gap(NamedTuple):
+    chars: str  # GAP
+    stand_ins: str  # GAP_STAND_INS
+    block_stand_ins: str  # GAP_BLOCK_STAND_INS
+    members: frozenset[str]
+
+
+@functools.cache
+def _tables() -> _Gap:
+    """The gap's tables, made at their first use, not at import: a process that never meets a
+    translated pattern or a character past ASCII does not pay for them (0.3 s of CPU at the
+    first use, most of it the regex package's first look at its block tables)."""
+    chars, stand_ins = _gap()
+    new_block = regex.compile("[" + "".join(rf"\p{{Block={name}}}" for name in NEW_BLOCKS) + "]")
+    block_stand_ins = "".join(NO_BLOCK_STAND_IN if new_block.match(c) else c for c in chars)
+    return _Gap(chars, stand_ins, block_stand_ins, frozenset(chars))
+
+
+_LAZY = {"GAP": "chars", "GAP_STAND_INS": "stand_ins", "GAP_BLOCK_STAND_INS": "block_stand_ins"}
+
+
+def __getattr__(name: str) -> str:  # GAP, GAP_STAND_INS, GAP_BLOCK_STAND_INS, made when read
+    if name in _LAZY:
+        return getattr(_tables(), _LAZY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def gap_size() -> int:
+    """How many characters the gap holds (the positions ``gap_matches`` gives run below it)."""
+    return len(_tables().chars)
 # \p{In_Greek}, \P{^InArmenian}, [^\p{In_No_Block}]: a class of one block (name after "In")
 _BLOCK_ATOM = regex.compile(r"(?:\[\^?)?\\[pP]\{\^?[ _-]*[iI][nN][ _-]*([^}]*)\}\]?")
 
@@ -129,18 +159,19 @@ def newer_block(name: str) -> str | None:
 def gap_matches(atom: str, stand_in: bool) -> frozenset[int]:
     """Which characters of the gap (their positions in GAP) the one-character regex ``atom``
     matches: the characters themselves, or (``stand_in``) as Oniguruma sees them."""
-    compiled = regex.compile(atom)
+    compiled, gap = regex.compile(atom), _tables()
     if not stand_in:
-        return frozenset(m.start() for m in compiled.finditer(GAP))
+        return frozenset(m.start() for m in compiled.finditer(gap.chars))
     block = _BLOCK_ATOM.fullmatch(atom)
     if block and block_name("In" + block[1]):  # a block: the gap's characters lie in theirs
-        return frozenset(m.start() for m in compiled.finditer(GAP_BLOCK_STAND_INS))
-    seen = {c: bool(compiled.fullmatch(c)) for c in set(GAP_STAND_INS)}
-    return frozenset(k for k, c in enumerate(GAP_STAND_INS) if seen[c])
+        return frozenset(m.start() for m in compiled.finditer(gap.block_stand_ins))
+    seen = {c: bool(compiled.fullmatch(c)) for c in set(gap.stand_ins)}
+    return frozenset(k for k, c in enumerate(gap.stand_ins) if seen[c])
 
 
 def _gap_class(positions: frozenset[int]) -> str:
-    codes = sorted(ord(GAP[k]) for k in positions)
+    chars = _tables().chars
+    codes = sorted(ord(chars[k]) for k in positions)
     runs: list[list[int]] = []
     for c in codes:
         if runs and runs[-1][1] == c - 1:
@@ -162,12 +193,9 @@ def as_oniguruma(text: str, onig: frozenset[int]) -> str:
     return f"(?:{guarded}|(?-i:{_gap_class(into)}))" if into else f"(?:{guarded})"
 
 
-_GAP_SET = frozenset(GAP)
-
-
 def holds_gap(text: str) -> bool:
     """Whether ``text`` holds a character that Oniguruma's Unicode reads otherwise."""
-    return not text.isascii() and not _GAP_SET.isdisjoint(text)
+    return not text.isascii() and not _tables().members.isdisjoint(text)
 
 
 class GapGuarded:
