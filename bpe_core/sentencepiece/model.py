@@ -272,24 +272,20 @@ class SentencePieceBPE:
             normalized += SPACE if escape else " "
         return normalized
 
-    def _symbols(self, normalized: str) -> list[str]:
-        return self._symbol.findall(normalized)
-
     def _priority(self, left: str, right: str) -> float | None:
         """How eagerly the pair is merged (higher first), None when it is not merged."""
         idx = self._normal.get(left + right)
         return None if idx is None else self._scores[idx]
 
-    def _merge(self, normalized: str, priority: Callable[[str, str], float | None]
+    def _merge(self, symbols: list[str], frozen: list[bool],
+               priority: Callable[[str, str], float | None]
                ) -> tuple[list[str], dict[str, tuple[str, str]]]:
-        """The symbols of ``normalized`` once no pair can be merged: the pair of highest
-        ``priority`` first, the leftmost of equal ones (sentencepiece's agenda); and, for each
-        UNUSED piece a pair could make, the last such pair (to split it back)."""
-        symbols = self._symbols(normalized)
+        """``symbols`` once no pair can be merged: the pair of highest ``priority`` first, the
+        leftmost of equal ones (sentencepiece's agenda; a ``frozen`` symbol is never merged);
+        and, for each UNUSED piece a pair could make, the last such pair (to split it back)."""
         rev: dict[str, tuple[str, str]] = {}
         if not symbols:
             return [], rev
-        frozen = [s in self._user_defined for s in symbols]
         prev = list(range(-1, len(symbols) - 1))
         nxt = list(range(1, len(symbols) + 1))
         nxt[-1] = -1
@@ -344,7 +340,9 @@ class SentencePieceBPE:
         return out
 
     def _pieces_and_ids(self, text: str) -> list[tuple[str, int]]:
-        symbols = self._unmerge_unused(*self._merge(self.normalize(text), self._priority))
+        symbols = self._symbol.findall(self.normalize(text))
+        frozen = [s in self._user_defined for s in symbols]
+        symbols = self._unmerge_unused(*self._merge(symbols, frozen, self._priority))
         out: list[tuple[str, int]] = []
         prev_unk = False
         for s in symbols:
