@@ -14,6 +14,8 @@ from .basic import BasicTokenizer
 from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from here too
     MODEL_HEADERS,
     TokenizerData,
+    hf_data,
+    hf_document,
     parse_gpt2_files,
     parse_hf_json,
     parse_minbpe,
@@ -25,6 +27,9 @@ from .limits.budget import BudgetExceeded, read_budget, run_bounded
 from .oniguruma import from_oniguruma
 from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
+from .sentencepiece import SentencePieceBPE, looks_like_model
+from .sentencepiece import read_model as read_sentencepiece_model
+from .sentencepiece.hf_json import is_sentencepiece_shape, read_hf_sentencepiece
 from .sidecar import (
     MAX_SIDECAR_BYTES,
     SIDECAR_SUFFIX,
@@ -79,14 +84,17 @@ def detect_format(data: bytes) -> str:
     """Which kind of tokenizer file ``data`` is, from its content.
 
     One of "minbpe", "hf" (tokenizer.json), "gpt2-vocab" (vocab.json / encoder.json),
-    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken", or "sidecar" (a bpe-lab sidecar, which
-    describes one of the others); ValueError when it is none of them.
+    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken", "sentencepiece" (sentencepiece's
+    binary tokenizer.model), or "sidecar" (a bpe-lab sidecar, which describes one of the
+    others); ValueError when it is none of them.
 
     >>> detect_format(b"minbpe v1\\n\\n0\\n")
     'minbpe'
     >>> detect_format(b"IQ== 0\\nIg== 1\\n")
     'tiktoken'
     """
+    if looks_like_model(data):
+        return "sentencepiece"
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
     if first.strip() in (b"minbpe v1", b"bpe v1"):
@@ -115,7 +123,8 @@ def detect_format(data: bytes) -> str:
         return "gpt2-merges"
     raise ValueError(
         "not a tokenizer file this tool reads: expected a minbpe .model, a Hugging Face"
-        " tokenizer.json, tiktoken ranks, or GPT-2 vocab.json / merges.txt"
+        " tokenizer.json, a sentencepiece tokenizer.model, tiktoken ranks, or GPT-2 vocab.json /"
+        " merges.txt"
     )
 
 
@@ -158,6 +167,19 @@ def read_here(data: bytes, name: str, options: dict) -> int:
 def _read_tokenizer(
     data: bytes,
     name: str = "tokenizer file",
+    **options: object,
+) -> Tokenizer | SentencePieceBPE:
+    tok = _read_tokenizer_kind(data, name, **options)
+    if isinstance(tok, SentencePieceBPE) and options.get("sidecar") is not None:
+        raise ValueError(f"{options.get('sidecar_name') or 'the sidecar'} is a bpe-lab sidecar"
+                         f" of a byte-level tokenizer, but {name} is SentencePiece-style BPE;"
+                         " delete the sidecar")
+    return tok
+
+
+def _read_tokenizer_kind(
+    data: bytes,
+    name: str = "tokenizer file",
     *,
     merges: bytes | None = None,
     vocab: bytes | None = None,
@@ -169,6 +191,8 @@ def _read_tokenizer(
 ) -> Tokenizer:
     if len(data) > MAX_MODEL_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
+    if looks_like_model(data):
+        return read_sentencepiece_model(data, name)
     if name.endswith(".model"):
         kind = "minbpe"  # minbpe's own extension: its reader says which line is wrong
     else:
@@ -210,7 +234,10 @@ def _read_tokenizer(
     if kind == "minbpe":
         tok = _from_minbpe(_text(data, name), name)
     elif kind == "hf":
-        tok = build(parse_hf_json(_text(data, name), name), name)
+        document = hf_document(_text(data, name), name)
+        if is_sentencepiece_shape(document):  # Llama 2's shape: characters, ▁, byte fallback
+            return read_hf_sentencepiece(document, name)
+        tok = build(hf_data(document, name), name)
     elif kind == "tiktoken":  # the file is checked first: its own faults come first
         parsed = parse_tiktoken(data, pattern=pattern or "", special_tokens=special_tokens or {},
                                 name=name)

@@ -29,20 +29,30 @@ from .proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
 _HF_BYTE = regex.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
-def is_sentencepiece_shape(document: dict) -> bool:
-    """Whether a tokenizer.json (parsed) is of SentencePiece's shape: a BPE model with byte
-    fallback, or whose spaces become ``▁`` by a Metaspace or Prepend step (a byte-level file
-    has a ByteLevel pre-tokenizer)."""
+def sentencepiece_shape(document: dict) -> str | None:
+    """Why a tokenizer.json (parsed) is of SentencePiece's shape, or None: a BPE model with byte
+    fallback, or whose spaces become ``▁`` by a Metaspace or Prepend step, and no ByteLevel
+    pre-tokenizer (which makes it byte-level BPE)."""
     model = document.get("model")
     if not isinstance(model, dict) or model.get("type", "BPE") != "BPE":
-        return False
+        return None
+    if '"ByteLevel"' in json.dumps(document.get("pre_tokenizer")):
+        return None  # byte-level BPE, whatever its normalizer does
     if model.get("byte_fallback") is True:
-        return True
-    text = json.dumps([document.get("normalizer"), document.get("pre_tokenizer")])
-    return '"Metaspace"' in text or '"Prepend"' in text
+        return "its model.byte_fallback is true"
+    for key, kind in (("pre_tokenizer", "Metaspace"), ("normalizer", "Prepend"),
+                      ("normalizer", "Metaspace")):
+        if f'"{kind}"' in json.dumps(document.get(key)):
+            return f"its {key} has a {kind} step"
+    return None
 
 
-def _steps(obj: object, key: str, name: str) -> list[dict]:
+def is_sentencepiece_shape(document: dict) -> bool:
+    """Whether a tokenizer.json (parsed) is of SentencePiece's shape (``sentencepiece_shape``)."""
+    return sentencepiece_shape(document) is not None
+
+
+def _flat_steps(obj: object, key: str, name: str) -> list[dict]:
     if obj is None:
         return []
     if not isinstance(obj, dict):
@@ -51,11 +61,11 @@ def _steps(obj: object, key: str, name: str) -> list[dict]:
         inner = obj.get("normalizers", obj.get("pretokenizers", obj.get("decoders")))
         if not isinstance(inner, list):
             raise ValueError(f"{name}: key '{key}' is a Sequence without its list")
-        return [s for step in inner for s in _steps(step, key, name)]
+        return [s for step in inner for s in _flat_steps(step, key, name)]
     return [obj]
 
 
-def _refuse(name: str, key: str, step: object, hint: str) -> ValueError:
+def _refuse_step(name: str, key: str, step: object, hint: str) -> ValueError:
     return ValueError(f"{name}: key '{key}' holds {shorten(json.dumps(step), 80)}, which"
                       f" bpe_core does not read in a SentencePiece-style file; {hint}")
 
@@ -181,6 +191,16 @@ class HFSentencePieceBPE(SentencePieceBPE):
 def read_hf_sentencepiece(document: dict, name: str = "tokenizer.json") -> HFSentencePieceBPE:
     """A SentencePiece-style tokenizer.json (parsed) as a model with ``tokenizers``' ids; a
     ValueError naming the key bpe_core cannot hold."""
+    try:
+        return _build_hf_sentencepiece(document, name)
+    except ValueError as e:
+        why = sentencepiece_shape(document)
+        if why is None:
+            raise
+        raise ValueError(f"{e} (read as SentencePiece-style BPE: {why})") from None
+
+
+def _build_hf_sentencepiece(document: dict, name: str) -> HFSentencePieceBPE:
     model = document["model"]
     for key, harmless in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
                           ("end_of_word_suffix", (None, ""))):
@@ -245,24 +265,24 @@ def read_hf_sentencepiece(document: dict, name: str = "tokenizer.json") -> HFSen
 def _spaces(document: dict, name: str) -> tuple[str, bool]:
     """How spaces become ``▁``: ``(prepend, split)``."""
     prepend, replaced, split = "never", False, False
-    for step in _steps(document.get("normalizer"), "normalizer", name):
+    for step in _flat_steps(document.get("normalizer"), "normalizer", name):
         kind = step.get("type")
         if kind == "Prepend" and step.get("prepend") == SPACE and not replaced:
             prepend = "normalizer"
         elif kind == "Replace" and _string_pattern(step) == " " and step.get("content") == SPACE:
             replaced = True
         else:
-            raise _refuse(name, "normalizer", step, "it reads Prepend '▁' and Replace ' ' by"
+            raise _refuse_step(name, "normalizer", step, "it reads Prepend '▁' and Replace ' ' by"
                           " '▁' (a Precompiled character map or NFKC changes the text in ways"
                           " it does not follow)")
-    for step in _steps(document.get("pre_tokenizer"), "pre_tokenizer", name):
+    for step in _flat_steps(document.get("pre_tokenizer"), "pre_tokenizer", name):
         if step.get("type") != "Metaspace" or step.get("replacement", SPACE) != SPACE or replaced:
-            raise _refuse(name, "pre_tokenizer", step, "it reads one Metaspace with '▁'")
+            raise _refuse_step(name, "pre_tokenizer", step, "it reads one Metaspace with '▁'")
         scheme = step.get("prepend_scheme")
         if scheme is None:
             scheme = "always" if step.get("add_prefix_space", True) else "never"
         if scheme not in ("first", "always", "never"):
-            raise _refuse(name, "pre_tokenizer", step, "prepend_scheme is first, always or never")
+            raise _refuse_step(name, "pre_tokenizer", step, "prepend_scheme is first, always or never")
         prepend, replaced, split = scheme, True, step.get("split", True) is True
     if not replaced:
         raise ValueError(f"{name}: neither its normalizer nor its pre_tokenizer writes a space"
@@ -273,7 +293,7 @@ def _spaces(document: dict, name: str) -> tuple[str, bool]:
 def _decoder(obj: object, name: str) -> bool:
     """Whether the decoder strips the first space (``Strip`` of one " " or ``Metaspace``)."""
     strip_first = False
-    for step in _steps(obj, "decoder", name):
+    for step in _flat_steps(obj, "decoder", name):
         kind = step.get("type")
         if kind in ("ByteFallback", "Fuse"):
             continue
@@ -286,7 +306,7 @@ def _decoder(obj: object, name: str) -> bool:
         if kind == "Metaspace" and step.get("replacement", SPACE) == SPACE:
             strip_first = step.get("prepend_scheme", "always") != "never"
             continue
-        raise _refuse(name, "decoder", step, "it reads Replace '▁' by ' ', ByteFallback, Fuse,"
+        raise _refuse_step(name, "decoder", step, "it reads Replace '▁' by ' ', ByteFallback, Fuse,"
                       " Strip and Metaspace")
     return strip_first
 
@@ -318,7 +338,7 @@ def _merges_of(tok: SentencePieceBPE) -> list[tuple[str, str]]:
     return merges
 
 
-def to_hf_json(tok: SentencePieceBPE) -> str:
+def to_hf_sentencepiece_json(tok: SentencePieceBPE) -> str:
     """``tok`` as a tokenizer.json of Llama 2's shape (Prepend and Replace normalizer, BPE with
     byte fallback, Replace/ByteFallback/Fuse/Strip decoder). A model whose options that shape
     cannot say is a ValueError naming them."""

@@ -30,7 +30,7 @@ from .proto import BYTE, CONTROL, NORMAL, TYPE_NAMES, UNKNOWN, UNUSED, USER_DEFI
 
 SPACE = "\u2581"  # ▁, sentencepiece's spelling of a space
 UNK_SURFACE = " \u2047 "  # " ⁇ ", what the unknown id decodes to by default
-_SURROGATE = regex.compile(r"[\ud800-\udfff]")
+_LONE_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _BYTE_PIECE = regex.compile(r"<0x([0-9A-F]{2})>")
 _OPTIONS = ("add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces",
             "treat_whitespace_as_suffix", "byte_fallback", "unk_surface", "unk_piece",
@@ -91,8 +91,11 @@ class SentencePieceBPE:
                  escape_whitespaces: bool = True, treat_whitespace_as_suffix: bool = False,
                  byte_fallback: bool = False, unk_surface: str = UNK_SURFACE,
                  unk_piece: str = "<unk>", bos_piece: str = "<s>", eos_piece: str = "</s>",
-                 pad_piece: str = "<pad>", name: str = "sentencepiece BPE") -> None:
+                 pad_piece: str = "<pad>", name: str = "sentencepiece BPE",
+                 kept_fields: list[bytes] | None = None) -> None:
         self.name = name
+        # the fields of the tokenizer.model it was read from, other than the pieces, as written
+        self.kept_fields = kept_fields
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.escape_whitespaces = escape_whitespaces
@@ -244,8 +247,8 @@ class SentencePieceBPE:
         if not text:
             return ""
         rew, escape = self.remove_extra_whitespaces, self.escape_whitespaces
-        if _SURROGATE.search(text):  # not UTF-8: sentencepiece reads each of its 3 bytes as U+FFFD
-            text = _SURROGATE.sub("\ufffd" * 3, text)
+        if _LONE_SURROGATE.search(text):  # not UTF-8: sentencepiece reads each of its 3 bytes as U+FFFD
+            text = _LONE_SURROGATE.sub("\ufffd" * 3, text)
         units = self._symbol.findall(text)
         start = 0
         if rew:
@@ -416,12 +419,10 @@ class SentencePieceBPE:
 def read_model(data: bytes, name: str = "tokenizer.model") -> SentencePieceBPE:
     """A model from a sentencepiece ``tokenizer.model``'s bytes (a ValueError naming what
     bpe_core cannot hold: a unigram model, an NFKC character map, ...)."""
-    from .proto import read_model as read_file
+    from .proto import read_model_proto
 
-    parsed = read_file(data, name)
-    tok = SentencePieceBPE(parsed.pieces, name=name, **parsed.options)
-    tok._kept = parsed.kept
-    return tok
+    parsed = read_model_proto(data, name)
+    return SentencePieceBPE(parsed.pieces, name=name, kept_fields=parsed.kept, **parsed.options)
 
 
 def to_model_file(tok: SentencePieceBPE) -> bytes:
@@ -431,4 +432,4 @@ def to_model_file(tok: SentencePieceBPE) -> bytes:
 
     options = tok.options()
     options.update(unk_id=tok.unk_id, bos_id=tok.bos_id, eos_id=tok.eos_id, pad_id=tok.pad_id)
-    return write_model(tok.pieces, options, getattr(tok, "_kept", None))
+    return write_model(tok.pieces, options, tok.kept_fields)

@@ -94,7 +94,7 @@ def looks_like_model(data: bytes) -> bool:
     return pos + size <= len(data) and data[pos] == 0x0A
 
 
-def _text(value: object, name: str, what: str) -> str:
+def _utf8_field(value: object, name: str, what: str) -> str:
     if not isinstance(value, bytes):
         raise ValueError(f"{name}: {what} is not a string field")
     try:
@@ -111,7 +111,7 @@ class ModelFile(NamedTuple):
     kept: list[bytes]  # ModelProto's fields 2-5 and any other, as written (to write them back)
 
 
-def read_model(data: bytes, name: str = "tokenizer.model") -> ModelFile:
+def read_model_proto(data: bytes, name: str = "tokenizer.model") -> ModelFile:
     """A sentencepiece ``tokenizer.model``'s pieces and options; a ValueError naming what
     bpe_core cannot hold."""
     if len(data) > MAX_MODEL_BYTES:
@@ -145,7 +145,7 @@ def _piece(data: bytes, name: str, index: int) -> tuple[str, float, int]:
     where = f"{name}, piece {index}"
     for f in fields(data, where):
         if f.number == 1:
-            piece = _text(f.value, where, "its text")
+            piece = _utf8_field(f.value, where, "its text")
         elif f.number == 2 and f.wire == FIXED32:
             score = struct.unpack("<f", f.value)[0]
         elif f.number == 3 and f.wire == VARINT:
@@ -173,7 +173,7 @@ def _trainer_options(trainer: list[Field], name: str) -> dict:
             options["byte_fallback"] = bool(f.value)
         elif f.number in _PIECE_NAMES and f.wire == LENGTH:
             key = _PIECE_NAMES[f.number]
-            options[key] = _text(f.value, name, f"trainer_spec.{key}")
+            options[key] = _utf8_field(f.value, name, f"trainer_spec.{key}")
     if model_type != 2:
         kind = _MODEL_TYPES.get(model_type, f"model_type {model_type}")
         raise ValueError(f"{name}: {kind} model: bpe_core reads BPE only (trainer_spec.model_type"
