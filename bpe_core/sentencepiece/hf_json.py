@@ -21,9 +21,9 @@ from collections.abc import Iterable
 
 import regex
 
-from ..limits import check_json_depth
+from ..limits import MAX_PIECE_CHARS, check_json_depth
 from ..text import shorten
-from .model import SPACE, SentencePieceBPE, byte_piece
+from .model import SPACE, Literals, SentencePieceBPE, byte_piece
 from .proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
 
 _HF_BYTE = regex.compile(r"<0x([0-9A-Fa-f]{2})>")
@@ -94,8 +94,7 @@ class HFSentencePieceBPE(SentencePieceBPE):
         self.merges = list(merges)
         self._ranks = {pair: rank for rank, pair in reversed(list(enumerate(self.merges)))}
         self._vocab = {piece: i for i, (piece, _, _) in enumerate(self.pieces)}
-        longest = sorted(self.added, key=len, reverse=True)
-        self._added_re = regex.compile("|".join(map(regex.escape, longest))) if longest else None
+        self._added_match = Literals(self.added, "added token", self.name)
 
     def _rank(self, left: str, right: str) -> float | None:
         rank = self._ranks.get((left, right))
@@ -103,15 +102,18 @@ class HFSentencePieceBPE(SentencePieceBPE):
 
     def _segments(self, text: str) -> Iterable[tuple[str, int, bool]]:
         """``(text, start, is an added token)``: the text cut at its added tokens."""
-        pos = 0
-        if self._added_re is not None:
-            for m in self._added_re.finditer(text):
-                if m.start() > pos:
-                    yield text[pos:m.start()], pos, False
-                yield m.group(), m.start(), True
-                pos = m.end()
-        if pos < len(text):
-            yield text[pos:], pos, False
+        start = pos = 0
+        while pos < len(text) and self.added:
+            length = self._added_match.match(text, pos)
+            if not length:
+                pos += 1
+                continue
+            if pos > start:
+                yield text[start:pos], start, False
+            yield text[pos:pos + length], pos, True
+            start = pos = pos + length
+        if start < len(text):
+            yield text[start:], start, False
 
     def _normalize_segment(self, segment: str, start: int) -> str:
         out = segment.replace(" ", SPACE)
@@ -332,6 +334,10 @@ def _merges_of(tok: SentencePieceBPE) -> list[tuple[str, str]]:
     merges = []
     for i in order:
         piece = tok.pieces[i][0]
+        if len(piece) > MAX_PIECE_CHARS:
+            raise ValueError(f"{tok.name}: the piece {shorten(piece, 40)} is {len(piece):,}"
+                             f" characters; a tokenizer.json's merges are written for pieces of"
+                             f" at most {MAX_PIECE_CHARS:,}")
         splits = [(piece[:k], piece[k:]) for k in range(1, len(piece))
                   if piece[:k] in ids and piece[k:] in ids]
         merges.extend(sorted(splits, key=lambda pair: (ids[pair[0]], ids[pair[1]])))

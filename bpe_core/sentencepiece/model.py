@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable
 
 import regex
 
+from ..limits import MAX_SYMBOL_CHARS
+from ..text import shorten
 from .proto import BYTE, CONTROL, NORMAL, TYPE_NAMES, UNKNOWN, UNUSED, USER_DEFINED
 
 SPACE = "\u2581"  # ▁, sentencepiece's spelling of a space
@@ -72,6 +74,42 @@ def decode_utf8_like_sentencepiece(data: bytes) -> str:
             out.append("\ufffd")
             pos += 1
     return "".join(out)
+
+
+class Literals:
+    """The longest of a set of strings (user-defined pieces, added tokens) at a position of a
+    text, found by their first character and their lengths: a position costs at most as many
+    lookups as there are distinct lengths, and each string is at most ``MAX_SYMBOL_CHARS``
+    (a ValueError naming ``name`` otherwise)."""
+
+    def __init__(self, words: Iterable[str], what: str, name: str) -> None:
+        self.words = frozenset(words)
+        lengths: dict[str, set[int]] = {}
+        for word in self.words:
+            if len(word) > MAX_SYMBOL_CHARS:
+                raise ValueError(f"{name}: the {what} {shorten(word, 40)} is {len(word):,}"
+                                 f" characters; bpe_core reads at most {MAX_SYMBOL_CHARS}")
+            lengths.setdefault(word[0], set()).add(len(word))
+        self._lengths = {first: sorted(ls, reverse=True) for first, ls in lengths.items()}
+
+    def match(self, text: str, pos: int) -> int:
+        """The length of the longest string at ``pos``, 0 for none."""
+        for length in self._lengths.get(text[pos], ()):
+            if text[pos:pos + length] in self.words:
+                return length
+        return 0
+
+    def units(self, text: str) -> list[str]:
+        """``text`` cut into the strings found (longest first, left to right) and characters."""
+        if not self.words:
+            return list(text)
+        out = []
+        pos = 0
+        while pos < len(text):
+            length = self.match(text, pos) or 1
+            out.append(text[pos:pos + length])
+            pos += length
+        return out
 
 
 class SentencePieceBPE:
@@ -151,10 +189,7 @@ class SentencePieceBPE:
                              " the 256 byte pieces <0x00>..<0xFF> are missing")
         self.unk_id = unk
         self._scores = [score for _, score, _ in self.pieces]
-        # the longest user-defined piece first, as sentencepiece's prefix matcher
-        longest = sorted(user_defined, key=len, reverse=True)
-        self._symbol = regex.compile(
-            "|".join([*map(regex.escape, longest), "."]), regex.DOTALL)
+        self._user_defined_match = Literals(user_defined, "user-defined piece", name)
         self._user_defined = frozenset(user_defined)
         self._unused = frozenset(p for p, _, kind in self.pieces if kind == UNUSED)
 
@@ -249,7 +284,7 @@ class SentencePieceBPE:
         rew, escape = self.remove_extra_whitespaces, self.escape_whitespaces
         if _LONE_SURROGATE.search(text):  # not UTF-8: sentencepiece reads each of its 3 bytes as U+FFFD
             text = _LONE_SURROGATE.sub("\ufffd" * 3, text)
-        units = self._symbol.findall(text)
+        units = self._user_defined_match.units(text)
         start = 0
         if rew:
             while start < len(units) and units[start] == " ":
@@ -343,7 +378,7 @@ class SentencePieceBPE:
         return out
 
     def _pieces_and_ids(self, text: str) -> list[tuple[str, int]]:
-        symbols = self._symbol.findall(self.normalize(text))
+        symbols = self._user_defined_match.units(self.normalize(text))
         frozen = [s in self._user_defined for s in symbols]
         symbols = self._unmerge_unused(*self._merge(symbols, frozen, self._priority))
         out: list[tuple[str, int]] = []

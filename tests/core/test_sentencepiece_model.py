@@ -162,6 +162,9 @@ def test_what_bpe_core_cannot_hold_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="nmt_nfkc") as info:
         bpe_core.load(nfkc)
     assert "charsmap" in str(info.value) and "nfkc.model" in str(info.value)
+    long = "<" + "x" * 200 + ">"  # matched at every position of a text: bounded
+    with pytest.raises(ValueError, match="at most 48"):
+        bpe_core.SentencePieceBPE.from_pieces([("<unk>", 0.0, UNKNOWN), (long, 0.0, USER_DEFINED)])
     cut = tmp_path / "cut.model"
     cut.write_bytes(nfkc.read_bytes()[:1000])
     with pytest.raises(ValueError, match="cut.model"):
