@@ -78,6 +78,8 @@ def _string_pattern(step: dict) -> str | None:
 class HFSentencePieceBPE(SentencePieceBPE):
     """A SentencePiece-style tokenizer.json, encoded and decoded as HF ``tokenizers`` does."""
 
+    needs_unk = False  # model.unk_token may be null
+
     def __init__(self, pieces, *, merges: list[tuple[str, str]], prepend: str,
                  split: bool = False, fuse_unk: bool = True, ignore_merges: bool = False,
                  added: dict[str, tuple[int, bool]] | None = None, strip_first: bool = True,
@@ -139,7 +141,7 @@ class HFSentencePieceBPE(SentencePieceBPE):
                     symbols.extend(spelled)
                     frozen.extend([False] * len(spelled))
                     continue
-            if not (self.fuse_unk and frozen and frozen[-1]):
+            if self.unk_id is not None and not (self.fuse_unk and frozen and frozen[-1]):
                 symbols.append(self.pieces[self.unk_id][0])
                 frozen.append(True)
         merged, _ = self._merge(symbols, frozen, self._rank)
@@ -236,8 +238,8 @@ def _build_hf_sentencepiece(document: dict, name: str) -> HFSentencePieceBPE:
             raise ValueError(f"{name}: added token {shorten(entry['content'])} (id {entry['id']})"
                              " is not the vocabulary's token of that id")
         added.setdefault(entry["content"], (entry["id"], entry.get("special") is True))
-    unk = model.get("unk_token")
-    if unk is None or unk not in vocab:
+    unk = model.get("unk_token")  # null: an unknown character is left out, as tokenizers does
+    if unk is not None and unk not in vocab:
         raise ValueError(f"{name}: key 'model.unk_token' must name a token of the vocabulary"
                          f" (found {shorten(unk)})")
     byte_fallback = model.get("byte_fallback") is True
@@ -381,7 +383,7 @@ def to_hf_sentencepiece_json(tok: SentencePieceBPE) -> str:
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
         "normalizer": normalizer, "pre_tokenizer": pre, "post_processor": None,
         "decoder": {"type": "Sequence", "decoders": decoders},
-        "model": {"type": "BPE", "dropout": None, "unk_token": tok.pieces[tok.unk_id][0],
+        "model": {"type": "BPE", "dropout": None, "unk_token": None if tok.unk_id is None else tok.pieces[tok.unk_id][0],
                   "continuing_subword_prefix": None, "end_of_word_suffix": None,
                   "fuse_unk": getattr(tok, "fuse_unk", True), "byte_fallback": tok.byte_fallback,
                   "ignore_merges": getattr(tok, "ignore_merges", False),

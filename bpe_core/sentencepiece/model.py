@@ -123,6 +123,7 @@ class SentencePieceBPE:
     """
 
     family = "sentencepiece"
+    needs_unk = True  # sentencepiece needs an UNKNOWN piece (a tokenizer.json may have none)
 
     def __init__(self, pieces: Iterable[tuple[str, float, int]], *,
                  add_dummy_prefix: bool = True, remove_extra_whitespaces: bool = True,
@@ -181,7 +182,7 @@ class SentencePieceBPE:
                     raise ValueError(f"{name}: piece {i} ({piece!r}) is a BYTE piece although"
                                      " byte_fallback is off")
                 self._byte_ids[b] = i
-        if unk is None:
+        if unk is None and self.needs_unk:
             raise ValueError(f"{name}: no UNKNOWN piece (sentencepiece needs one, such as"
                              " <unk>)")
         if byte_fallback and len(self._byte_ids) != 256:
@@ -230,7 +231,7 @@ class SentencePieceBPE:
 
     def _control_id(self, piece: str) -> int:
         idx = self.piece_to_id(piece)
-        return idx if self.pieces[idx][2] == CONTROL else -1
+        return idx if idx is not None and self.pieces[idx][2] == CONTROL else -1
 
     @property
     def bos_id(self) -> int:

@@ -17,6 +17,7 @@ import pytest
 import sentencepiece as spm
 from support import CORPORA
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
+from transformers import PreTrainedTokenizerFast
 from transformers.tokenization_utils_base import generate_merges
 
 import bpe_core
@@ -44,9 +45,10 @@ def spm_model(tmp_path_factory):
 def _llama_json(model_path: Path, shape: str) -> str:
     sp = spm.SentencePieceProcessor(model_file=str(model_path))
     vocab = {sp.id_to_piece(i): i for i in range(len(sp))}
-    tok = Tokenizer(models.BPE(vocab, generate_merges(vocab), unk_token="<unk>", fuse_unk=True,
-                               byte_fallback=True))
-    if shape == "legacy":
+    bare = shape == "no unk, no byte fallback"  # an unknown character is left out
+    tok = Tokenizer(models.BPE(vocab, generate_merges(vocab), unk_token=None if bare else "<unk>",
+                               fuse_unk=True, byte_fallback=not bare))
+    if shape in ("legacy", "no unk, no byte fallback"):
         tok.normalizer = normalizers.Sequence([normalizers.Prepend("\u2581"),
                                                normalizers.Replace(" ", "\u2581")])
     else:
@@ -59,17 +61,24 @@ def _llama_json(model_path: Path, shape: str) -> str:
     return tok.to_str()
 
 
-@pytest.mark.parametrize("shape", ["legacy", "first", "always"])
+@pytest.mark.parametrize("shape", ["legacy", "first", "always", "no unk, no byte fallback"])
 def test_a_llama_shaped_file_gives_tokenizers_ids_and_text(spm_model, shape, tmp_path):
     path = tmp_path / "tokenizer.json"
     path.write_text(_llama_json(spm_model, shape), encoding="utf-8")
     reference = Tokenizer.from_file(str(path))
     tok = bpe_core.load(path)
-    assert tok.family == "sentencepiece" and tok.byte_fallback
+    assert tok.family == "sentencepiece" and tok.byte_fallback is (shape != "no unk, no byte fallback")
     for text in TEXTS:
         ids = reference.encode(text, add_special_tokens=False).ids
         assert tok.encode(text) == ids, text
         assert tok.decode(ids) == reference.decode(ids), text
+    if shape == "legacy":  # transformers reads the file with the same ids
+        wrapped = PreTrainedTokenizerFast(tokenizer_file=str(path))
+        for text in TEXTS[::5]:
+            assert tok.encode(text) == wrapped.encode(text, add_special_tokens=False), text
+    if shape == "no unk, no byte fallback":
+        assert tok.encode("a 搞 b") == reference.encode("a 搞 b").ids  # 搞 left out
+        return
     cut = [reference.token_to_id("<0xE4>"), reference.token_to_id("<0xB8>"), 1,
            reference.token_to_id("\u2581a")]  # a cut UTF-8 sequence and a special token
     assert tok.decode(cut) == reference.decode(cut) == "\ufffd\ufffd a"
