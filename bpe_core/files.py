@@ -130,6 +130,9 @@ def detect_format(data: bytes) -> str:
 
 def read_tokenizer(data: bytes, name: str = "tokenizer file", **options: object) -> Tokenizer:
     """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
+    A sentencepiece ``tokenizer.model`` or a tokenizer.json of Llama 2's shape gives a
+    ``sentencepiece.SentencePieceBPE`` (``family`` "sentencepiece"), any other file a
+    ``Tokenizer`` (``family`` "byte-level").
 
     GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=`` (and its
     name as ``partner_name``, for messages). ``sidecar``: the bpe-lab sidecar saved with the

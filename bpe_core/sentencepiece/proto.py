@@ -83,15 +83,19 @@ def fields(data: bytes, name: str) -> list[Field]:
 
 
 def looks_like_model(data: bytes) -> bool:
-    """Whether ``data`` starts as a sentencepiece ModelProto does: field 1 (a piece message)
-    whose own first field is a piece string (a minbpe ``.model`` is text that starts otherwise)."""
+    """Whether ``data`` starts as a sentencepiece ModelProto does: field 1, a piece message
+    holding a piece string and a 32-bit score (text files, even ones that start with blank
+    lines, do not)."""
     if len(data) < 4 or data[0] != 0x0A:
         return False
     try:
         size, pos = _varint(data, 1, "")
+        if pos + size > len(data) or data[pos] != 0x0A:
+            return False
+        first = fields(data[pos:pos + size], "")
     except ValueError:
         return False
-    return pos + size <= len(data) and data[pos] == 0x0A
+    return ({(f.number, f.wire) for f in first} >= {(1, LENGTH), (2, FIXED32)})
 
 
 def _utf8_field(value: object, name: str, what: str) -> str:

@@ -165,6 +165,8 @@ def test_what_bpe_core_cannot_hold_is_refused_by_name(tmp_path):
     long = "<" + "x" * 200 + ">"  # matched at every position of a text: bounded
     with pytest.raises(ValueError, match="at most 48"):
         bpe_core.SentencePieceBPE.from_pieces([("<unk>", 0.0, UNKNOWN), (long, 0.0, USER_DEFINED)])
+    assert bpe_core.detect_format(nfkc.read_bytes()) == "sentencepiece"
+    assert bpe_core.detect_format(b"\n\n\na b\nc d\n") == "gpt2-merges"  # text with blank lines
     cut = tmp_path / "cut.model"
     cut.write_bytes(nfkc.read_bytes()[:1000])
     with pytest.raises(ValueError, match="cut.model"):
