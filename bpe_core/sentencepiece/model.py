@@ -466,6 +466,10 @@ def to_model_file(tok: SentencePieceBPE) -> bytes:
     other fields (trainer options, normalizer) as they were."""
     from .proto import write_model
 
+    if getattr(tok, "merges", None) is not None:  # hf_json's model
+        raise ValueError(f"{tok.name} was read from a tokenizer.json, whose merges go by their"
+                         " order, pair by pair; a tokenizer.model holds one score per piece and"
+                         " cannot say that exactly: write it back with to_hf_sentencepiece_json")
     options = tok.options()
     options.update(unk_id=tok.unk_id, bos_id=tok.bos_id, eos_id=tok.eos_id, pad_id=tok.pad_id)
     return write_model(tok.pieces, options, tok.kept_fields)

@@ -117,6 +117,10 @@ def test_a_file_bpe_core_cannot_follow_is_refused_by_name(spm_model, tmp_path):
             bpe_core.load(path)
         assert "tokenizer.json" in str(info.value)
         assert "SentencePiece-style" in str(info.value)
+    # merges by rank cannot be written as scores
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ValueError, match="to_hf_sentencepiece_json"):
+        bpe_core.to_sentencepiece_model(bpe_core.load(path))
     # a model that keeps runs of spaces apart cannot be written in Llama 2's shape
     plain = bpe_core.SentencePieceBPE.from_pieces([("<unk>", 0.0, 2), ("a", -1.0, 1)])
     with pytest.raises(ValueError, match="remove_extra_whitespaces"):
