@@ -19,7 +19,9 @@ by ``oniguruma.py`` with ``unicode_gap.py``, its decoder by ``decoders.py``), ``
 (the file formats as plain data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
 ``pretrained.py`` (the GPT vocabularies that ship inside), ``chat.py`` with ``chat_format.py``
 (conversations as the models read them), and ``core.py``, ``load.py``, ``registry.py`` and
-``model.py`` (tiktoken's modules, so that ``import bpe_core as tiktoken`` is enough). Every bound
+``model.py`` (tiktoken's modules, so that ``import bpe_core as tiktoken`` is enough).
+``sentencepiece/`` is the other family, SentencePiece-style BPE (Llama 2's): its model, its
+``tokenizer.model`` and its tokenizer.json. Every bound
 on what a user or a file controls is in ``limits.py``. No module imports one that imports it.
 
 This is the library alone. The lab's analyses, the checker of a learner's merges
@@ -61,6 +63,10 @@ from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT
 from .pretrained import PRESETS, encoding_name_for_model, load_pretrained
 from .regex_tokenizer import RegexTokenizer
 from .registry import get_encoding, list_encoding_names
+from .sentencepiece import SentencePieceBPE
+from .sentencepiece import read_model as read_sentencepiece_model
+from .sentencepiece import to_model_file as to_sentencepiece_model
+from .sentencepiece.hf_json import parse_hf_sentencepiece, to_hf_sentencepiece_json
 from .steps import StepThrough, TokenSpan
 from .training import MergeRecord, train_bpe
 
@@ -106,6 +112,11 @@ __all__ = [
     "encoding_for_model",
     "encoding_name_for_model",
     "list_encoding_names",
+    "SentencePieceBPE",
+    "read_sentencepiece_model",
+    "to_sentencepiece_model",
+    "parse_hf_sentencepiece",
+    "to_hf_sentencepiece_json",
 ]
 
 

@@ -107,6 +107,7 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
     saving from ``FileMethods`` (saving.py)."""
 
     splits = True  # whether it uses a split pattern (BasicTokenizer: no)
+    family = "byte-level"  # the BPE family (bpe_core.sentencepiece's model: "sentencepiece")
 
     def __init__(
         self,

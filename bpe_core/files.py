@@ -15,6 +15,8 @@ from .basic import BasicTokenizer
 from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from here too
     MODEL_HEADERS,
     TokenizerData,
+    hf_data,
+    hf_document,
     parse_gpt2_files,
     parse_hf_json,
     parse_minbpe,
@@ -26,6 +28,9 @@ from .limits.budget import BudgetExceeded, read_budget, run_bounded
 from .oniguruma import from_oniguruma
 from .pipeline import to_oniguruma
 from .regex_tokenizer import RegexTokenizer
+from .sentencepiece import SentencePieceBPE, looks_like_model
+from .sentencepiece import read_model as read_sentencepiece_model
+from .sentencepiece.hf_json import is_sentencepiece_shape, read_hf_sentencepiece
 from .sidecar import (
     MAX_SIDECAR_BYTES,
     SIDECAR_SUFFIX,
@@ -80,14 +85,17 @@ def detect_format(data: bytes) -> str:
     """Which kind of tokenizer file ``data`` is, from its content.
 
     One of "minbpe", "hf" (tokenizer.json), "gpt2-vocab" (vocab.json / encoder.json),
-    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken", or "sidecar" (a bpe-lab sidecar, which
-    describes one of the others); ValueError when it is none of them.
+    "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken", "sentencepiece" (sentencepiece's
+    binary tokenizer.model), or "sidecar" (a bpe-lab sidecar, which describes one of the
+    others); ValueError when it is none of them.
 
     >>> detect_format(b"minbpe v1\\n\\n0\\n")
     'minbpe'
     >>> detect_format(b"IQ== 0\\nIg== 1\\n")
     'tiktoken'
     """
+    if looks_like_model(data):
+        return "sentencepiece"
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
     if first.strip() in (b"minbpe v1", b"bpe v1"):
@@ -116,12 +124,16 @@ def detect_format(data: bytes) -> str:
         return "gpt2-merges"
     raise ValueError(
         "not a tokenizer file this tool reads: expected a minbpe .model, a Hugging Face"
-        " tokenizer.json, tiktoken ranks, or GPT-2 vocab.json / merges.txt"
+        " tokenizer.json, a sentencepiece tokenizer.model, tiktoken ranks, or GPT-2 vocab.json /"
+        " merges.txt"
     )
 
 
 def read_tokenizer(data: bytes, name: str = "tokenizer file", **options: object) -> Tokenizer:
     """A tokenizer from a file's bytes (e.g. an upload); the format is detected from the content.
+    A sentencepiece ``tokenizer.model`` or a tokenizer.json of Llama 2's shape gives a
+    ``sentencepiece.SentencePieceBPE`` (``family`` "sentencepiece"), any other file a
+    ``Tokenizer`` (``family`` "byte-level").
 
     GPT-2 style files come in pairs: give the other one as ``merges=`` or ``vocab=`` (and its
     name as ``partner_name``, for messages). ``sidecar``: the bpe-lab sidecar saved with the
@@ -166,6 +178,19 @@ def read_here(data: bytes, name: str, options: dict) -> bytes | None:
 def _read_tokenizer(
     data: bytes,
     name: str = "tokenizer file",
+    **options: object,
+) -> Tokenizer | SentencePieceBPE:
+    tok = _read_tokenizer_kind(data, name, **options)
+    if isinstance(tok, SentencePieceBPE) and options.get("sidecar") is not None:
+        raise ValueError(f"{options.get('sidecar_name') or 'the sidecar'} is a bpe-lab sidecar"
+                         f" of a byte-level tokenizer, but {name} is SentencePiece-style BPE;"
+                         " delete the sidecar")
+    return tok
+
+
+def _read_tokenizer_kind(
+    data: bytes,
+    name: str = "tokenizer file",
     *,
     merges: bytes | None = None,
     vocab: bytes | None = None,
@@ -177,6 +202,8 @@ def _read_tokenizer(
 ) -> Tokenizer:
     if len(data) > MAX_MODEL_BYTES:
         raise ValueError(f"{name}: {len(data):,} bytes is too large for a tokenizer file")
+    if looks_like_model(data):
+        return read_sentencepiece_model(data, name)
     if name.endswith(".model"):
         kind = "minbpe"  # minbpe's own extension: its reader says which line is wrong
     else:
@@ -218,7 +245,10 @@ def _read_tokenizer(
     if kind == "minbpe":
         tok = _from_minbpe(_text(data, name), name)
     elif kind == "hf":
-        tok = build(parse_hf_json(_text(data, name), name), name)
+        document = hf_document(_text(data, name), name)
+        if is_sentencepiece_shape(document):  # Llama 2's shape: characters, ▁, byte fallback
+            return read_hf_sentencepiece(document, name)
+        tok = build(hf_data(document, name), name)
     elif kind == "tiktoken":  # the file is checked first: its own faults come first
         parsed = parse_tiktoken(data, pattern=pattern or "", special_tokens=special_tokens or {},
                                 name=name)

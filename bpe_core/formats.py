@@ -403,6 +403,11 @@ def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
     """Read a byte-level BPE ``tokenizer.json``: what it does before BPE comes back as a
     ``Pipeline`` (pipeline.py); anything that would change ids and is not supported is a
     ValueError naming the key."""
+    return hf_data(hf_document(text, name), name)
+
+
+def hf_document(text: str, name: str = "tokenizer.json") -> dict:
+    """A tokenizer.json's JSON object, with its ``model`` object (a ValueError otherwise)."""
     check_json_depth(text, name)
     try:
         document = json.loads(text)
@@ -411,6 +416,11 @@ def parse_hf_json(text: str, name: str = "tokenizer.json") -> TokenizerData:
         raise ValueError(f"{name}, line {line}: not valid JSON ({e})") from None
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise ValueError(f"{name}: expected a JSON object with a 'model' object")
+    return document
+
+
+def hf_data(document: dict, name: str = "tokenizer.json") -> TokenizerData:
+    """A byte-level tokenizer.json's object (``hf_document``) as plain data."""
     model = document["model"]
     if model.get("type", "BPE") != "BPE":
         raise ValueError(f"{name}: key 'model.type' is {shorten(model.get('type'))}; only BPE is supported")

@@ -669,8 +669,8 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
         described.append(f"{kind} ({behavior}{', inverted' if invert else ''})"
                          + (f": {shorten(step.get('pattern'), 60)}" if kind == "Split" else ""))
     if byte_level is None:
-        raise ValueError(f"{name}: key 'pre_tokenizer' has no ByteLevel step, so the model would"
-                         " see characters, not bytes; bpe_core reads byte-level BPE only")
+        raise ValueError(f"{name}: key 'pre_tokenizer' has no ByteLevel step, so the model sees"
+                         " characters; bpe_core reads byte-level and SentencePiece-style BPE only")
     plain = None
     if "not simple" not in simple and len(simple) <= 1:
         plain = simple[0] if simple else ""
@@ -749,7 +749,7 @@ def read_hf_pipeline(
     pre = document.get("pre_tokenizer")
     if pre is None:
         raise ValueError(f"{name}: key 'pre_tokenizer' is null, so the model would see"
-                         " characters, not bytes; bpe_core reads byte-level BPE only")
+                         " characters; bpe_core reads byte-level and SentencePiece-style BPE only")
     steps, pre_described, plain = _pre_tokenizer(pre, name)
     ignored = []
     if renumbered:

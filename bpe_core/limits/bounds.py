@@ -42,6 +42,9 @@ MAX_VOCAB_SIZE = 1_000_000  # tokens a tokenizer may train to
 MAX_TOKENS = 1_000_000  # tokens a file may hold
 MAX_TOKEN_BYTES = 4 * 1024 * 1024  # one token's bytes (merges may double a token per line)
 MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoken file
+MAX_SYMBOL_CHARS = 48  # a SentencePiece file's user-defined piece or added token (matched in text
+# at every position: the cost of a position grows with the distinct lengths of these)
+MAX_PIECE_CHARS = 1_000  # a piece written into a tokenizer.json's merges (every split is tried)
 
 # -- bpe-lab check's inputs (bpe_lab/check/task.py explains each) --------------------------------
 MAX_INPUT_CHARS = 8_000_000  # characters of a file (a .model, merges.txt, tokenizer.json)

@@ -209,6 +209,9 @@ def open_model(path: str, settings: dict | None = None) -> tuple[Tokenizer, str,
                          + "; give " + " and ".join(flags[k] for k in e.keywords)) from None
     except ValueError as e:
         raise UsageError(f"{e}") from None
+    if tok.family != "byte-level":
+        raise UsageError(f"{name} is {tok.family} BPE (Llama 2's family): bpe_core.load reads it"
+                         " in Python, but bpe-lab's commands work on byte-level BPE only")
     words = {"minbpe": "minbpe .model", "hf": "Hugging Face tokenizer.json",
              "tiktoken": "tiktoken ranks", "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
              "gpt2-merges": "GPT-2 merges.txt + vocab.json"}[kind]

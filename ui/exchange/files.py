@@ -495,6 +495,9 @@ def read_uploads(
                                           sidecar_name=sidecar[0])
         except MissingSettingsError as e:
             raise _missing(kind, name, e.keywords) from None
+        if tok.family != "byte-level":
+            raise ValueError(f"{name} is {tok.family} BPE (Llama 2's family): bpe_core reads it"
+                             " (bpe_core.load), but the app's pages show byte-level BPE only.")
         notes += [f"Left out: {note}" for note in tok.ignored]
         return Imported(_checked(tok), name, kind, tuple(notes), bool(sidecars))
 
