@@ -24,7 +24,14 @@ from pathlib import Path
 
 import pytest
 from held_sessions import HeldSession
-from test_classroom_real_life import Person, join, member, open_room, until
+from test_classroom_real_life import (  # noqa: F401  (crowd: the fixture, shared)
+    Person,
+    crowd,
+    join,
+    member,
+    open_room,
+    until,
+)
 
 from ui.classroom.rooms import JOIN_GRACE
 
@@ -45,19 +52,6 @@ def classroom(browser, served_app):
     teacher.close()
 
 
-@pytest.fixture
-def people(browser):
-    made: list[Person] = []
-
-    def person(base: str, who: str) -> Person:
-        made.append(Person(browser, base, who))
-        return made[-1]
-
-    yield person
-    for p in made:
-        p.close()
-
-
 def count_is(teacher: Person, n: int):
     return lambda: teacher.status() == f"Students here now: {n}"
 
@@ -67,9 +61,9 @@ def said(person: Person, text: str):
 
 
 def test_held_sessions_leave_the_count_or_are_cleared_and_no_student_is_removed(
-        served_app, classroom, people):
+        served_app, classroom, crowd):  # noqa: F811
     teacher, code = classroom
-    ann = people(served_app.url, "ann")
+    ann = crowd(served_app.url, "ann")
     join(ann, code)
     until("the teacher counts Ann", count_is(teacher, 1), [teacher, ann])
     teacher.main.get_by_text("Who is here", exact=True).click()
@@ -105,7 +99,7 @@ def test_held_sessions_leave_the_count_or_are_cleared_and_no_student_is_removed(
                      [teacher], timeout=JOIN_GRACE + 3 - (time.monotonic() - joined))
         left_after = time.monotonic() - joined
         assert all(h.connected() for h in silent)
-        bob = people(served_app.url, "bob")  # a real latecomer, in the burst, named
+        bob = crowd(served_app.url, "bob")  # a real latecomer, in the burst, named
         bob.open()
         box = bob.main.get_by_label("Room code", exact=True)
         bob.go("Classroom", box)
@@ -149,14 +143,14 @@ def test_held_sessions_leave_the_count_or_are_cleared_and_no_student_is_removed(
 
 
 def test_a_students_address_opened_elsewhere_before_her_first_poll_is_a_new_member(
-        served_app, classroom, people):
+        served_app, classroom, crowd):  # noqa: F811
     teacher, code = classroom
-    ann = people(served_app.url, "ann")
+    ann = crowd(served_app.url, "ann")
     ann.ctx.route(ROUTE, lambda route: route.abort())  # her page's polls do not get through
     join(ann, code)
     ann_id = member(ann)
     assert ann_id and not any(c["name"] == "bpelab_browser" for c in ann.ctx.cookies())
-    other = people(served_app.url, "other")  # another browser, with her address
+    other = crowd(served_app.url, "other")  # another browser, with her address
     other.open(ann.page.url)
     other.idle(other.sidebar.get_by_text(f"Classroom {code} · you are a student"))
     until("the other browser is a member of its own", lambda: member(other) not in ("", ann_id),
