@@ -116,9 +116,18 @@ def server(env: dict[str, str]):
         proc.wait(timeout=10)
 
 
+SENT: dict[int, int] = {}  # id(page) -> WebSocket messages its browser sent (runs it asked for)
+
+
 def open_page(browser, url: str):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(120_000)
+    SENT[id(page)] = 0
+
+    def count(_frame) -> None:
+        SENT[id(page)] += 1
+
+    page.on("websocket", lambda ws: ws.on("framesent", count))
     page.goto(url, wait_until="domcontentloaded")
     page.locator('[data-view="gpt-4o"]').wait_for()  # the front page's token views
     page.locator(IDLE).wait_for(state="attached")
@@ -255,7 +264,9 @@ def main() -> None:
         for s in sims:
             s.seen.clear()
         load_during = None
+        sent0 = sum(SENT[id(p)] for p in real)
         cpu, presses = press_phase(teacher, pid, args.seconds)
+        sent = sum(SENT[id(p)] for p in real) - sent0
         load_during = Path("/proc/loadavg").read_text().split()[:3]
         time.sleep(3)  # the last step reaches every screen
         all_delays, skipped_screens, skipped_steps = [], 0, 0
@@ -294,6 +305,8 @@ def main() -> None:
          if real_delays else "–"),
         ("steps skipped (screens that skipped one)", f"{skipped_steps} ({skipped_screens})"),
         ("server CPU per follower per step (all followers)", f"{per_step * 1000:.1f} ms"),
+        ("messages a Chromium student's browser sent its server per step (runs asked for)",
+         f"{sent / (args.real * args.seconds):.2f}" if args.real else "–"),
         ("server CPU per Chromium student per step (simulated stopped)",
          "–" if real_only is None else f"{real_only * 1000:.1f} ms"),
         ("server CPU per follower per second, nobody moving (polls)",

@@ -83,19 +83,24 @@ def _clear_controls() -> None:
         return
     st.toggle("Lock the room", key="room_lock", on_change=cr.set_lock,
               help="No new student joins; members who reload come back.")
-    idle, recent = st.columns(2)
+    admit, idle, others = st.columns(3)
+    admit.button("Admit everyone here now", key="room_admit_all", on_click=cr.admit,
+                 width="stretch", help="Your class: the two removals never remove an admitted "
+                 "student, nor one who answered the quiz.")
     idle.button("Remove idle members", key="room_drop_idle", on_click=cr.remove_idle,
-                width="stretch", help="Everyone whose page has not checked in for "
+                width="stretch", help="Everyone not admitted whose page has not checked in for "
                 f"{cr.IDLE_S:.0f} s (a closed tab, or a script that keeps no page open).")
-    recent.button("Remove who joined in the last minute", key="room_drop_recent",
-                  on_click=cr.remove_recent, width="stretch",
-                  help="A burst of joins that are not your class: lock the room first.")
+    others.button("Remove everyone not admitted", key="room_drop_others",
+                  on_click=cr.remove_unadmitted, width="stretch",
+                  help="Joins that are not your class, even those that keep a page open: admit "
+                  "your students (or let them answer) and lock the room first.")
 
 
 def _members() -> None:
     """Who is here (nicknames; the anonymous numbered), each with a Remove button."""
     try:
         members = cr.rooms().members(room["code"], room["token"])
+        admitted = cr.rooms().admitted(room["code"], room["token"])
     except cr.RoomError as e:
         st.warning(md_escape(str(e)))
         return
@@ -103,8 +108,12 @@ def _members() -> None:
         st.caption("Nobody yet.")
         return
     for i, (sid, name) in enumerate(sorted(members.items(), key=lambda m: (not m[1], m[1]))):
-        left, right = st.columns([4, 1], vertical_alignment="center")
+        left, mid, right = st.columns([3, 1, 1], vertical_alignment="center")
         left.text(name or f"(anonymous {i + 1})")
+        if sid in admitted:
+            mid.caption("admitted")
+        else:
+            mid.button("Admit", key=f"room_admit_{i}", on_click=cr.admit, args=(sid,))
         right.button("Remove", key=f"room_remove_{i}", on_click=cr.remove_member, args=(sid,))
 
 

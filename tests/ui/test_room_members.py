@@ -77,9 +77,11 @@ def test_a_full_room_makes_way_for_a_new_student_once_its_ghosts_expire(store, s
 def test_a_student_who_comes_back_stays_the_same_member(store):
     rooms, _ = timed_rooms(store)
     code, _ = open_room(rooms)
-    sid = rooms.join(code, client="s1", nickname="Ann")
-    for _ in range(3):  # reloads: the page joins again with the id it kept
-        assert rooms.join(code, client="s1", nickname="Ann", student=sid) == sid
+    sid = rooms.join(code, client="s1", nickname="Ann", claim="her-page")
+    key = "ann-browser-key-0123456789"
+    assert rooms.pulse(code, sid, browser=key, fresh=True, claim="her-page")  # her first poll
+    for _ in range(3):  # reloads: the page joins again with the id it kept, in her browser
+        assert rooms.join(code, client="s1", nickname="Ann", student=sid, browser=key) == sid
     assert rooms.room(code).students == 1
 
 
@@ -116,7 +118,7 @@ def test_a_room_the_store_lost_is_put_back_under_its_code_by_its_teacher(store):
     assert (room.state["text"], room.state["step"], room.quiz) == ("the teacher's text", 4, quiz)
     assert room.version != before  # every student's watcher sees a change
     assert rooms.pulse(code, sid) is None  # the student is no member yet: their page rejoins
-    assert rooms.join(code, client="s1", nickname="Ann", student=sid) == sid
+    assert rooms.join(code, client="s1", nickname="Ann", student=sid, own=True) == sid
     assert rooms.restore(code, token, STATE) is False  # there already: nothing to do
     with pytest.raises(RoomError, match="Only the teacher"):
         rooms.restore(code, "another token", STATE)
@@ -147,7 +149,7 @@ def test_right_codes_are_not_limited_per_address_but_answers_are_per_member(stor
     rooms.answer(code, sids[1], quiz["id"], (97, 98), client="203.0.113.9")  # a classmate
     if store.kind == "memory":  # a minute later (Redis's own expiry: the wrong-code test's)
         store.wait(61)
-        rooms.check_in(code, sids[0])
+        rooms.pulse(code, sids[0], live=True)  # her page polls
         rooms.answer(code, sids[0], quiz["id"], (97, 98), client="203.0.113.9")
 
 
@@ -209,39 +211,56 @@ def test_a_member_counts_while_its_page_checks_in_and_a_join_alone_only_for_a_gr
     assert rooms.members(code, token) == {page: "Ann"}
 
 
-def test_the_teacher_locks_the_room_and_clears_idle_or_recent_members_in_one_click(store):
+def test_the_teacher_locks_the_room_and_clears_who_is_not_admitted_or_idle_in_one_click(store):
+    """Issue 44: sessions a script holds and polls from look like students who watch; the
+    teacher's admission (or an answer) tells the class from them, and the removals of many never
+    remove an admitted student, nor one who answered."""
     rooms, clock = timed_rooms(store, member_timeout=60)
     code, token = open_room(rooms)
     class_ = [rooms.join(code, client="school", nickname=f"S{i}") for i in range(5)]
     clock.now += 120  # the lesson goes on: the class's pages poll
     for sid in class_:
         rooms.pulse(code, sid, live=True)
-    ghosts = [rooms.join(code, client="school") for _ in range(40)]  # a burst of scripted joins
-    assert rooms.room(code).students == 45
+    assert rooms.admit(code, token) == 5  # "Admit everyone here now"
+    with pytest.raises(RoomError, match="Only the teacher"):
+        rooms.admit(code, "not the token")
+    clock.now += 120  # a burst of scripted joins, long before the click
+    ghosts = [rooms.join(code, client="school") for _ in range(40)]
+    late = rooms.join(code, client="school", nickname="late")  # a real latecomer, in the burst
+    quiz = rooms.start_quiz(code, token, 0)
+    answered = rooms.join(code, client="school", nickname="answered")
+    for _ in range(3):  # every page polls, as a browser does: none of them is idle
+        clock.now += 3
+        for sid in [*class_, *ghosts, late, answered]:
+            rooms.pulse(code, sid, live=True)
+    rooms.answer(code, answered, quiz["id"], (97, 98))  # an answer admits
+    assert rooms.room(code).students == 47
+    assert rooms.remove_idle(code, token) == 0  # they all poll: nothing tells them apart
+    assert rooms.admit(code, token, late) == 1  # the teacher admits the one they know
+    assert rooms.admitted(code, token) == {*class_, late, answered}
     with pytest.raises(RoomError, match="Only the teacher"):
         rooms.lock(code, "not the token")
     rooms.lock(code, token)
     assert rooms.locked(code)
     with pytest.raises(RoomError, match="is locked"):
-        rooms.join(code, client="school", nickname="late")
-    # a member comes back through the lock (a reload)
-    assert rooms.join(code, client="school", student=class_[0]) == class_[0]
-    assert rooms.remove_recent(code, token) == 40  # one click: who joined in the last minute
-    assert sorted(rooms.nicknames(code, token)) == [f"S{i}" for i in range(5)]
+        rooms.join(code, client="school", nickname="later")
+    assert rooms.remove_unadmitted(code, token) == 40  # one click: the burst, not the latecomer
+    assert sorted(rooms.nicknames(code, token)) == ["S0", "S1", "S2", "S3", "S4", "answered",
+                                                    "late"]
     assert all(rooms.removed(code, g) for g in ghosts)
     with pytest.raises(RoomError, match="removed you"):
         rooms.join(code, client="school", student=ghosts[0])
     rooms.lock(code, token, locked=False)
-    late = rooms.join(code, client="school", nickname="late")  # a real latecomer gets in
+    newcomer = rooms.join(code, client="school", nickname="new")  # not admitted yet
 
-    # idle: members whose page has not checked in for IDLE_S (not the late one's: in grace)
+    # idle: pages that have not checked in for IDLE_S; an admitted student's is kept
     clock.now += rooms_module.IDLE_S
-    rooms.pulse(code, late, live=True)
     for sid in class_[:3]:
         rooms.pulse(code, sid, live=True)
-    assert rooms.remove_idle(code, token) == 2  # S3 and S4's pages went quiet
-    assert sorted(rooms.nicknames(code, token)) == ["S0", "S1", "S2", "late"]
-    with pytest.raises(RoomError, match="Only the teacher"):
+    assert rooms.remove_idle(code, token) == 1  # the newcomer (no live page past the grace)
+    assert not rooms.is_member(code, newcomer)
+    assert all(rooms.is_member(code, sid) for sid in [*class_, late, answered])  # the quiet
+    with pytest.raises(RoomError, match="Only the teacher"):  # admitted ones are kept
         rooms.remove_idle(code, "not the token")
 
 
@@ -322,11 +341,12 @@ def test_a_session_that_only_runs_or_whose_page_closed_counts_only_for_the_grace
     assert rooms.pulse(code, closed, live=True) and rooms.pulse(code, ann, live=True)
     rooms.page_closed(code, closed)  # its server saw the session disconnect
     assert rooms.room(code).students == 3
-    clock.now += rooms_module.CHECK_IN_EVERY
-    rooms.check_in(code, script)  # the script's session runs again: still only a grace
-    clock.now += rooms_module.JOIN_GRACE + 0.5
-    assert rooms.room(code).students == 1  # the closed page is out; the script's last run is
-    assert rooms.pulse(code, ann, live=True)  # older than the grace; Ann polls and stays
+    for _ in range(int(rooms_module.JOIN_GRACE)):  # the script's session runs every second:
+        clock.now += 1  # its runs are not check-ins
+        assert rooms.check_in(code, script)
+    clock.now += 0.5
+    assert rooms.pulse(code, ann, live=True)  # Ann polls and stays
+    assert rooms.room(code).students == 1  # the closed page and the script are out
     clock.now += 30
     assert rooms.pulse(code, ann, live=True)
     assert rooms.room(code).students == 1
@@ -347,4 +367,28 @@ def test_a_member_is_bound_to_the_browser_that_first_polled_as_them(store):
                       browser="ann-browser-key-0123456789") == ann  # her reload
     assert rooms.nickname(code, ann) == "Ann"
     assert rooms.pulse(code, ann, live=True, browser="ann-browser-key-0123456789")  # still bound
+    assert len(rooms.members(code, token)) == 3
+
+
+def test_a_page_joins_with_a_claim_and_until_its_first_poll_its_address_is_nobodys(store):
+    """Issue 44: before Ann's page first polls (it has not yet given her browser its key), her
+    address opened in another browser is a new member, and a poll with her id but without her
+    page's claim is refused; her page's first poll binds her to her browser."""
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms)
+    ann = rooms.join(code, client="school", nickname="Ann", claim="ann-page-claim")
+    other = rooms.join(code, client="school", student=ann, browser="someone-else-key-0123456789")
+    assert other != ann
+    assert rooms.pulse(code, ann, live=True, browser="someone-else-key-0123456789") is None
+    assert rooms.pulse(code, ann, live=True, browser="someone-else-key-0123456789",
+                       claim="a-guessed-claim") is None
+    assert rooms.pulse(code, ann, live=True, browser="ann-browser-key-0123456789",
+                       fresh=True, claim="ann-page-claim")  # her first poll: bound
+    assert rooms.pulse(code, ann, live=True, browser="someone-else-key-0123456789",
+                       claim="ann-page-claim") is None  # her claim from elsewhere: too late
+    assert rooms.join(code, client="school", student=ann,
+                      browser="ann-browser-key-0123456789") == ann  # her reload
+    assert rooms.join(code, client="school", student=ann, browser="someone-else-key-0123456789",
+                      own=False) not in (ann, other)
+    assert rooms.join(code, client="school", student=ann, own=True) == ann  # her own session
     assert len(rooms.members(code, token)) == 3

@@ -233,7 +233,9 @@ def test_a_full_room_refuses_a_new_student_but_not_a_rejoin(store, small_class):
     assert len(set(sids)) == 3
     with pytest.raises(RoomError, match=rf"Room {show_code(code)} is full \(3 students\)"):
         rooms.join(code, client="s9", nickname="late")
-    assert rooms.join(code, client="s0", nickname="S0 again", student=sids[0]) == sids[0]
+    assert rooms.pulse(code, sids[0], browser="s0-browser-key-0123456789")  # S0's page polls
+    assert rooms.join(code, client="s0", nickname="S0 again", student=sids[0],
+                      browser="s0-browser-key-0123456789") == sids[0]  # and reloads
     assert rooms.room(code).students == 3
     assert sorted(rooms.nicknames(code, token)) == ["S0 again", "S1", "S2"]
     rooms.leave(code, sids[1])

@@ -351,14 +351,24 @@ def remove_idle() -> None:
              f"{IDLE_S:.0f} s).", "info")
 
 
-def remove_recent() -> None:
-    """Callback of "Remove who joined in the last minute" (a burst of scripted joins)."""
+def remove_unadmitted() -> None:
+    """Callback of "Remove everyone not admitted" (sessions a script holds, whenever joined)."""
     room = membership()
-    done, n = _call(rooms().remove_recent, room["code"], room["token"], tab=room.get("tab"))
+    done, n = _call(rooms().remove_unadmitted, room["code"], room["token"], tab=room.get("tab"))
     if done:
-        _say(f"Removed {n} member{'s' * (n != 1)} who joined in the last minute."
+        _say(f"Removed {n} member{'s' * (n != 1)} you had not admitted (nor who answered)."
              + ("" if rooms().locked(room["code"]) else " Lock the room, or they may join "
                 "again."), "info")
+
+
+def admit(student: str | None = None) -> None:
+    """Callback of a member's "Admit" and of "Admit everyone here now" (``student`` None): the
+    bulk removals never remove them (ui/classroom/members.py)."""
+    room = membership()
+    done, n = _call(rooms().admit, room["code"], room["token"], student, room.get("tab"))
+    if done and student is None:
+        _say(f"Admitted {n} member{'s' * (n != 1)}: the removals of many never remove them.",
+             "info")
 
 
 def set_lock() -> None:
@@ -413,8 +423,9 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
         return False
     # as the teacher sees it, and as the student does; a longer paste is cut, and said so
     nickname, cut = cut_nickname(nickname)
+    claim = secrets.token_urlsafe(16)  # this page's alone: its first poll binds the member to
     done, sid = _call(rooms().join, typed, client=_client(), nickname=nickname, student=student,
-                      browser=_browser())
+                      browser=_browser(), claim=claim)  # its browser (members.py)
     if not done:
         return False
     if cut:
@@ -425,7 +436,7 @@ def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
         nickname = rooms().nickname(code, sid)  # a reload: the name the room knows
     ss.pop("_room_lost", None)
     ss["_room"] = {"code": code, "role": "student", "sid": sid, "following": True,
-                   "nickname": nickname, "waiting": False}
+                   "nickname": nickname, "waiting": False, "claim": claim}
     ss["_room_link_tried"] = code  # the link (?room=CODE) of a room left is not joined again
     ss["_room_saved"] = _put_aside()
     ss["_room_version"] = None  # take the room's state on the next arrival
@@ -447,7 +458,7 @@ def _rejoin(room: dict[str, Any]) -> bool:
     their place was taken) joins again as the same member, with their answer."""
     try:
         rooms().join(room["code"], client=_client(), nickname=room.get("nickname", ""),
-                     student=room["sid"], browser=_browser())
+                     student=room["sid"], browser=_browser(), claim=room.get("claim"), own=True)
     except RoomError as e:
         leave(f"{e} Your own text and tokenizer are back.")
         return False

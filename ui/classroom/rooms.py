@@ -14,18 +14,18 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
 - ``stepby``   the teacher's tab and move number the step came from: a step from an older move of
                that tab (a slow rerun) does not replace a newer one (``push_step``);
 - ``members``  student id -> ``{"n": nickname, "t": last check-in, "j": when they joined,
-               "l": whether a live page has checked in}`` (a hash, capped at MAX_STUDENTS). A
-               check-in comes from the member's live page: a run of its Streamlit session, or
-               the watcher's poll when the route knows that session is connected (route.py).
-               A member silent for ``member_timeout`` seconds (JOIN_GRACE before a live page
-               first checked in) is out of the count, and out of the room when a join needs
-               the place;
+               "l": whether a live page has checked in, "a": admitted}`` (a hash, capped at
+               MAX_STUDENTS). A check-in is the watcher's poll when the route knows the
+               member's Streamlit session is connected (route.py). A member silent for
+               ``member_timeout`` seconds (JOIN_GRACE without a live page) is out of the count,
+               and out of the room when a join needs the place (ui/classroom/members.py);
 - ``driver``   the one tab of the teacher that drives the room: a change from the teacher's
                token in another tab is refused (``NotDriver``) until that tab takes over;
 - ``lock``     present while the teacher has locked the room: only its members come back;
 - ``link``     the SHA-256 of the teacher link's one-time key (``new_link``, ``redeem_link``);
-- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) that first
-               polled as them: their address in another browser is a new member;
+- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) whose poll
+               first brought their join's claim (``claim:`` and the claim's SHA-256 until
+               then): their address in another browser is a new member;
 - ``removed``  the student ids the teacher removed (they are told, and cannot come back as
                the same member);
 - ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
@@ -71,6 +71,12 @@ from ui.classroom.addresses import (  # noqa: F401  (also importable from here)
     client_address,
     trusted_proxies,
 )
+from ui.classroom.members import (  # noqa: F401  (also importable from here)
+    CHECK_IN_EVERY,
+    IDLE_S,
+    JOIN_GRACE,
+    MembersMixin,
+)
 from ui.classroom.names import (  # noqa: F401  (also importable from here)
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -105,10 +111,6 @@ CREATES_PER_HOUR = 30  # rooms one client (address) may open
 MAX_STUDENTS = 100  # members of one room
 ANSWERS_PER_MINUTE = 30  # quiz answers (changes of mind) per member, not per address
 MEMBER_TIMEOUT = 60.0  # seconds without a check-in before a member leaves the count
-JOIN_GRACE = 10.0  # seconds a new member counts before its live page first checks in
-IDLE_S = 15.0  # "Remove idle members": no check-in from a live page for this long
-RECENT_S = 60.0  # "Remove who joined in the last minute"
-CHECK_IN_EVERY = 5.0  # a check-in is written at most this often per member
 TEACHER_TIMEOUT = 6.0  # seconds without the teacher's browser checking in: "teacher gone"
 CLOSED_TTL = 24 * 3600  # how long a closed room's tombstone says "closed", not "lost"
 MAX_STATE_BYTES = 16 * 1024 * 1024  # the text (200,000 characters) or an imported file (10 MB)
@@ -156,7 +158,7 @@ def presence_id(token: str) -> str:
     return _digest("presence:" + token)[:32]
 
 
-class Rooms(QuizMixin):
+class Rooms(MembersMixin, QuizMixin):
     """Every room operation, over a store with the interface of ``MemoryKV``.
 
     ``clock`` (wall-clock seconds, shared by every app server) times the members' and the
@@ -455,122 +457,10 @@ class Rooms(QuizMixin):
         raw = self.kv.hgetall(self._key(code, f"answers:{quiz['id']}"))
         return [json.loads(v) for sid, v in raw.items() if sid in current], len(current)
 
-    def members(self, code: str, token: str) -> dict[str, str]:
-        """The current members (only the teacher): student id -> nickname ("" for none)."""
-        self._check_teacher(code, token)
-        return self._current(code)
-
-    def nicknames(self, code: str, token: str) -> list[str]:
-        """The current students' nicknames, "" for those who gave none (only the teacher)."""
-        return list(self.members(code, token).values())
-
-    def remove(self, code: str, token: str, student: str, tab: str | None = None) -> bool:
-        """The teacher removes a member (a ghost, a joker): out of the count now, told on their
-        next check-in, and unable to come back as the same member."""
-        self._check_teacher(code, token, tab)
-        return self._remove(code, [student]) == 1
-
-    def _remove(self, code: str, students: list[str]) -> int:
-        for sid in students:
-            self.kv.hset(self._key(code, "removed"), sid, "1")
-        if students:
-            self.kv.expire(self._key(code, "removed"), self.ttl)
-        return sum(self.kv.hdel(self._key(code, "members"), sid) for sid in students)
-
-    def remove_idle(self, code: str, token: str, tab: str | None = None) -> int:
-        """One click: remove every member whose page has not checked in for IDLE_S seconds
-        (a script that joined and does not keep a live page); returns how many."""
-        self._check_teacher(code, token, tab)
-        now = self.clock()
-        idle = [sid for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
-                if now - float(json.loads(raw).get("t", 0)) >= IDLE_S
-                or not json.loads(raw).get("l", True)
-                and now - float(json.loads(raw).get("j", 0)) >= min(JOIN_GRACE, IDLE_S)]
-        return self._remove(code, idle)
-
-    def remove_recent(self, code: str, token: str, seconds: float = RECENT_S,
-                      tab: str | None = None) -> int:
-        """One click: remove every member who joined in the last ``seconds`` (a burst of
-        scripted joins); returns how many. Lock the room first, or they join again."""
-        self._check_teacher(code, token, tab)
-        now = self.clock()
-        recent = [sid for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
-                  if now - float(json.loads(raw).get("j", 0)) < seconds]
-        return self._remove(code, recent)
-
-    def lock(self, code: str, token: str, locked: bool = True, tab: str | None = None) -> None:
-        """Lock the room (no new member joins; members come back after a reload), or open it."""
-        self._check_teacher(code, token, tab)
-        if locked:
-            self.kv.set(self._key(code, "lock"), "1", ex=self.ttl)
-        else:
-            self.kv.delete(self._key(code, "lock"))
-
-    def locked(self, code: str) -> bool:
-        return bool(self.kv.exists(self._key(code, "lock")))
-
-    def removed(self, code: str, student: str) -> bool:
-        return self.kv.hget(self._key(code, "removed"), student) is not None
-
     def teacher_here(self, code: str, token: str) -> None:
         """The teacher's session checks in (also done by ``pulse`` with the presence id)."""
         self.kv.set(self._key(code, "teacher"), repr(self.clock()), ex=self.ttl)
 
-    # members and their check-ins
-    def _fresh(self, raw: str | None, now: float) -> bool:
-        """A current member: checked in from a live page within ``member_timeout``, or joined
-        within JOIN_GRACE and not yet checked in (its page is coming up)."""
-        if raw is None:
-            return False
-        record = json.loads(raw)
-        most = self.member_timeout if record.get("l", True) else min(JOIN_GRACE,
-                                                                      self.member_timeout)
-        return now - float(record.get("t", 0)) < most
-
-    def check_in(self, code: str, student: str) -> bool:
-        """A run of the member's Streamlit session checks in: written at most every
-        CHECK_IN_EVERY seconds. It keeps the member for JOIN_GRACE only: a session that runs but
-        whose browser never polls (a script holding a session, a page closed at once) is not a
-        live page; the browser's poll (``pulse``, vouched for by the route) is. False for no
-        member."""
-        key = self._key(code, "members")
-        raw = self.kv.hget(key, student) if isinstance(student, str) and student else None
-        if raw is None:
-            return False
-        self._checked_in(key, student, json.loads(raw), self.clock(), polled=False)
-        return True
-
-    def page_closed(self, code: str, student: str) -> None:
-        """The member's Streamlit session closed (ui/classroom/liveness.py): it counts for
-        JOIN_GRACE after its last check-in, no longer for ``member_timeout``."""
-        key = self._key(code, "members")
-        raw = self.kv.hget(key, student)
-        if raw is not None:
-            record = json.loads(raw)
-            if record.get("l", True):
-                record["l"] = False
-                self.kv.hset(key, student, json.dumps(record))
-
-    def _checked_in(self, key: str, student: str, record: dict[str, Any], now: float,
-                    polled: bool = True) -> None:
-        if (polled and not record.get("l", True)) or now - float(record.get("t", 0)) >= min(
-                CHECK_IN_EVERY, self.member_timeout / 4):
-            record["t"] = now
-            record["l"] = record.get("l", True) if not polled else True
-            self.kv.hset(key, student, json.dumps(record))
-
-    def _current(self, code: str) -> dict[str, str]:
-        now = self.clock()
-        return {sid: json.loads(raw).get("n", "")
-                for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
-                if self._fresh(raw, now)}
-
-    def _prune(self, code: str) -> int:
-        """Drop the members who stopped checking in: their places are free again."""
-        now = self.clock()
-        gone = [sid for sid, raw in self.kv.hgetall(self._key(code, "members")).items()
-                if not self._fresh(raw, now)]
-        return sum(self.kv.hdel(self._key(code, "members"), sid) for sid in gone)
 
     # everyone
     def version(self, code: str) -> int | None:
@@ -579,7 +469,8 @@ class Rooms(QuizMixin):
         return None if raw is None else int(raw)
 
     def pulse(self, code: str, member: str = "", teacher: str = "", live: bool = True,
-              tab: str = "", browser: str = "", fresh: bool = False) -> dict[str, Any] | None:
+              tab: str = "", browser: str = "", fresh: bool = False,
+              claim: str = "") -> dict[str, Any] | None:
         """What a browser polls (a student's poll is their check-in when ``live``: the route
         says so only when the member's Streamlit session is connected, ui/classroom/route.py).
 
@@ -614,14 +505,10 @@ class Rooms(QuizMixin):
         if raw is None:
             return None
         record = json.loads(raw)
-        if browser:  # the route's: the browser's key (a cookie; ``fresh``: made for this poll,
-            mine = _digest("browser:" + browser)  # the browser had none). The first poll binds
-            bound = self.kv.hget(self._key(code, "bound"), member)
-            if bound is None:
-                self.kv.hset(self._key(code, "bound"), member, mine)
-                self.kv.expire(self._key(code, "bound"), self.ttl)
-            elif not fresh and not hmac.compare_digest(bound, mine):
-                return None  # another browser's key with this member's id: not theirs
+        # the route's: the browser's key (a cookie; ``fresh``: made for this poll, the browser
+        # had none) and the join's claim; a poll that does not speak for the member: None
+        if browser and not self._poll_bound(code, member, browser, fresh, claim):
+            return None
         version, state, step, seen = self.kv.mget(
             *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
         if version is None or state is None:
@@ -658,7 +545,7 @@ class Rooms(QuizMixin):
 
     # a student
     def join(self, code: str, client: str, nickname: str = "", student: str | None = None,
-             browser: str | None = None) -> str:
+             browser: str | None = None, claim: str | None = None, own: bool = False) -> str:
         """Join by a typed code; returns the student's id (``student``: come back as that member,
         e.g. after a reload or after the store lost the room).
 
@@ -666,8 +553,10 @@ class Rooms(QuizMixin):
         tries from ``client``, for a member the teacher removed, for a new member of a locked
         room, and for a room with MAX_STUDENTS current members (members whose page stopped
         checking in make way). Right codes are not limited per address. ``browser``: the
-        browser's key (route.py's cookie); a member bound to another browser's (``pulse``) is
-        not come back as: this is a new member.
+        browser's key (route.py's cookie): ``student`` from an address is come back as only in
+        the browser they are bound to (``comes_back``), else this is a new member; ``own``: the
+        member's own session asks (it holds the id, the store lost them). ``claim``: the page's
+        secret, which its first poll binds the member to its browser with (members.py).
         """
         normal = normal_code(code)
         live = normal is not None and self.kv.exists(self._key(normal, "meta"))
@@ -681,11 +570,9 @@ class Rooms(QuizMixin):
                 student = None
             elif self.removed(normal, student):
                 raise RoomError(f"Your teacher removed you from room {show_code(normal)}.")
+        if student is not None and not own and not self.comes_back(normal, student, browser):
+            student = None  # their address in another browser, or before their page polled
         old = self.kv.hget(key, student) if student is not None else None
-        bound = self.kv.hget(self._key(normal, "bound"), student) if student else None
-        if bound and not (isinstance(browser, str) and browser and hmac.compare_digest(
-                bound, _digest("browser:" + browser))):
-            old, student = None, None  # their address in another browser: a new member
         back = old is not None
         if not back and self.locked(normal):
             raise RoomError(f"Room {show_code(normal)} is locked: ask your teacher to open it.")
@@ -694,12 +581,16 @@ class Rooms(QuizMixin):
         if back and not nickname:  # a reload does not know the nickname: the room keeps it
             nickname = self.nickname(normal, sid)
         now = self.clock()
-        joined = json.loads(old).get("j", now) if back else now
-        value = json.dumps({"n": nickname, "t": now, "j": joined, "l": False})
+        record = {"n": nickname, "t": now, "j": now, "l": False}
+        if back:  # the join and the admission are kept
+            kept = json.loads(old)
+            record.update({k: kept[k] for k in ("j", "a") if k in kept})
+        value = json.dumps(record)
         if not self.kv.capped_hset(key, sid, value, MAX_STUDENTS, self.ttl):
             if not (self._prune(normal) and self.kv.capped_hset(key, sid, value, MAX_STUDENTS,
                                                                   self.ttl)):
                 raise RoomError(f"Room {show_code(normal)} is full ({MAX_STUDENTS} students).")
+        self._claim(normal, sid, claim)
         quiz = self.quiz(normal)
         self._touch(normal, quiz["id"] if quiz else None)  # the answers live as long as the room
         return sid
@@ -742,6 +633,7 @@ class Rooms(QuizMixin):
                 self.kv.hdel(key, sid)
             if not self.kv.capped_hset(key, student, value, MAX_STUDENTS, self.ttl):
                 raise RoomError("This question has all the answers it can take.")
+        self._admit_answer(code, student)  # an answer admits (members.py)
 
 
 _SHARED: dict[str, Any] = {}

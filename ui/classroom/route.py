@@ -1,6 +1,6 @@
 """The classroom's one HTTP route: a student's browser asks "has the room changed?" here.
 
-``GET /_bpelab/rooms/<CODE>/version?member=<student id>`` answers ``{"version": V, "state": S,
+``GET /_bpelab/rooms/<CODE>/version?member=<student id>&claim=<the join's claim>`` answers ``{"version": V, "state": S,
 "step": K, "teacher": true}`` (``Rooms.pulse``) for a student of that room, and
 ``?teacher=<presence id>`` answers the teacher's browser ``{"version", "students", "answered"}``
 (the live counts; ``&tab=`` adds ``"drives"``: whether that tab still drives the room); 404 for
@@ -117,21 +117,21 @@ def live_member(member: str) -> bool:
 
 async def room_version(request: Request) -> JSONResponse:
     code = request.path_params["code"]
-    asked = [request.query_params.get(name, "") for name in ("member", "teacher", "tab")]
+    asked = [request.query_params.get(name, "") for name in ("member", "teacher", "tab", "claim")]
     if any(len(value) > MAX_FIELD for value in (code, *asked)):
         return Refused(400, f"an id over {MAX_FIELD} characters").response(version=None)
-    member, teacher, tab = asked
+    member, teacher, tab, claim = asked
     live = bool(member) and live_member(member)
     # the browser's own key (an HttpOnly cookie, made here at its first poll): a member is bound
-    # to the browser that first polled as them (Rooms.pulse), so their address opened in another
-    # browser is a new member (ui/classroom/panel.py)
+    # to the browser whose poll first brought their join's claim (ui/classroom/members.py), so
+    # their address opened in another browser is a new member (ui/classroom/panel.py)
     browser = request.cookies.get(BROWSER_COOKIE, "")
     fresh = not 20 <= len(browser) <= 100  # none yet: this answer gives one
     if fresh:
         browser = secrets.token_urlsafe(32)
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
         pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live, tab,
-                                    browser, fresh)
+                                    browser, fresh, claim)
     except Refused as e:
         return e.response(version=None)
     except RoomError:

@@ -61,7 +61,7 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
                     first_ms=0, every_ms=TEACHER_POLL_MS)
     else:
         data.update(role="student", url=VERSION_PATH.format(code=room["code"]) + "?member="
-                    + room["sid"], version=ss.get("_room_version"), state=ss.get("_room_state"),
+                    + room["sid"] + "&claim=" + room.get("claim", ""), version=ss.get("_room_version"), state=ss.get("_room_state"),
                     following=room["following"], waiting=room.get("waiting", False))
         if not room["following"]:
             data["every_ms"] = TEACHER_POLL_MS  # only checking in

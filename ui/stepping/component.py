@@ -382,8 +382,10 @@ export default function (component) {
   // A classroom room moves this view when only the teacher's step changed (ui/classroom/panel.py).
   // Followed steps reach this view's own server once the teacher pauses (FOLLOW_SETTLE_MS after
   // the last): while the teacher steps once a second, no follower's server reruns for each step
-  // (the view, its tokens and its counts move at once; the details below it catch up).
-  const FOLLOW_SETTLE_MS = 1200;
+  // (the view, its tokens and its counts move at once; the details below it catch up). At 1.2 s
+  // the polls' jitter on a crowded machine made gaps long enough: 0.58 runs per Chromium
+  // student per step (benchmarks/classroom.py, load 22); at 3 s, none.
+  const FOLLOW_SETTLE_MS = 3000;
   const follow = (k) => {
     if (timer || clamp(k) === current) return;
     moved(k);
