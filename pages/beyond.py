@@ -22,11 +22,11 @@ from ui.kit.state import (
     parallel_set,
     projector_mode,
     rule_caption,
-    sidebar,
     step_counts,
     text_digest,
 )
 from ui.kit.tokens_html import tokens_html
+from ui.sidebar.panel import sidebar
 from ui.variants import beyond as bv
 from ui.variants.panel import run_training, train_beside_classical
 

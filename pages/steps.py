@@ -18,18 +18,17 @@ from ui.kit.state import (
     require_tokenizer,
     rule_caption,
     samples,
-    sidebar,
     step_counts,
     step_through,
-    stepping_data,
-    steps_component,
     tokenizer_label,
     trained_text,
     vocabulary_fact,
 )
 from ui.kit.tokens_html import bytes_hint, summarise, tokens_html
 from ui.quiz.panel import quiz
+from ui.sidebar.panel import sidebar
 from ui.stepping import merges as sv
+from ui.stepping.panel import stepping_data, steps_component
 
 sidebar()
 ss = st.session_state

@@ -14,11 +14,11 @@ from ui.kit.state import (
     derived,
     projector_mode,
     require_tokenizer,
-    sidebar,
     step_counts,
     tokenizer_label,
 )
 from ui.kit.tokens_html import pieces, tokens_html
+from ui.sidebar.panel import sidebar
 from ui.variants import comparison as va
 
 MAX_SENTENCE = 300  # characters of the sentence the encoders are shown on

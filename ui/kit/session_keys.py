@@ -11,7 +11,7 @@ import streamlit as st
 # Sidebar widgets whose values must survive a page change. The same keyed widget on another page
 # is a new widget to Streamlit and starts from its default, so every value is mirrored under
 # "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
-# the widget is re-seeded from the mirror on every run (ui/kit/state.py).
+# the widget is re-seeded from the mirror on every run (ui/sidebar/panel.py).
 KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector",
         "special_rule")
 KEEP_PREFIX = "_keep_"
@@ -29,7 +29,7 @@ def keep(key: str, value: object = None) -> None:
     ss[KEEP_PREFIX + key] = ss[key]
 
 SESSION_KEYS: dict[str, str] = {
-    # -- the sidebar, shared by every page (ui/kit/state.py) --
+    # -- the sidebar, shared by every page (ui/sidebar/panel.py) --
     "projector": "toggle: projector mode",
     "nav": "container: the sidebar's navigation (ui/kit/navigation.py; no value)",
     "nav_close": "component: closes the sidebar after a page change on a phone (no value)",
