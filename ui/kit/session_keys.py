@@ -176,7 +176,7 @@ SESSION_KEYS: dict[str, str] = {
     "_check_demo": "the bug zoo's mistake being shown",
     # -- Variants of BPE --
     "variants_ties": "toggle: the other tie rules", "variants_min_freq": "number input",
-    "variants_max_bytes": "number input", "variants_cut": "toggle: cut at the special tokens",
+    "variants_max_bytes": "number input", "variants_as_text": "toggle: special tokens as text, added after",
     "variants_summary": "dataframe: the variants", "variants_pick": "selectbox: a variant",
     "variants_candidates": "dataframe: the pairs where it parts", "variants_chart": "chart",
     "variants_sentence": "text input: the sentence the encoders show",
