@@ -206,6 +206,9 @@ def sidebar() -> None:
                      help=f"Paste anything. Ctrl+Enter applies it. The app keeps the first "
                           f"{MAX_TEXT_CHARS:,} characters and says how many were cut.",
                      on_change=_use_text)
+        # one count of characters in the app: code points, with separators (Streamlit's own
+        # counter under the box counts UTF-16 units; PAGE_CSS hides it)
+        st.caption(f"{len(ss.get('text') or ''):,} of {MAX_TEXT_CHARS:,} characters")
         st.file_uploader("…or upload a .txt / .md file", type=["txt", "md"], key="upload",
                          on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
         if ss.get("notice"):
