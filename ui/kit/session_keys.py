@@ -56,6 +56,13 @@ SESSION_KEYS: dict[str, str] = {
     "_link_read": "the link's query was read (once per session)",
     "_link_step": "the step the session's link named (the Merge forest opens there)",
     "_first_training_tried": "the first visit trained by itself once",
+    "lesson_keeper": "component: keeps the tab's lesson in its sessionStorage for a reload"
+                     " (its triggers: kept, resend)",
+    "lesson_step_keeper": "component: keeps Step through's step in the tab for a reload",
+    "_lesson_asked": "the session has taken the lesson a reload left in the tab",
+    "_lesson_session": "this session's id for the lesson keeper (a new one reads the tab again)",
+    "_lesson_sent": "the digests of the texts handed to the tab (each is sent once)",
+    "_lesson_restored": "(text, settings) of the tokenizer to train again after a reload",
     "_keep_": "prefix: the sidebar's values mirrored across pages (KEPT below)",
     "_derived": "the one cache of what the session derives from (tokenizer, text)",
     "_digest": "(text, its SHA-256): the last text hashed",

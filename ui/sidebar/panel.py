@@ -8,6 +8,7 @@ Every page calls ``sidebar()`` first. It writes the session's text and tokenizer
 from __future__ import annotations
 
 import hashlib
+import secrets
 from typing import Any
 
 import streamlit as st
@@ -57,7 +58,10 @@ from ui.kit.state import (
     _imported_tok,
     samples,
     special_rule,
+    text_digest,
 )
+from ui.sidebar.component import register_keeper
+from ui.sidebar.lesson import VERSION, digest, read_lesson, settings_of
 
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
@@ -249,8 +253,10 @@ def sidebar() -> None:
                             use_container_width=True)
         if ss.get("stop"):
             st.warning("Training was stopped; the previous tokenizer is kept.")
+        _train_restored()
         if not preset_chosen:
             _train_if_asked(clicked)
+        _keep_lesson()
     for key in KEPT:
         _keep(key)
     st.html(PAGE_CSS)
@@ -321,3 +327,114 @@ def room_watcher() -> Any:
     return register_watcher()
 
 
+
+
+# -- a reload keeps the lesson (ui/sidebar/component.py keeps it in the tab's sessionStorage) -----
+
+KEEPER = "lesson_keeper"  # the component's key
+ASKED = "_lesson_asked"  # the session has taken the tab's lesson (after a reload)
+SESSION = "_lesson_session"  # this session's id for the tab (a new session reads the tab again)
+SENT = "_lesson_sent"  # the digests of the texts this session has handed the tab
+RESTORED = "_lesson_restored"  # the tokenizer to train again after a reload: (text, Settings)
+
+
+@st.cache_resource
+def lesson_keeper() -> Any:
+    """The lesson keeper (ui/sidebar/component.py), registered once per server."""
+    return register_keeper()
+
+
+def _told(name: str) -> Any:
+    state = st.session_state.get(KEEPER) or {}
+    return state.get(name) if hasattr(state, "get") else getattr(state, name, None)
+
+
+def _restore() -> None:
+    """The tab answered with what it kept (after a reload): the text, the settings and the step
+    come back before the sidebar is drawn, and the tokenizer is trained again from what it was
+    trained on (training is deterministic: the same merges and ids). Not in a classroom room,
+    whose state is the room's."""
+    ss = st.session_state
+    ss[ASKED] = True
+    told = _told("kept")
+    if not isinstance(told, dict) or ss.get("_room") or "room" in st.query_params:
+        return
+    lesson = read_lesson(told.get("lesson"), told.get("text"), told.get("tok_text"),
+                         told.get("step"))
+    if lesson is None:
+        return
+    _set_text(lesson.text)
+    for key, value in lesson.values.items():
+        _keep(key, value)
+    if lesson.step is not None:
+        ss["step"] = lesson.step
+    if lesson.tok is not None:
+        ss[RESTORED] = lesson.tok
+    _note_cut("The text, settings and tokenizer of this tab came back after the reload."
+              if lesson.tok is not None else
+              "The text and settings of this tab came back after the reload: press Train.")
+
+
+def _resend() -> None:
+    """The tab lacks a text the session handed it (a run it never drew): hand it again."""
+    st.session_state.pop(SENT, None)
+
+
+def _train_restored() -> None:
+    restored = st.session_state.pop(RESTORED, None)
+    if restored is None:
+        return
+    text, values = restored
+    st.session_state["_first_training_tried"] = True
+    try:
+        settings = make_settings(values["kind"], values["pattern"], values["vocab_size"],
+                                 values["specials"])
+        _train(text, settings, show_progress=True)
+    except ValueError as e:
+        st.error(md_escape(str(e)))
+
+
+def _session_id() -> str:
+    ss = st.session_state
+    if SESSION not in ss:
+        ss[SESSION] = secrets.token_urlsafe(12)
+    return ss[SESSION]
+
+
+def _keep_lesson() -> None:
+    """Hand the tab what it keeps: the lesson's settings on every run, a text only when it is
+    new to the tab. A session's first run also lets the tab answer with a lesson a reload left
+    (``asked``: the session has taken the tab's answer)."""
+    ss = st.session_state
+    text = ss["text"]
+    lesson: dict[str, Any] = {
+        "v": VERSION, "digest": text_digest(text),
+        **settings_of(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"]),
+        "special_rule": special_rule(), "projector": bool(ss["projector"]), "tok": None}
+    data: dict[str, Any] = {"session": _session_id(), "asked": bool(ss.get(ASKED)),
+                            "lesson": lesson}
+    sent = ss.setdefault(SENT, {})
+    if sent.get("text") != lesson["digest"]:
+        data["text"] = text
+        sent["text"] = lesson["digest"]
+    tok, settings, tok_text = ss.get("tok"), ss.get("tok_settings"), ss.get("tok_text")
+    if tok is not None and settings is not None and tok_text is not None:
+        if tok_text == text:
+            tok_digest = lesson["digest"]
+        else:  # hashed once per text object, as text_digest does for the sidebar's text
+            if sent.get("tok_of") is not tok_text:
+                sent["tok_of"], sent["tok_digest"] = tok_text, digest(tok_text)
+            tok_digest = sent["tok_digest"]
+        lesson["tok"] = {**settings_of(settings.kind, settings.pattern, settings.vocab_size,
+                                       ", ".join(settings.specials)), "digest": tok_digest}
+        if tok_digest != lesson["digest"] and sent.get("tok") != tok_digest:
+            data["tok_text"] = tok_text
+            sent["tok"] = tok_digest
+    lesson_keeper()(data=data, key=KEEPER, on_kept_change=_restore, on_resend_change=_resend)
+
+
+def keep_step(step: int) -> None:
+    """Hand the tab the step of Step through merges (it changes in the page's fragment, where
+    the sidebar does not run)."""
+    lesson_keeper()(data={"session": _session_id(), "step": int(step)},
+                    key="lesson_step_keeper")
