@@ -77,8 +77,10 @@ PROJECTOR_CSS = f"""<style>
 # are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
 # on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
 # more on white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
-# The sidebar's Text box: Streamlit's counter under it ("201424/10000000") counts UTF-16 units;
-# the sidebar's own caption counts characters (code points) as every other count does.
+# The boxes that take a paste and cut it (the sidebar's Text, Check's, Language tax's, Chat's
+# messages): Streamlit's counter under them ("201424/10000000") counts UTF-16 units, against a
+# bound that only guards the connection; their notes count characters (code points), and the
+# sidebar's own caption too.
 PAGE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
 [data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
@@ -107,7 +109,10 @@ PAGE_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] { height: auto; max-width: 100%; }
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span[title] {
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
-.st-key-text [data-testid="InputInstructions"] > span:nth-child(2) { display: none; }
+.st-key-text [data-testid="InputInstructions"] > span:nth-child(2),
+.st-key-check_text [data-testid="InputInstructions"] > span:nth-child(2),
+.st-key-languages_own [data-testid="InputInstructions"] > span:nth-child(2),
+[class*="st-key-chat_text_"] [data-testid="InputInstructions"] > span:nth-child(2) { display: none; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 CUT_NOTE = "_cut_note_"  # session key prefix: what cut_to cut from a box's text
