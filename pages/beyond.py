@@ -22,11 +22,11 @@ from ui.kit.state import (
     parallel_set,
     projector_mode,
     rule_caption,
-    sidebar,
     step_counts,
     text_digest,
 )
 from ui.kit.tokens_html import tokens_html
+from ui.sidebar.panel import sidebar
 from ui.variants import beyond as bv
 from ui.variants.panel import run_training, train_beside_classical
 
@@ -74,12 +74,12 @@ if variant in (SUPER, BOUND):
             st.info(f"{e}: the sidebar's split pattern is another one.")
             st.stop()
 
-    # the sidebar's tokenizer, when it is this classical BPE (same text, split and size, no
-    # special tokens): not trained again, and its step-through is the one the session keeps
+    # the sidebar's tokenizer, when it is this classical BPE (same text, split and size; the
+    # sidebar cuts at its special tokens as this page does): not trained again, and its
+    # step-through is the one the session keeps
     sidebar_tok = ss.get("tok")
     same = (sidebar_tok is not None and settings is not None and ss.get("tok_text") == text
-            and settings.pattern == pattern and settings.vocab_size == vocab_size
-            and not specials)
+            and settings.pattern == pattern and settings.vocab_size == vocab_size)
 
     def make_super(progress):
         return train_beside_classical(progress, text, vocab_size, pattern, specials, transition,

@@ -21,10 +21,10 @@ from ui.kit.state import (
     active_tokenizer,
     allowed_special,
     current_text,
-    sidebar,
     special_rule,
     tokenizer_label,
 )
+from ui.sidebar.panel import sidebar
 
 MAX_TEXT_SHOWN = 100_000
 

@@ -12,7 +12,8 @@ from ui.chat.panel import (
     conversation_editor,
 )
 from ui.kit.escape import md_escape
-from ui.kit.state import active_tokenizer, allowed_special, rule_caption, sidebar, tokenizer_label
+from ui.kit.state import active_tokenizer, allowed_special, rule_caption, tokenizer_label
+from ui.sidebar.panel import sidebar
 
 sidebar()
 

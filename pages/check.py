@@ -7,7 +7,8 @@ from bpe_lab import check
 from ui.check import findings as cv
 from ui.kit.choices import MAX_PASTE_CHARS, parse_specials
 from ui.kit.escape import md_escape
-from ui.kit.state import current_text, cut_note, cut_to, derived, sidebar
+from ui.kit.state import current_text, cut_note, cut_to, derived
+from ui.sidebar.panel import sidebar
 
 MAX_MERGES_ASKED = 2_000  # the vocabulary size the page offers: 256 + specials + this
 DEMO_NAMES = {m.key: m.title for m in check.MISTAKES}

@@ -10,9 +10,10 @@ from ui.classroom.names import MAX_TYPED_NICKNAME
 from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
 from ui.kit.escape import code_span, md_escape
-from ui.kit.state import active_tokenizer, projector_mode, sidebar, tokenizer_label, trained_text
+from ui.kit.state import active_tokenizer, projector_mode, tokenizer_label, trained_text
 from ui.quiz import questions as qz
 from ui.quiz.panel import text_after, text_after_merge
+from ui.sidebar.panel import sidebar
 
 sidebar()
 ss = st.session_state

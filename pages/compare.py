@@ -20,11 +20,11 @@ from ui.kit.state import (
     derived,
     preset,
     rule_caption,
-    sidebar,
     step_through,
     tokenizer_label,
 )
 from ui.kit.tables import table_html
+from ui.sidebar.panel import sidebar
 
 sidebar()
 

@@ -24,10 +24,10 @@ from ui.kit.state import (
     active_tokenizer,
     import_refusal,
     import_tokenizer,
-    sidebar,
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.sidebar.panel import sidebar
 
 MAX_ERROR_CHARS = 600  # a reader's message can quote megabytes of a hostile file
 

@@ -21,11 +21,11 @@ from ui.kit.state import (
     current_text,
     projector_mode,
     require_tokenizer,
-    sidebar,
     step_through,
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.sidebar.panel import sidebar
 
 MAX_TEXT_TOKENS = 500  # tokens offered in the "tokens of the text" picker
 MAX_VOCAB_ROWS = 1_000  # rows of the vocabulary table sent to the browser

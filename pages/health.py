@@ -18,11 +18,11 @@ from ui.kit.state import (
     current_text,
     derived,
     require_tokenizer,
-    sidebar,
     step_through,
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.sidebar.panel import sidebar
 from ui.who_pays import health as he
 
 MAX_ROWS = 1_000  # rows of each kind's table sent to the browser

@@ -16,11 +16,11 @@ from ui.kit.state import (
     preset,
     projector_mode,
     require_tokenizer,
-    sidebar,
     tokenizer_label,
     vocabulary_fact,
 )
 from ui.kit.tables import table_html
+from ui.sidebar.panel import sidebar
 from ui.who_pays import languages as lt
 
 sidebar()

@@ -16,13 +16,13 @@ from ui.kit.state import (
     preset,
     projector_mode,
     rule_caption,
-    sidebar,
     tokenizer_label,
 )
 from ui.kit.tables import table_html
 from ui.kit.tokens_html import pair_label, tokens_html
 from ui.lesson import tutorial as le
 from ui.quiz.panel import quiz
+from ui.sidebar.panel import sidebar
 
 sidebar()
 ss = st.session_state

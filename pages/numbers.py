@@ -21,11 +21,11 @@ from ui.kit.state import (
     derived,
     preset,
     require_tokenizer,
-    sidebar,
     text_digest,
     tokenizer_label,
     vocabulary_fact,
 )
+from ui.sidebar.panel import sidebar
 from ui.who_pays import numbers as nu
 
 MAX_NUMBER_CHARS = 40  # the user's own number

@@ -17,6 +17,7 @@ from ui.front.component import (
     seed_text,
     views_data,
 )
+from ui.front.panel import type_box
 from ui.front.route import TOKENS_PATH
 from ui.kit.choices import MAX_TEXT_CHARS
 from ui.kit.state import (
@@ -27,17 +28,16 @@ from ui.kit.state import (
     route_key,
     route_text,
     rule_caption,
-    sidebar,
     special_rule,
     step_through,
-    steps_component,
     tokenizer_label,
-    type_box,
 )
 from ui.kit.tables import merges_frame
 from ui.kit.tokens_html import bytes_hint
+from ui.sidebar.panel import sidebar
 from ui.stepping.component import steps_payload
 from ui.stepping.merges import window
+from ui.stepping.panel import steps_component
 
 MAX_IDS_SHOWN = 5000
 WAYS_ON = [

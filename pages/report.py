@@ -18,12 +18,12 @@ from ui.kit.state import (
     preset,
     report_texts,
     require_tokenizer,
-    sidebar,
     tokenizer_label,
     trained_text,
     vocabulary_fact,
 )
 from ui.kit.tables import table_html
+from ui.sidebar.panel import sidebar
 from ui.who_pays import languages as lt
 from ui.who_pays import report as rc
 

@@ -18,18 +18,17 @@ from ui.kit.state import (
     require_tokenizer,
     rule_caption,
     samples,
-    sidebar,
     step_counts,
     step_through,
-    stepping_data,
-    steps_component,
     tokenizer_label,
     trained_text,
     vocabulary_fact,
 )
 from ui.kit.tokens_html import bytes_hint, summarise, tokens_html
 from ui.quiz.panel import quiz
+from ui.sidebar.panel import keep_step, sidebar
 from ui.stepping import merges as sv
+from ui.stepping.panel import stepping_data, steps_component
 
 sidebar()
 ss = st.session_state
@@ -140,6 +139,7 @@ def _step_view(tok, text: str, n: int, training: str | None) -> None:
             ss["_stepspage_stop_play"] = True
             st.rerun()
     ss["step"] = k
+    keep_step(k)  # a reload comes back at this step
     counts, num_bytes = step_counts(tok, text)
     back, ahead = sv.prev_change(counts, k), sv.next_change(counts, k)
 

@@ -9,7 +9,6 @@ from ui.kit.state import (
     projector_mode,
     require_tokenizer,
     rule_caption,
-    sidebar,
     step_through,
     tokenizer_label,
 )
@@ -24,6 +23,7 @@ from ui.kit.tokens_html import (
     token_counts,
     tokens_html,
 )
+from ui.sidebar.panel import sidebar
 
 VIEWS = ["Tokens", "Chunks (split pattern)"]
 KEEP = "session"  # the options keep their values when the user visits another page and returns

@@ -14,11 +14,11 @@ from ui.kit.state import (
     derived,
     projector_mode,
     require_tokenizer,
-    sidebar,
     step_counts,
     tokenizer_label,
 )
 from ui.kit.tokens_html import pieces, tokens_html
+from ui.sidebar.panel import sidebar
 from ui.variants import comparison as va
 
 MAX_SENTENCE = 300  # characters of the sentence the encoders are shown on
@@ -57,15 +57,18 @@ else:
     max_token_bytes = right.number_input(
         "max_token_bytes (0: off)", min_value=0, max_value=64, value=0, key="variants_max_bytes",
         help="Never merge a pair whose token would be longer than this many bytes.")
-    cut = False
+    as_text = False
     if settings.specials:
-        cut = left.toggle("Cut the text at the special tokens (CS336)", value=True,
-                          key="variants_cut",
-                          help="Special tokens are never counted or merged across, and count in "
-                               "the vocabulary size.")
+        as_text = left.toggle("Special tokens as text, added after (minbpe)", value=True,
+                              key="variants_as_text",
+                              help="The sidebar cuts the text at its special tokens and counts "
+                                   "them in the vocabulary size (as CS336 and bpe-lab train do). "
+                                   "This variant trains over their text too and adds them after "
+                                   "the merges, beyond the vocabulary size.")
     else:
-        st.caption("Add special tokens in the sidebar to see what cutting the text at them does.")
-    chosen = va.variant_set(ties, int(min_frequency), int(max_token_bytes or 0) or None, cut)
+        st.caption("Add special tokens in the sidebar to see what training over their text does.")
+    chosen = va.variant_set(ties, int(min_frequency), int(max_token_bytes or 0) or None,
+                           as_text)
     if max_token_bytes == 1:
         st.warning("max_token_bytes must be 2 or more (a merge makes at least 2 bytes).")
         chosen.pop("max_token_bytes=1", None)

@@ -4,8 +4,10 @@
   and ``import bpe_core`` loads none of the lab's analyses.
 - ``bpe_lab`` (the checker, the analyses, the command) imports no Streamlit and nothing of the app.
 - ``ui/`` has no module of its own at the top: each is in a feature's folder or in the kit.
-- A page imports the kit and its own feature's folder; the few other ties are listed below, each
-  with its reason, so a new one is a decision, not an accident.
+- A page imports the kit, the sidebar and its own feature's folder; the few other ties are listed
+  below, each with its reason, so a new one is a decision, not an accident.
+- The kit (``ui/kit``) imports no other folder of ``ui/``; the sidebar (``ui/sidebar``) is composed
+  above the features it shows, and no feature imports it.
 - No module of the app, the library or the lab is over 800 lines.
 """
 
@@ -41,7 +43,7 @@ PAGE_FEATURES = {
 }
 # feature folder -> other folders it may import (ui.kit aside)
 FEATURE_TIES = {
-    "kit": {"classroom", "front", "stepping"},  # the sidebar's room; registering the components once
+    "sidebar": {"classroom"},  # a classroom room's part of the sidebar
     "classroom": {"exchange"},  # a room's imported tokenizer is read as an upload is
     "quiz": {"lesson"},  # the question's text is the lesson's
     "who_pays": {"forest"},  # a token id typed in a search, read as the forest reads it
@@ -102,13 +104,14 @@ def test_import_bpe_core_loads_the_library_alone():
 def test_ui_keeps_every_module_in_a_folder():
     assert sorted(p.name for p in (ROOT / "ui").glob("*.py")) == ["__init__.py"]
     folders = {p.name for p in (ROOT / "ui").iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert folders == {"kit"} | set().union(*PAGE_FEATURES.values()) | {"lesson", "quiz"}
+    assert folders == {"kit", "sidebar"} | set().union(*PAGE_FEATURES.values()) | {"lesson", "quiz"}
     assert all((ROOT / "ui" / f / "__init__.py").is_file() for f in folders)
 
 
 def test_a_page_imports_the_kit_and_its_features_only():
-    pages = {p.stem: ui_folders(p) - {"kit"} for p in python_files("pages")}
+    pages = {p.stem: ui_folders(p) - {"kit", "sidebar"} for p in python_files("pages")}
     assert pages == PAGE_FEATURES
+    assert {p.stem for p in python_files("pages") if "sidebar" in ui_folders(p)} == set(PAGE_FEATURES)
 
 
 def test_a_feature_imports_only_the_kit_and_its_listed_ties():
@@ -118,6 +121,22 @@ def test_a_feature_imports_only_the_kit_and_its_listed_ties():
             used = set().union(*(ui_folders(p) for p in python_files(f"ui/{folder.name}")))
             ties[folder.name] = used - {folder.name, "kit"}
     assert {k: v for k, v in ties.items() if v} == FEATURE_TIES
+
+
+def test_the_kit_imports_no_other_ui_folder():
+    """The kit is the ground floor of ui/: every feature and the sidebar stand on it, so an import
+    from it to a feature (lazy ones inside a function too) would run back up."""
+    found = {f"{p.relative_to(ROOT)}: {name}" for p in python_files("ui/kit")
+             for name in imported(p)
+             if name.startswith("ui.") and name.split(".")[1] != "kit"}
+    assert found == set()
+
+
+def test_no_feature_imports_the_sidebar():
+    """The sidebar sits above the features it shows: only pages import it."""
+    found = {str(p.relative_to(ROOT)) for p in python_files("ui")
+             if "sidebar" in ui_folders(p) and p.parent.name != "sidebar"}
+    assert found == set()
 
 
 def test_no_module_is_over_800_lines():

@@ -218,6 +218,15 @@ def test_a_paste_too_long_for_the_box_says_how_much_was_cut(front):
         f"{cut:,} were cut. For a longer text, paste it in the sidebar's Text or upload it there "
         f"as a file (up to {MAX_TEXT_CHARS:,} characters).")
     assert note.get_attribute("role") == "status"  # a screen reader hears it
+    # characters are code points, in the note and the counter alike: an emoji is one (two UTF-16
+    # units in the browser's strings)
+    box.fill("")
+    page.evaluate(PASTE_JS, ["a😀" * 3_000])
+    expect(note).to_contain_text(f"Your paste was 6,000 characters; this box keeps "
+                                 f"{MAX_FRONT_CHARS:,}, so the last 1,000 were cut.")
+    expect(page.locator("[data-testid=bpe-type] .left")).to_have_text(
+        f"{MAX_FRONT_CHARS:,} of {MAX_FRONT_CHARS:,} characters")
+    assert box.input_value() == ("a😀" * 3_000)[:MAX_FRONT_CHARS]
 
 
 def test_without_the_route_the_pages_script_draws_the_views(front):

@@ -197,12 +197,13 @@ def test_a_paste_longer_than_the_app_keeps_is_cut_with_how_much_and_the_command_
     assert "Keeping the first 200,000 of 305,000 characters: the last 105,000 were cut." in notes
     commands = [c.value for c in at.code if c.value.startswith("bpe-lab train")]
     assert commands == ["bpe-lab train my-text.txt --vocab-size=512 --pattern=gpt4 --out my-text.model"]
-    # the command follows the sidebar's choices (special tokens count in the CLI's vocabulary)
+    # the command follows the sidebar's choices (special tokens count in the vocabulary, in the
+    # app as on the command line)
     at.selectbox(key="kind").set_value("Train: GPT-2 split").run()
     at.number_input(key="vocab_size").set_value(1024).run()
     at.text_input(key="specials").set_value("<|endoftext|>").run()
     commands = [c.value for c in at.code if c.value.startswith("bpe-lab train")]
-    assert commands == ["bpe-lab train my-text.txt --vocab-size=1025 --pattern=gpt2 "
+    assert commands == ["bpe-lab train my-text.txt --vocab-size=1024 --pattern=gpt2 "
                         "'--special-token=<|endoftext|>' --out my-text.model"]
     # a text that fits clears the note
     at.text_area(key="text").set_value("a short text").run()

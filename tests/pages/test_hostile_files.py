@@ -516,7 +516,7 @@ def test_register_special_tokens_is_all_or_nothing(bad):
 
 
 def test_a_failed_first_training_from_a_link_is_not_retried_on_every_rerun(monkeypatch):
-    import ui.kit.state
+    import ui.sidebar.panel
 
     calls = []
 
@@ -524,7 +524,7 @@ def test_a_failed_first_training_from_a_link_is_not_retried_on_every_rerun(monke
         calls.append(settings.kind)
         raise ValueError("the split pattern took longer than 2.0 s on this text")
 
-    monkeypatch.setattr(ui.kit.state, "train_tokenizer", failing)
+    monkeypatch.setattr(ui.sidebar.panel, "train_tokenizer", failing)
     at = AppTest.from_file(APP_PATH, default_timeout=60)
     at.query_params.update({"kind": "custom", "pattern": r"(\w+)+!"})
     at.run()

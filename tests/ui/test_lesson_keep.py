@@ -13,8 +13,8 @@ TEXT = "Tokens 😀 cost money.<|endoftext|>"
 
 
 def lesson(text: str = TEXT, **changes) -> dict:
-    kept = {"v": VERSION, "digest": digest(text), **settings_of(DEFAULT_KIND, "", 300,
-                                                                 "<|endoftext|>"),
+    kept = {"v": VERSION, "digest": digest(text),
+            **settings_of(DEFAULT_KIND, "", 300, "<|endoftext|>"),
             "special_rule": "text", "projector": False,
             "tok": {**settings_of(DEFAULT_KIND, "", 300, "<|endoftext|>"), "digest": digest(text)}}
     kept.update(changes)

@@ -56,16 +56,19 @@ def test_min_frequency_stopping_early_is_a_prefix_with_a_reason():
     assert "fewer than min_frequency 2" in va.stop_note(classic, variant)
 
 
-def test_cutting_at_special_tokens_changes_the_counts():
+def test_training_over_the_special_tokens_text_changes_the_counts():
     settings = Settings("Train: no split (Basic)", "", 262, ("<|x|>",))
     text = "ab<|x|>ab<|x|>ab<|x|>cd"
     classic = train_tokenizer(text, settings)
-    cut = train_tokenizer(text, settings, variant={"cut_specials": True})
-    assert cut.special_tokens == {"<|x|>": 256 + cut.num_merges}
-    assert all(b"|" not in t for t in va.merged_tokens(cut))
-    assert any(b"|" in t for t in va.merged_tokens(classic))
-    parting = va.part_ways(classic, cut, {"cut_specials": True})
-    assert "cut at the special tokens" in parting.reason
+    as_text = train_tokenizer(text, settings, variant={"specials_as_text": True})
+    library = BasicTokenizer()
+    library.train(text, 262, special_tokens=["<|x|>"])  # the library's own path: the same
+    assert (classic.merges, classic.special_tokens) == (library.merges, library.special_tokens)
+    assert all(b"|" not in t for t in va.merged_tokens(classic))
+    assert any(b"|" in t for t in va.merged_tokens(as_text))
+    assert as_text.special_tokens == {"<|x|>": 256 + as_text.num_merges}
+    parting = va.part_ways(classic, as_text, {"specials_as_text": True})
+    assert "cuts the text at the special tokens" in parting.reason
 
 
 def test_the_summary_has_the_classic_first_and_one_row_per_variant():

@@ -1,5 +1,5 @@
 """The classroom's room watcher: a small ``st.components.v2`` component in every session's
-sidebar (ui/classroom/panel.py draws it, ui/kit/state.py registers it once per server). Only numbers and its
+sidebar (ui/classroom/panel.py draws it, ui/sidebar/panel.py registers it once per server). Only numbers and its
 own words come in; everything it shows goes in through ``textContent``.
 """
 
@@ -201,7 +201,7 @@ WATCH_SAID = {
 
 
 def register_watcher() -> Any:
-    """The room watcher, a ``st.components.v2`` component (inline; ui/kit/state.py registers it once
+    """The room watcher, a ``st.components.v2`` component (inline; ui/sidebar/panel.py registers it once
     per server)."""
     return st.components.v2.component(
         "bpe_lab.room_watch", js=_WATCH_JS,

@@ -42,7 +42,7 @@ import bpe_core
 from ui.classroom import addresses
 from ui.classroom import phrase as teacher_phrase
 from ui.classroom.addresses import local_addresses
-from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/kit/state.py registers it)
+from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/sidebar/panel.py registers it)
 from ui.classroom.liveness import start_sweeper
 from ui.classroom.rooms import (
     IDLE_S,
@@ -87,7 +87,7 @@ def rooms() -> Rooms:
 
 def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
     """The room's imported tokenizer, read from the teacher's file(s) (``source``: the JSON of
-    the ``imported`` state). ui/kit/state.py keeps it, once per server."""
+    the ``imported`` state). ui/sidebar/panel.py keeps it, once per server."""
     from ui.exchange.files import IMPORT_PATTERNS, read_uploads
 
     spec = json.loads(source)
@@ -474,7 +474,7 @@ def _rejoin(room: dict[str, Any]) -> bool:
 
 
 def room_query() -> dict[str, str]:
-    """What a student's address keeps (ui/kit/state.py puts it in the address bar): the room and
+    """What a student's address keeps (ui/sidebar/panel.py puts it in the address bar): the room and
     the member, so that a reload comes back as the same member."""
     room = membership()
     if room and room["role"] == "student":
@@ -590,7 +590,7 @@ def current_page() -> str | None:
 
 
 class Shared(NamedTuple):
-    """What ui/kit/state.py keeps once per server for every room's students (read-only)."""
+    """What ui/sidebar/panel.py keeps once per server for every room's students (read-only)."""
 
     tokenizer: Callable[[str, Settings], bpe_core.Tokenizer]  # train_tokenizer, kept
     imported: Callable[[str], tuple[bpe_core.Tokenizer, str]]  # read_room_import, kept

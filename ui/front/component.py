@@ -203,15 +203,34 @@ function drawView(side, view, large) {
   per.textContent = n ? (view.bytes / n).toFixed(2) : "–";
 }
 
+// The number of characters (code points) of a string, and its first n.
+function codePoints(text) {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff || i + 1 === text.length) n++;
+    else { const d = text.charCodeAt(i + 1); n++; if (d >= 0xdc00 && d <= 0xdfff) i++; }
+  }
+  return n;
+}
+function firstCodePoints(text, n) {
+  let out = "";
+  for (const ch of text) { if (n-- <= 0) break; out += ch; }
+  return out;
+}
+
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".bpe-type");
   if (!data || !root) return;
   const box = root.querySelector("textarea");
   const left = root.querySelector(".left");
-  box.maxLength = data.max;
+  // characters are code points, as everywhere in the app (Python's len): an emoji is one, not
+  // the two UTF-16 units of a JavaScript string's length; the box's own maxLength counts units,
+  // so it only bounds them (two a character at most), and a longer text is cut here
+  box.maxLength = 2 * data.max;
   const counter = () => {
-    left.textContent = `${box.value.length.toLocaleString("en-US")} of ${data.max.toLocaleString("en-US")} characters`;
+    left.textContent = `${codePoints(box.value).toLocaleString("en-US")} of ${data.max.toLocaleString("en-US")} characters`;
   };
   // kept between reruns (each rerun calls this function again with new data): what was sent to
   // the page's script, the route's state, and the latest rerun's data and setStateValue
@@ -249,12 +268,18 @@ export default function (component) {
     box.addEventListener("paste", (event) => {
       const pasted = (event.clipboardData || { getData: () => "" }).getData("text");
       const max = s.data.max;
-      const room = max - box.value.length + (box.selectionEnd - box.selectionStart);
+      const start = box.selectionStart, end = box.selectionEnd;
+      const room = max - codePoints(box.value) + codePoints(box.value.slice(start, end));
       const note = root.querySelector(".cut");
       const n = (v) => v.toLocaleString("en-US");
-      if (pasted.length > room) {
-        note.textContent = `Your paste was ${n(pasted.length)} characters; this box keeps ` +
-          `${n(max)}, so the last ${n(pasted.length - Math.max(room, 0))} were cut. For a longer ` +
+      const size = codePoints(pasted);
+      if (size > room) {
+        // the paste's first characters that fit go in, as one edit (undo takes it back)
+        event.preventDefault();
+        box.setRangeText(firstCodePoints(pasted, Math.max(room, 0)), start, end, "end");
+        box.dispatchEvent(new Event("input", { bubbles: true }));
+        note.textContent = `Your paste was ${n(size)} characters; this box keeps ` +
+          `${n(max)}, so the last ${n(size - Math.max(room, 0))} were cut. For a longer ` +
           `text, paste it in the sidebar's Text or upload it there as a file (up to ` +
           `${n(s.data.sidebarMax)} characters).`;
         note.hidden = false;
@@ -324,6 +349,11 @@ export default function (component) {
       });
   };
   box.oninput = () => {
+    if (box.value.length > s.data.max && codePoints(box.value) > s.data.max) {
+      const at = box.selectionStart;  // typed past the bound: the end goes
+      box.value = firstCodePoints(box.value, s.data.max);
+      box.setSelectionRange(Math.min(at, box.value.length), Math.min(at, box.value.length));
+    }
     number();
     counter();
     ask();

@@ -197,7 +197,12 @@ def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_t
         raise ValueError(
             f"The vocabulary size must be between {MIN_VOCAB} (the 256 bytes) and {MAX_VOCAB:,}."
         )
-    return Settings(kind, pattern or "", size, parse_specials(specials_text))
+    specials = parse_specials(specials_text)
+    if size < MIN_VOCAB + len(specials):
+        raise ValueError(f"The vocabulary size counts the special tokens too: with {len(specials)} "
+                         f"of them, make it at least {MIN_VOCAB + len(specials):,} (the 256 "
+                         f"bytes and the special tokens).")
+    return Settings(kind, pattern or "", size, specials)
 
 
 def parse_specials(text: str) -> tuple[str, ...]:
@@ -252,12 +257,12 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
     """The ``bpe-lab train`` command that trains the sidebar's choice on all of ``corpus`` (a
     file the app could take only the start of), writing a .model that Export & import opens.
 
-    The command line counts special tokens in ``--vocab-size`` (the app adds them after its
-    merges), so they are added to it; a pretrained choice trains with its split pattern, and an
+    The command line counts special tokens in ``--vocab-size``, as the app does; a pretrained
+    choice trains with its split pattern, and an
     imported one or a value that does not check out with the defaults.
 
     >>> train_command("notes.txt", "Train: GPT-2 split", "", 1024, "<|endoftext|>")
-    "bpe-lab train notes.txt --vocab-size=1025 --pattern=gpt2 '--special-token=<|endoftext|>' --out notes.model"
+    "bpe-lab train notes.txt --vocab-size=1024 --pattern=gpt2 '--special-token=<|endoftext|>' --out notes.model"
     >>> train_command("my notes.md", "Train: custom split pattern", "[a-z]+| ", 512, "")
     "bpe-lab train 'my notes.md' --vocab-size=512 '--pattern=[a-z]+| ' --out my-notes.model"
     """
@@ -276,7 +281,7 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
     if corpus.startswith("-"):  # a file name, not an option
         corpus = "./" + corpus
     # --option=value: a pattern or a special token starting with "-" is not read as an option
-    words = ["bpe-lab", "train", corpus, f"--vocab-size={size + len(specials)}",
+    words = ["bpe-lab", "train", corpus, f"--vocab-size={max(size, 256 + len(specials))}",
              f"--pattern={CLI_PATTERNS.get(pattern, pattern)}"]
     words += [f"--special-token={special}" for special in specials]
     return shlex.join([*words, "--out", f"{stem}.model"])
@@ -284,11 +289,15 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
 
 def train_tokenizer(text: str, settings: Settings, progress=None, candidates: int = 6,
                     variant: dict | None = None):
-    """A new tokenizer trained on ``text`` as ``settings`` say, with its special tokens added.
+    """A new tokenizer trained on ``text`` as ``settings`` say, by the library's own path:
+    ``train(special_tokens=...)`` cuts the text at the special tokens (no merge is learned across
+    or inside them) and counts them in the vocabulary size, their ids after the merges (as CS336
+    and ``bpe-lab train`` do).
 
     ``variant`` (the Variants page) holds more ``Tokenizer.train`` options: ``tie_rule``,
-    ``min_frequency``, ``max_token_bytes``, and ``cut_specials``: train as CS336 does, with the
-    text cut at the special tokens and the specials counted in the vocabulary size.
+    ``min_frequency``, ``max_token_bytes``, and ``specials_as_text``: train over the special
+    tokens' text as over any other, and add them after the merges, outside the vocabulary size
+    (minbpe's ``register_special_tokens``).
     """
     how, _ = KINDS[settings.kind]
     if how == "basic":
@@ -296,11 +305,11 @@ def train_tokenizer(text: str, settings: Settings, progress=None, candidates: in
     else:
         tok = bpe_core.RegexTokenizer(settings.pattern)  # bounded by the app's budget
     options = dict(variant or {})
-    cut = options.pop("cut_specials", False) and bool(settings.specials)
-    if cut:
+    as_text = options.pop("specials_as_text", False) and bool(settings.specials)
+    if settings.specials and not as_text:
         options["special_tokens"] = list(settings.specials)
     tok.train(text, settings.vocab_size, progress=progress, candidates=candidates, **options)
-    if settings.specials and not cut:
+    if as_text:
         start = max(tok.vocab) + 1
         tok.register_special_tokens({s: start + i for i, s in enumerate(settings.specials)})
     return tok

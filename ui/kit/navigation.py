@@ -108,8 +108,14 @@ export default function ({ data }) {
 """
 
 
+@st.cache_resource
+def nav_closer():
+    """The phone sidebar closer below, registered once per server."""
+    return register_closer()
+
+
 def register_closer():
-    """The component that closes the sidebar after a page change on a phone (ui/kit/state.py
+    """The component that closes the sidebar after a page change on a phone (``nav_closer``
     registers it once per server)."""
     return st.components.v2.component("bpe_lab.nav_close", js=_CLOSE_JS)
 
@@ -154,7 +160,5 @@ def draw_navigation(here: PageEntry) -> None:
                         st.html(current_item(entry))
                     else:
                         st.page_link(entry.path, label=entry.title, icon=entry.icon)
-        from ui.kit.state import nav_closer  # the one cache (state imports much: only here)
-
         nav_closer()(data={"page": here.path}, key="nav_close")  # outside the list, never seen
         st.divider()

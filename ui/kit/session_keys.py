@@ -11,7 +11,7 @@ import streamlit as st
 # Sidebar widgets whose values must survive a page change. The same keyed widget on another page
 # is a new widget to Streamlit and starts from its default, so every value is mirrored under
 # "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
-# the widget is re-seeded from the mirror on every run (ui/kit/state.py).
+# the widget is re-seeded from the mirror on every run (ui/sidebar/panel.py).
 KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector",
         "special_rule")
 KEEP_PREFIX = "_keep_"
@@ -29,7 +29,7 @@ def keep(key: str, value: object = None) -> None:
     ss[KEEP_PREFIX + key] = ss[key]
 
 SESSION_KEYS: dict[str, str] = {
-    # -- the sidebar, shared by every page (ui/kit/state.py) --
+    # -- the sidebar, shared by every page (ui/sidebar/panel.py) --
     "projector": "toggle: projector mode",
     "nav": "container: the sidebar's navigation (ui/kit/navigation.py; no value)",
     "nav_close": "component: closes the sidebar after a page change on a phone (no value)",
@@ -56,6 +56,13 @@ SESSION_KEYS: dict[str, str] = {
     "_link_read": "the link's query was read (once per session)",
     "_link_step": "the step the session's link named (the Merge forest opens there)",
     "_first_training_tried": "the first visit trained by itself once",
+    "lesson_keeper": "component: keeps the tab's lesson in its sessionStorage for a reload"
+                     " (its triggers: kept, resend)",
+    "lesson_step_keeper": "component: keeps Step through's step in the tab for a reload",
+    "_lesson_asked": "the session has taken the lesson a reload left in the tab",
+    "_lesson_session": "this session's id for the lesson keeper (a new one reads the tab again)",
+    "_lesson_sent": "the digests of the texts handed to the tab (each is sent once)",
+    "_lesson_restored": "(text, settings) of the tokenizer to train again after a reload",
     "_keep_": "prefix: the sidebar's values mirrored across pages (KEPT below)",
     "_derived": "the one cache of what the session derives from (tokenizer, text)",
     "_digest": "(text, its SHA-256): the last text hashed",
@@ -178,7 +185,7 @@ SESSION_KEYS: dict[str, str] = {
     "_check_demo": "the bug zoo's mistake being shown",
     # -- Variants of BPE --
     "variants_ties": "toggle: the other tie rules", "variants_min_freq": "number input",
-    "variants_max_bytes": "number input", "variants_cut": "toggle: cut at the special tokens",
+    "variants_max_bytes": "number input", "variants_as_text": "toggle: special tokens as text, added after",
     "variants_summary": "dataframe: the variants", "variants_pick": "selectbox: a variant",
     "variants_candidates": "dataframe: the pairs where it parts", "variants_chart": "chart",
     "variants_sentence": "text input: the sentence the encoders show",

@@ -1,7 +1,7 @@
-"""The shared sidebar and the session's state: the text, the tokenizer, training, and the one
-cache of what a session derives from them.
+"""The session's state: the text, the tokenizer, and the one cache of what a session derives
+from them. The sidebar that sets them is ``ui.sidebar.panel``; the kit imports no other folder.
 
-Every page starts with ``sidebar()``, then asks here for the text (``current_text()``), the
+Every page starts with ``ui.sidebar.panel.sidebar()``, then asks here for the text (``current_text()``), the
 tokenizer (``require_tokenizer()`` / ``active_tokenizer()``) and what follows from both
 (``step_through``, ``step_counts``, ``derived`` for anything else, ``vocabulary_fact`` for facts
 about a whole vocabulary). The user's trained tokenizer and everything derived from it live in
@@ -23,53 +23,15 @@ from typing import Any, TypeVar
 import streamlit as st
 
 import bpe_core
-from bpe_core.limits import MAX_UPLOAD_MB
 from bpe_lab.who_pays.languages import Language, load_parallel
 from bpe_lab.who_pays.report import load_report_texts
-from ui.classroom.panel import (
-    Shared,
-    arrive,
-    publish,
-    read_room_import,
-    register_watcher,
-    room_query,
-    show_message,
-)
-from ui.classroom.sidebar import room_panel
 from ui.kit import budget
 from ui.kit.charts import steps_template
-from ui.kit.choices import (
-    DEFAULT_KIND,
-    DEFAULT_VOCAB,
-    KINDS,
-    MAX_PASTE_CHARS,
-    MAX_PATTERN_CHARS,
-    MAX_TEXT_CHARS,
-    MAX_TRAIN_CHARS,
-    MAX_VOCAB,
-    MIN_VOCAB,
-    PASTE_CORPUS,
-    Settings,
-    cap_text,
-    make_settings,
-    query_from_settings,
-    settings_from_query,
-    text_problem,
-    train_command,
-    train_tokenizer,
-)
+from ui.kit.choices import DEFAULT_KIND, KINDS, cap_text
 from ui.kit.escape import md_escape
-from ui.kit.samples import load_samples, sample_label
-from ui.kit.session_keys import KEEP_PREFIX, KEPT
+from ui.kit.samples import load_samples
 from ui.kit.session_keys import keep as _keep
-from ui.kit.special_rule import (
-    RULE_HELP,
-    RULES,
-    allowed_for,
-    rule_note,
-    rule_or_default,
-    specials_of,
-)
+from ui.kit.special_rule import allowed_for, rule_note, rule_or_default, specials_of
 
 # Projector mode: larger token text and numbers, for the back row of a classroom. The custom
 # components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
@@ -115,6 +77,10 @@ PROJECTOR_CSS = f"""<style>
 # are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
 # on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
 # more on white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
+# The boxes that take a paste and cut it (the sidebar's Text, Check's, Language tax's, Chat's
+# messages): Streamlit's counter under them ("201424/10000000") counts UTF-16 units, against a
+# bound that only guards the connection; their notes count characters (code points), and the
+# sidebar's own caption too.
 PAGE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
 [data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
@@ -143,10 +109,13 @@ PAGE_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] { height: auto; max-width: 100%; }
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span[title] {
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
+.st-key-text [data-testid="InputInstructions"] > span:nth-child(2),
+.st-key-check_text [data-testid="InputInstructions"] > span:nth-child(2),
+.st-key-languages_own [data-testid="InputInstructions"] > span:nth-child(2),
+[class*="st-key-chat_text_"] [data-testid="InputInstructions"] > span:nth-child(2) { display: none; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 CUT_NOTE = "_cut_note_"  # session key prefix: what cut_to cut from a box's text
-TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
 
 @st.cache_data(show_spinner=False, max_entries=1)
@@ -171,243 +140,6 @@ def report_texts() -> dict[str, str]:
 def preset(name: str) -> bpe_core.Tokenizer:
     """A GPT tokenizer, loaded once per server and shared read-only by every session."""
     return bpe_core.load_pretrained(name)
-
-
-def _init() -> None:
-    ss = st.session_state
-    for key in KEPT:
-        if KEEP_PREFIX + key in ss:
-            ss[key] = ss[KEEP_PREFIX + key]
-    if "_link_read" not in ss:  # a shared link sets the sample, tokenizer, size and step once
-        ss["_link_read"] = True
-        values, notes = settings_from_query({k: st.query_params[k] for k in st.query_params})
-        if "sample" in values:
-            ss["text"] = samples()[values["sample"]]
-        if "step" in values:  # pages that start where the link says (the Merge forest)
-            ss[LINK_STEP] = values["step"]
-        ss.update(values)
-        if notes:
-            ss["notice"] = "Parts of the link were ignored: " + "; ".join(notes) + "."
-    if "text" not in ss:
-        first = next(iter(samples()))
-        ss["sample"] = first
-        ss["text"] = samples()[first]
-    ss.setdefault("kind", DEFAULT_KIND)
-    ss.setdefault("pattern", r"\w+|\s+|[^\w\s]+")
-    ss.setdefault("vocab_size", DEFAULT_VOCAB)
-    ss.setdefault("specials", "")
-    ss.setdefault("projector", False)
-    ss.setdefault("train_memo", {})
-
-
-def _set_text(text: str) -> None:
-    text = bpe_core.clean_text(text)  # a lone surrogate would break the text area
-    _keep("text", text)
-
-
-def _use_sample() -> None:
-    _keep("sample")
-    if st.session_state["sample"] is not None:
-        _set_text(samples()[st.session_state["sample"]])
-        _note_cut(None)
-
-
-def _note_cut(note: str | None, corpus: str | None = None) -> None:
-    """The sidebar's note about the text (None: no note), and the file it was cut from, if it
-    was: the sidebar then offers the command that trains on all of it."""
-    st.session_state["notice"] = note
-    st.session_state["_cut_corpus"] = corpus
-
-
-def _use_text() -> None:
-    """A typed or pasted text: longer than the app keeps, it is cut here, with a note saying by
-    how much (the box itself takes up to MAX_PASTE_CHARS)."""
-    text, cut = cap_text(st.session_state.get("text") or "", what="Keeping")
-    if cut:
-        _set_text(text)
-        _note_cut(cut, PASTE_CORPUS)
-    else:
-        _keep("text")
-        if st.session_state.get("_cut_corpus"):
-            _note_cut(None)
-
-
-def _match_sample() -> None:
-    """The "Sample text" box names a sample only while the text is that sample's: once the text
-    is the user's own (typed, pasted, uploaded, or a classroom's), it shows "Your own text"
-    (None), and a text equal to a sample again names that sample. Runs before the box is drawn.
-    """
-    ss = st.session_state
-    label = sample_label(ss.get("text", ""), samples(), ss.get("sample"))
-    if label != ss.get("sample"):
-        ss["sample"] = label
-        _keep("sample")
-
-
-def _use_upload() -> None:
-    upload = st.session_state.get("upload")
-    if upload is None:
-        return
-    data = upload.getvalue()
-    text = data.decode("utf-8", errors="replace")
-    note = None
-    if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
-        note = f"{upload.name} is not valid UTF-8: undecodable bytes became U+FFFD."
-    text, cut = cap_text(text)
-    _set_text(text)
-    _note_cut(" ".join(n for n in (note, cut) if n) or None, upload.name if cut else None)
-
-
-def _key(text: str, settings: Settings) -> tuple:
-    return (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), settings)
-
-
-def _train(text: str, settings: Settings, show_progress: bool) -> None:
-    """Train (or take from this session's memo) and make it the session's tokenizer."""
-    ss = st.session_state
-    memo = ss["train_memo"]
-    key = _key(text, settings)
-    tok = memo.get(key)
-    if tok is None:
-        kept = list(memo.values())[1:] if len(memo) >= TRAIN_MEMO_SIZE else list(memo.values())
-        problem = budget.refusal(f"Training {settings.vocab_size:,} tokens",
-                                 budget.size_bytes(settings.vocab_size),
-                                 budget.held_bytes([*kept, _imported_tok()]))
-        if problem:
-            raise ValueError(problem)
-        bar = st.sidebar.progress(0.0, text="Training…") if show_progress else None
-        last = [-1]
-
-        def progress(done: int, total: int, record) -> None:
-            pct = done * 50 // max(total, 1)
-            if bar is not None and pct != last[0]:
-                last[0] = pct
-                bar.progress(done / total, text=f"Merge {done:,} of {total:,}")
-
-        try:
-            tok = train_tokenizer(text, settings, progress=progress)
-        finally:
-            if bar is not None:
-                bar.empty()
-        if len(memo) >= TRAIN_MEMO_SIZE:
-            memo.pop(next(iter(memo)))
-        memo[key] = tok
-    ss["tok"] = tok
-    ss["tok_settings"] = settings
-    ss["tok_text"] = text
-
-
-def sidebar() -> None:
-    """The controls shared by every page: text, how special-token text in it is read, tokenizer,
-    vocabulary size, special tokens, Train."""
-    _init()
-    shared = Shared(room_tokenizer, room_import, room_watcher)
-    arrive(shared)  # a classroom room's state, for a student who follows the teacher
-    ss = st.session_state
-    with st.sidebar:
-        room_panel(shared)
-        show_message()
-        st.toggle("Projector mode", key="projector", on_change=_keep, args=("projector",),
-                  help="Larger tokens and numbers for a classroom; colours stay distinguishable "
-                       "for colour-blind viewers.")
-        _match_sample()
-        st.selectbox("Sample text", list(samples()), key="sample", on_change=_use_sample,
-                     index=None, placeholder="Your own text")
-        st.text_area("Text", key="text", height=180, max_chars=MAX_PASTE_CHARS,
-                     help=f"Paste anything. Ctrl+Enter applies it. The app keeps the first "
-                          f"{MAX_TEXT_CHARS:,} characters and says how many were cut.",
-                     on_change=_use_text)
-        st.file_uploader("…or upload a .txt / .md file", type=["txt", "md"], key="upload",
-                         on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
-        if ss.get("notice"):
-            st.info(md_escape(ss["notice"]))  # it quotes links and file names
-        if ss.get("_cut_corpus"):
-            corpus = ss["_cut_corpus"]
-            saved = "" if corpus != PASTE_CORPUS else f"save the whole text as {corpus}, "
-            st.caption(f"To use all of it as a corpus: {md_escape(saved)}train on it with the "
-                       "command line, then open the .model on the **Export & import** page.")
-            st.code(train_command(corpus, ss["kind"], ss["pattern"], ss["vocab_size"],
-                                  ss["specials"]), language="bash", wrap_lines=True)
-        ss["special_rule"] = rule_or_default(ss.get("special_rule"))  # a room's, a link's: checked
-        st.radio("Special-token text such as `<|endoftext|>`", list(RULES), format_func=RULES.get,
-                 key="special_rule", on_change=_keep, args=("special_rule",), help=RULE_HELP)
-        st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
-        how = KINDS[ss["kind"]][0]
-        preset_chosen = how in ("preset", "imported")
-        if how == "imported":
-            if ss.get("imported") is None:
-                st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
-            else:
-                st.caption("Using the imported tokenizer from:")
-                st.text(ss["imported"][1])
-                pipeline = ss["imported"][0].pipeline
-                if pipeline is not None and pipeline.described:
-                    # the pages show the text as BPE sees it: say what changed it
-                    st.caption("Before BPE it does: " + md_escape("; ".join(pipeline.described)))
-        if ss["kind"] == "Train: custom split pattern":
-            st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
-                          max_chars=MAX_PATTERN_CHARS,
-                          args=("pattern",))
-        st.number_input("Vocabulary size", min_value=MIN_VOCAB, max_value=MAX_VOCAB, step=64,
-                        key="vocab_size", disabled=preset_chosen, on_change=_keep,
-                        args=("vocab_size",))
-        st.text_input("Special tokens (comma-separated)", key="specials", disabled=preset_chosen,
-                      placeholder="<|endoftext|>", on_change=_keep, args=("specials",))
-        clicked = st.button("Train", key="train", type="primary", disabled=preset_chosen,
-                            use_container_width=True)
-        if ss.get("stop"):
-            st.warning("Training was stopped; the previous tokenizer is kept.")
-        if not preset_chosen:
-            _train_if_asked(clicked)
-    for key in KEPT:
-        _keep(key)
-    st.html(PAGE_CSS)
-    if ss["projector"]:
-        st.html(PROJECTOR_CSS)
-    _update_link()
-    publish()  # a teacher's room follows the sidebar (and what training made)
-
-
-def _update_link() -> None:
-    """Keep the address bar a link to this view (sample, tokenizer, size, step; never the text:
-    with the user's own text the link names no sample)."""
-    ss = st.session_state
-    step = ss.get("step") if isinstance(ss.get("step"), int) else None
-    query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step,
-                                special_rule())
-    query.update(room_query())  # a student's reload comes back as the same member
-    if {k: st.query_params[k] for k in st.query_params} != query:
-        st.query_params.from_dict(query)
-
-
-def _train_if_asked(clicked: bool) -> None:
-    ss = st.session_state
-    try:
-        settings = make_settings(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"])
-    except ValueError as e:
-        st.error(md_escape(str(e)))
-        return
-    text, note = cap_text(ss["text"], MAX_TRAIN_CHARS, "Training on")
-    # The first visit trains once by itself; if that fails (a link's pattern that times out),
-    # the reruns that follow do not try again: the user changes something and presses Train.
-    first_visit = "tok" not in ss and "_first_training_tried" not in ss
-    if not (clicked or first_visit):
-        if ss.get("tok_settings") != settings or ss.get("tok_text") != text:
-            st.caption("Settings or text changed: press **Train** to train on them.")
-        return
-    problem = text_problem(text)
-    if problem:
-        st.error(problem)
-        return
-    if note:
-        st.info(note)
-    if clicked:
-        st.button("Stop", key="stop", help="Stops training and keeps the previous tokenizer.")
-    ss["_first_training_tried"] = True
-    try:
-        _train(text, settings, show_progress=clicked)
-    except ValueError as e:
-        st.error(md_escape(str(e)))
 
 
 # -- what pages use ------------------------------------------------------------------------------
@@ -615,62 +347,6 @@ def step_counts(tok: bpe_core.Tokenizer, text: str, keep_steps: bool = True) -> 
         return array("q", steps.token_counts()), steps.num_bytes
 
     return derived("counts", tok, text, make)
-
-
-@st.cache_resource(show_spinner="Training the room's tokenizer…", max_entries=8)
-def room_tokenizer(text: str, settings: Settings) -> bpe_core.Tokenizer:
-    """A classroom room's trained tokenizer: trained once per server for all its students
-    (read-only, like the presets)."""
-    return train_tokenizer(text, settings)
-
-
-@st.cache_resource(show_spinner="Reading the room's tokenizer file…", max_entries=4)
-def room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
-    """A classroom room's imported tokenizer, read once per server for all its students."""
-    return read_room_import(source)
-
-
-@st.cache_resource
-def room_watcher() -> Any:
-    """The classroom's room watcher (ui/classroom/panel.py), registered once per server."""
-    return register_watcher()
-
-
-@st.cache_resource
-def nav_closer() -> Any:
-    """The navigation's phone sidebar closer (ui/kit/navigation.py), registered once per server."""
-    from ui.kit.navigation import register_closer
-
-    return register_closer()
-
-
-@st.cache_resource
-def steps_component() -> Any:
-    """The in-browser stepping view (ui/stepping/component.py), registered once per server."""
-    from ui.stepping.component import register
-
-    return register()
-
-
-@st.cache_resource
-def type_box() -> Any:
-    """The front page's text box (ui/front/component.py), registered once per server."""
-    from ui.front.component import register_box
-
-    return register_box()
-
-
-def stepping_data(tok: bpe_core.Tokenizer, text: str) -> dict:
-    """What the in-browser stepping view draws from (``ui.stepping.component.steps_payload``): the
-    window of the text the page shows, and the whole text's token counts."""
-    from ui.stepping.component import steps_payload
-    from ui.stepping.merges import window
-
-    def make():
-        view, _, _ = window(step_through(tok, text))
-        return steps_payload(view, *step_counts(tok, text))
-
-    return derived("stepping data", tok, text, make)
 
 
 def require_tokenizer() -> bpe_core.Tokenizer:

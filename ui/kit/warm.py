@@ -11,8 +11,8 @@ import threading
 from bpe_core.limits import prestart_workers
 from bpe_core.pretrained import preload
 
-WARM_MODULES = ("pandas", "altair", "ui.kit.state", "ui.compare.cuts", "ui.kit.charts", "ui.kit.tables",
-                "ui.kit.tokens_html", "ui.chat.panel")
+WARM_MODULES = ("pandas", "altair", "ui.kit.state", "ui.sidebar.panel", "ui.compare.cuts",
+                "ui.kit.charts", "ui.kit.tables", "ui.kit.tokens_html", "ui.chat.panel")
 
 
 def warm_up() -> threading.Thread:

@@ -25,10 +25,11 @@ RULE_WORDS = {
     "ids": "the pair with the smallest ids",
 }
 MAX_CANDIDATES_SHOWN = 6
+AS_TEXT = "special tokens as text, added after (minbpe)"
 
 
 def variant_set(
-    ties: bool, min_frequency: int | None, max_token_bytes: int | None, cut_specials: bool
+    ties: bool, min_frequency: int | None, max_token_bytes: int | None, specials_as_text: bool
 ) -> dict[str, dict]:
     """The variants a user picked, by name, with their training options.
 
@@ -40,8 +41,8 @@ def variant_set(
         chosen[f"min_frequency={min_frequency}"] = {"min_frequency": min_frequency}
     if max_token_bytes:
         chosen[f"max_token_bytes={max_token_bytes}"] = {"max_token_bytes": max_token_bytes}
-    if cut_specials:
-        chosen["special tokens cut out (CS336)"] = {"cut_specials": True}
+    if specials_as_text:
+        chosen[AS_TEXT] = {"specials_as_text": True}
     return chosen
 
 
@@ -96,10 +97,11 @@ def _why(classic: Any, mine: Any, other: Any, options: Mapping[str, Any]) -> str
     if limit and len(mine.token) > limit:
         return (f"The classic's pair ({ours}) would make a token of {len(mine.token)} bytes, more "
                 f"than max_token_bytes={limit}: the variant skips it and makes {theirs}.")
-    if options.get("cut_specials"):
-        return (f"The text is cut at the special tokens before counting, so the counts differ: the "
-                f"classic merges {ours} ({mine.count:,} times), the variant makes {theirs} "
-                f"({other.count:,} times in the cut text).")
+    if options.get("specials_as_text"):
+        return (f"The classic cuts the text at the special tokens before counting; this variant "
+                f"counts their text too, so the counts differ: the classic merges {ours} "
+                f"({mine.count:,} times in the cut text), the variant makes {theirs} "
+                f"({other.count:,} times).")
     return (f"The classic merges {ours} ({mine.count:,} times); the variant makes {theirs} "
             f"({other.count:,} times).")
 

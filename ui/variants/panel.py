@@ -1,5 +1,5 @@
 """Streamlit code for the Superwords and fair merges page: training with a progress bar and a
-Stop button, as the sidebar trains (ui/kit/state.py), the bar saying what it counts."""
+Stop button, as the sidebar trains (ui/sidebar/panel.py), the bar saying what it counts."""
 
 from __future__ import annotations
 

@@ -1,0 +1,61 @@
+"""A reload (F5) keeps the lesson: the tab's sessionStorage holds the text and the settings, and
+the sidebar trains the same tokenizer again (ui/sidebar/component.py, ui/sidebar/panel.py).
+Expected tokens come from bpe_core's own training."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import IDLE
+from test_steps_in_browser import go_to, shown_ids, view
+
+import bpe_core
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # conftest.py skips these tests, or fails them when CI=true
+    expect = None
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+
+TEXT = "".join(f"Lesson {i}: tokens 😀 cost money, 你好 🎉 naïve café.<|endoftext|>\n"
+               for i in range(40))
+SPECIALS = ["<|endoftext|>"]
+
+
+def test_a_reload_comes_back_at_the_same_step_with_the_same_text_and_tokenizer(app):
+    box = app.sidebar.get_by_label("Text", exact=True)
+    box.fill(TEXT)
+    # one count of characters: Streamlit's own counter under the box (UTF-16 units) is hidden,
+    # its "Ctrl+Enter" hint stays; the sidebar counts code points once the text is applied
+    hint = app.sidebar.locator(".st-key-text [data-testid=InputInstructions] > span")
+    expect(hint.first).to_contain_text("Enter to apply")
+    expect(hint.nth(1)).to_be_hidden()
+    box.press("Control+Enter")
+    expect(app.sidebar.get_by_text(f"{len(TEXT):,} of 200,000 characters")).to_be_visible()
+    specials = app.sidebar.get_by_label("Special tokens (comma-separated)")
+    specials.fill(", ".join(SPECIALS))
+    specials.press("Enter")
+    app.wait_idle()
+    app.train()
+    app.go("Step through merges")
+    root, slider = view(app)
+    go_to(app, root, slider, 20)
+    expect(app.metric("Step")).to_contain_text("20 of")  # the server heard the step
+    page = app.page
+    page.wait_for_function("() => sessionStorage.getItem('bpe-lab.step') === '20'")
+    before = shown_ids(root)
+
+    page.reload(wait_until="domcontentloaded")
+    page.locator(IDLE).wait_for(state="attached")
+    expect(app.sidebar.get_by_label("Text", exact=True)).to_have_value(TEXT)
+    expect(specials).to_have_value(", ".join(SPECIALS))
+    root, _ = view(app)
+    expect(root).to_have_attribute("data-step", "20")
+    expect(app.metric("Step")).to_contain_text("20 of")
+    after = shown_ids(root)
+    tok = bpe_core.RegexTokenizer()  # the sidebar's default, trained as the library trains
+    tok.train(TEXT, 512, special_tokens=SPECIALS)
+    # the sidebar's rule: special-token text in the text read as text
+    expected = [s.id for s in tok.step_through(TEXT, allowed_special="none").tokens_at(20)]
+    assert len(after) > 100 and after == before == expected[:len(after)]
+    assert app.sidebar.get_by_text("came back after the reload").count() == 1

@@ -1,0 +1,88 @@
+"""The lesson keeper: a custom component with no view of its own that keeps the tab's lesson in
+the browser's ``sessionStorage`` (this tab only, kept over a reload, sent nowhere), and hands it
+back to the sidebar after a reload (``ui/sidebar/panel.py`` mounts it; ``ui/sidebar/lesson.py``
+says what is kept).
+
+Every run tells it ``{"session": id, "asked": bool, "lesson": {...}, "text"?: str,
+"tok_text"?: str}`` (a text only when it is new to the tab: a rerun does not carry 200,000
+characters again), or, from Step through's fragment, ``{"session": id, "step": k}``.
+- The first time it hears of a session that has not been answered (a reload, a restarted
+  server), it reads what the tab holds: a lesson there goes back to the server, once
+  (``setTriggerValue("kept", {lesson, text, tok_text, step})``: a trigger, not kept in the
+  widget's state, so the text does not ride along with later reruns), and nothing is written
+  until the server has taken it (``asked``); with nothing held, it writes at once (no rerun).
+- Otherwise it stores what it is told. If the tab lacks a text the lesson names (a run it never
+  drew), it asks for it again (``setTriggerValue("resend", n)``). A full storage keeps nothing
+  rather than half a lesson.
+
+The data is stored as strings; nothing of it is put in the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_KEEP_JS = r"""
+const KEY = "bpe-lab.lesson", TEXT = "bpe-lab.text", TOK = "bpe-lab.tok-text", STEP = "bpe-lab.step";
+const ALL = [KEY, TEXT, TEXT + ".digest", TOK, TOK + ".digest", STEP];
+let heard = null;  // the session this page has read the tab for (a reload starts afresh)
+let waiting = null;  // the session the tab's lesson went to, until the server has taken it
+
+function storage() {
+  try { return window.sessionStorage; } catch (e) { return null; }  // refused: nothing kept
+}
+
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  const store = storage();
+  if (!data || !store || typeof data.session !== "string") return;
+  const read = (k) => { try { return store.getItem(k); } catch (e) { return null; } };
+  if (typeof data.step === "number") {  // Step through's step, once the tab has been read
+    if (heard === data.session && waiting === null) {
+      try { store.setItem(STEP, String(data.step)); } catch (e) { /* kept without it */ }
+    }
+    return;
+  }
+  if (heard !== data.session) {
+    heard = data.session;
+    let lesson = null;
+    try { lesson = JSON.parse(read(KEY) || "null"); } catch (e) { lesson = null; }
+    if (!data.asked && lesson !== null) {
+      waiting = data.session;
+      const step = read(STEP);
+      setTriggerValue("kept", { lesson, text: read(TEXT), tok_text: read(TOK),
+                                step: step === null ? null : Number(step) });
+      return;
+    }
+  }
+  if (waiting === data.session) {
+    if (!data.asked) return;  // the lesson is on its way to the server: keep it as it is
+    waiting = null;
+  }
+  try {
+    const lesson = data.lesson;
+    if (typeof data.text === "string") {
+      store.setItem(TEXT, data.text);
+      store.setItem(TEXT + ".digest", lesson.digest);
+    }
+    if (typeof data.tok_text === "string") {
+      store.setItem(TOK, data.tok_text);
+      store.setItem(TOK + ".digest", lesson.tok.digest);
+    }
+    store.setItem(KEY, JSON.stringify(lesson));
+    const tok = lesson.tok && lesson.tok.digest !== lesson.digest ? lesson.tok.digest : null;
+    if (read(TEXT + ".digest") !== lesson.digest || (tok !== null && read(TOK + ".digest") !== tok))
+      setTriggerValue("resend", Date.now());
+  } catch (e) {  // the tab's storage is full: keep nothing rather than half a lesson
+    for (const k of ALL) { try { store.removeItem(k); } catch (e2) { /* nothing to do */ } }
+  }
+}
+"""
+
+
+def register_keeper() -> Any:
+    """The lesson keeper, a ``st.components.v2`` component (inline, no HTML: it draws nothing;
+    ui/sidebar/panel.py registers it once per server)."""
+    import streamlit as st
+
+    return st.components.v2.component("bpe_lab.lesson_keeper", js=_KEEP_JS)
