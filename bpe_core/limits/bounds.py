@@ -42,6 +42,8 @@ MAX_VOCAB_SIZE = 1_000_000  # tokens a tokenizer may train to
 MAX_TOKENS = 1_000_000  # tokens a file may hold
 MAX_TOKEN_BYTES = 4 * 1024 * 1024  # one token's bytes (merges may double a token per line)
 MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoken file
+MAX_WORD_BPE_CHARS = 8_000_000  # text (or words) word BPE learns from, in one call
+MAX_WORD_BPE_MERGES = MAX_VOCAB_SIZE  # merges word BPE learns, or a codes file holds
 
 # -- bpe-lab check's inputs (bpe_lab/check/task.py explains each) --------------------------------
 MAX_INPUT_CHARS = 8_000_000  # characters of a file (a .model, merges.txt, tokenizer.json)
