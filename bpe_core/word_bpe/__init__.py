@@ -9,7 +9,8 @@
 Everything here is ``family = "word"``.
 """
 
-from .apply import SEPARATOR, WordBPE, read_codes
+from .apply import SEPARATOR, WordBPE, merge_symbols, read_codes
+from .clip import CLIP_MERGES, CLIPWordBPE, clip_vocab, read_clip_merges
 from .train import (
            END_OF_WORD,
            VERSION_LINE,
@@ -19,5 +20,6 @@ from .train import (
            word_counts,
 )
 
-__all__ = ["END_OF_WORD", "SEPARATOR", "VERSION_LINE", "WordBPE", "codes_text", "learn_merges",
+__all__ = ["CLIP_MERGES", "CLIPWordBPE", "END_OF_WORD", "SEPARATOR", "clip_vocab", "merge_symbols",
+           "read_clip_merges", "VERSION_LINE", "WordBPE", "codes_text", "learn_merges",
            "read_codes", "read_word_counts", "word_counts"]
