@@ -155,7 +155,7 @@ def read_tekken(data: bytes | str, name: str = "tekken.json") -> TekkenTokenizer
         try:
             token = base64.b64decode(entry["token_bytes"], validate=True)
         except (binascii.Error, ValueError):
-            raise ValueError(f"{name} ({WHAT}): vocab entry {i}'s token_bytes is not base64")
+            raise ValueError(f"{name} ({WHAT}): vocab entry {i}'s token_bytes is not base64") from None
         _need(i >= 256 or token == bytes([i]), name, f"vocab entry {i} must be the byte {i}")
         _need(token not in ranks, name, f"vocab entries {ranks.get(token)} and {i} are the same"
               " token")
