@@ -109,6 +109,21 @@ def _check_clip_vocab(tok: CLIPWordBPE, vocab: bytes, vocab_name: str) -> None:
                          f" <|endoftext|>): {detail}")
 
 
+def family_refusal(tok: object, name: str, where: str) -> str | None:
+    """For a place that takes byte-level ``Tokenizer`` objects only (``where``: "the app's
+    pages", "bpe-lab's commands"): why a loaded word-BPE or tekken tokenizer is not taken there,
+    naming its format and family; None for a ``Tokenizer``."""
+    from .base import Tokenizer
+
+    if isinstance(tok, Tokenizer):
+        return None
+    what = {"WordBPE": "subword-nmt codes", "CLIPWordBPE": "CLIP's merges",
+            "TekkenTokenizer": TEKKEN_WHAT}.get(type(tok).__name__, type(tok).__name__)
+    family = getattr(tok, "family", "another")
+    return (f"{name} is {what} ({family} BPE) and loads, but {where} take bpe_core's byte-level"
+            f" tokenizers only so far: read it in Python with bpe_core.load({name!r})")
+
+
 # -- what a file read nowhere looks like ---------------------------------------------------------
 
 def _json_guess(document: object) -> str | None:

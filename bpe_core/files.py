@@ -117,14 +117,14 @@ def detect_format(data: bytes) -> str:
             return "hf"
         if detect_family_file(data, document) is not None:
             return detect_family_file(data, document)
-        guess = guess_unread(data)
-        if guess is not None:
-            raise ValueError(f"this looks like {guess}")
         is_vocab = (  # token -> id; GPT-2's own encoder.json even has a token "model"
             isinstance(document, dict)
             and len(document) > 0
             and all(isinstance(v, int) for v in list(document.values())[:100])
         )
+        guess = None if is_vocab else guess_unread(data)
+        if guess is not None:
+            raise ValueError(f"this looks like {guess}")
         return "gpt2-vocab" if is_vocab else "hf"  # the tokenizer.json reader says what is wrong
     if first.startswith(b"#version"):
         return "gpt2-merges"
@@ -247,7 +247,9 @@ def _read_tokenizer(
         try:
             parsed = parse_tiktoken(data, pattern=pattern or "",
                                     special_tokens=special_tokens or {}, name=name)
-        except NotMergedError:  # (an empty token, as Whisper's): merged by rank, as tiktoken
+        except NotMergedError:  # an empty token (Whisper's multilingual): merged by rank, as tiktoken
+            if b"" not in parse_tiktoken_ranks(data, name):
+                raise
             if pattern is None or special_tokens is None:
                 _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
             return _ranked(data, name, pattern or "", special_tokens or {})
@@ -350,8 +352,8 @@ def _agree_on_specials(vocab_text: str, vocab_name: str, side: Sidecar) -> None:
 
 
 def _ranked(data: bytes, name: str, pattern: str, special_tokens: dict[str, int]) -> Tokenizer:
-    """tiktoken ranks whose merges cannot be recovered (an empty token, or a token that is not
-    the last merge of two lower ranks): a ``core.RankedEncoding``, which merges as tiktoken."""
+    """tiktoken ranks with an empty token (Whisper's multilingual.tiktoken), whose merges
+    cannot be recovered: a ``core.RankedEncoding``, which merges by rank as tiktoken does."""
     from .core import Encoding
 
     tok = Encoding(name, pat_str=pattern, mergeable_ranks=parse_tiktoken_ranks(data, name),

@@ -7,9 +7,10 @@ stands, left to right, never overlapping; the rounds end when no adjacent pair i
 ``</w>`` is taken off again, and every piece but a word's last gets the separator (``@@``), so
 that ``" ".join`` of the pieces reads ``low@@ er``.
 
-A round here finds its pair from a heap of the word's pairs rather than by looking at every
-pair, and nothing is cached between words, so a word of n characters costs about n log n and a
-text its length: the segmentation is subword-nmt's (which looks at every pair each round).
+A round in a long word finds its pair from a heap of the word's pairs rather than by looking at
+every pair (subword-nmt's way, kept for words of up to 24 symbols), so a word of n characters
+costs about n log n, not n squared: the segmentation is subword-nmt's either way. The pieces of
+the last 65,536 distinct words are remembered (then forgotten all at once), so memory is bounded.
 
 Glossaries (subword-nmt's ``--glossaries``): Python ``re`` patterns; a word that matches one
 whole is kept whole, and a glossary's matches inside a word are cut out and kept whole. They are
@@ -72,6 +73,33 @@ def _isolate(word: str, glossary: str) -> list[str]:
     return head + [ending.strip("\r\n ")] if ending != "" else head
 
 
+SHORT_WORD = 24  # symbols up to which looking at every pair each round beats a heap
+CACHE_WORDS = 65_536  # words whose pieces ``WordBPE`` remembers (then it forgets them all)
+
+
+def _merge_short(symbols: list[str], ranks: dict[Pair, int]) -> list[str]:
+    """``merge_symbols`` for a short word: each round looks at every adjacent pair."""
+    while len(symbols) > 1:
+        best = None
+        for pair in zip(symbols, symbols[1:]):
+            rank = ranks.get(pair)
+            if rank is not None and (best is None or rank < best[0]):
+                best = (rank, pair)
+        if best is None:
+            break
+        first, second = best[1]
+        out, i, last = [], 0, len(symbols) - 1
+        while i <= last:
+            if i < last and symbols[i] == first and symbols[i + 1] == second:
+                out.append(first + second)
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        symbols = out
+    return symbols
+
+
 def merge_symbols(symbols: list[str], ranks: dict[Pair, int],
                   pair_of_rank: dict[int, Pair]) -> list[str]:
     """Rounds of merges on a word's symbols: the adjacent pair of lowest rank, merged at each of
@@ -80,6 +108,8 @@ def merge_symbols(symbols: list[str], ranks: dict[Pair, int],
     n = len(symbols)
     if n < 2:
         return list(symbols)
+    if n <= SHORT_WORD:
+        return _merge_short(list(symbols), ranks)
     symbols = list(symbols)
     after = list(range(1, n + 1))
     after[-1] = -1
@@ -145,6 +175,7 @@ class WordBPE:
         for rank, pair in enumerate(self.merges):
             self.ranks.setdefault(pair, rank)  # the first place of a merge given twice
         self._pair_of_rank = {rank: pair for pair, rank in self.ranks.items()}
+        self._cache: dict[str, tuple[str, ...]] = {}
 
     @classmethod
     def from_codes(cls, text: str, name: str = "codes file", *, merges: int = -1,
@@ -164,6 +195,14 @@ class WordBPE:
     # -- one word ---------------------------------------------------------------------------
     def segment_word(self, word: str) -> tuple[str, ...]:
         """One word's pieces (no separator), as subword-nmt's ``encode``."""
+        pieces = self._cache.get(word)
+        if pieces is None:
+            if len(self._cache) >= CACHE_WORDS:
+                self._cache.clear()
+            pieces = self._cache[word] = self._segment_word(word)
+        return pieces
+
+    def _segment_word(self, word: str) -> tuple[str, ...]:
         if self._whole is not None and self._whole.match(word):
             return (word,)
         if len(word) == 1:

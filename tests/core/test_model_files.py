@@ -15,7 +15,7 @@ import bpe_core
 from bpe_core.tekken import TekkenTokenizer
 
 tiktoken = pytest.importorskip("tiktoken")
-import tiktoken.load  # noqa: E402
+tiktoken_load = pytest.importorskip("tiktoken.load")
 
 MULTILINGUAL = ["Hello world, the quick brown fox", "Grüße aus Köln: ½ € 😀",
                 "Привет, мир", "こんにちは世界", "مرحبا بالعالم", "  spaces\tand\nnewlines  ",
@@ -57,7 +57,7 @@ def whisper_encoding(module, path, pattern):
 
 def test_an_empty_token_is_kept_as_tiktoken_keeps_it(whisper_like):
     path, pattern = whisper_like
-    assert bpe_core.load.load_tiktoken_bpe(path) == tiktoken.load.load_tiktoken_bpe(path)
+    assert bpe_core.load.load_tiktoken_bpe(path) == tiktoken_load.load_tiktoken_bpe(path)
     assert bpe_core.load.load_tiktoken_bpe(path)[b""] == 3000
     theirs = whisper_encoding(tiktoken, path, pattern)
     ours = whisper_encoding(bpe_core, path, pattern)
@@ -161,3 +161,29 @@ def test_a_file_no_reader_takes_is_refused_naming_what_it_looks_like(tmp_path, n
         bpe_core.load(path)
     with pytest.raises(ValueError, match=said):  # an upload (the Export & import page's way)
         bpe_core.read_tokenizer(data, name)
+
+
+# -- where the app and the command line take byte-level tokenizers only -------------------------
+
+def test_the_export_page_and_the_command_line_name_a_word_bpe_file_they_do_not_take(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ui.exchange.files import read_uploads
+
+    codes = b"#version: 0.2\nl o\nlo w</w>\ne r</w>\n"
+    with pytest.raises(ValueError, match=r"codes.bpe is subword-nmt codes \(word BPE\) and loads,"
+                       r" but the app's pages take"):
+        read_uploads([("codes.bpe", codes)])
+    document, _, _ = tekken_document(20, None, 720)
+    with pytest.raises(ValueError, match=r"tekken.json is Mistral tekken.json \(byte-level BPE\)"):
+        read_uploads([("tekken.json", json.dumps(document).encode())])
+    (tmp_path / "codes.bpe").write_bytes(codes)
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-m", "bpe_lab", "info", "codes.bpe"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "codes.bpe is subword-nmt codes (word BPE) and loads, but bpe-lab's commands" in (
+        run.stderr + run.stdout)

@@ -52,6 +52,8 @@ def test_merges_and_segmentations_are_subword_nmts(name, merges, min_frequency):
     lines = text.split("\n")[:300]
     assert [ours.process_line(line + "\n") for line in lines] == [
         theirs.process_line(line + "\n") for line in lines]
+    glued = [line.replace(" ", "")[:300] for line in lines[:100]]  # long words: the heap's way
+    assert [ours.segment(line) for line in glued] == [theirs.segment(line) for line in glued]
     if name != "blanks":  # (its few words are learned whole)
         assert any("@@ " in theirs.segment(line) for line in lines)  # words were cut
 
