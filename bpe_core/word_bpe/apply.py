@@ -24,12 +24,13 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..limits import MAX_MODEL_BYTES, MAX_WORD_BPE_MERGES, check_size
-from .train import END_OF_WORD, Pair, codes_text
+from ..merges import merge
+from .train import END_OF_WORD, SymbolPair, codes_text, learn_merges
 
 SEPARATOR = "@@"
 
 
-def read_codes(text: str, name: str = "codes file", merges: int = -1) -> tuple[tuple[int, ...], list[Pair]]:
+def read_codes(text: str, name: str = "codes file", merges: int = -1) -> tuple[tuple[int, ...], list[SymbolPair]]:
     """A codes file's version and merges: ``(version, [(a, b), ...])``. ``merges``: only the
     first so many (-1: all). A line that is not two symbols is a ValueError naming it."""
     check_size(len(text), MAX_MODEL_BYTES, f"{name}")
@@ -49,7 +50,7 @@ def read_codes(text: str, name: str = "codes file", merges: int = -1) -> tuple[t
         raise ValueError(f"{name}, line 1: subword-nmt codes of version"
                          f" {'.'.join(map(str, version))} are not read here (0.1 and 0.2 are)")
     body = "\n".join(lines).rstrip("\n")
-    pairs: list[Pair] = []
+    pairs: list[SymbolPair] = []
     if body:
         for n, line in enumerate(body.split("\n")):
             if merges != -1 and n >= merges:
@@ -77,7 +78,7 @@ SHORT_WORD = 24  # symbols up to which looking at every pair each round beats a 
 CACHE_WORDS = 65_536  # words whose pieces ``WordBPE`` remembers (then it forgets them all)
 
 
-def _merge_short(symbols: list[str], ranks: dict[Pair, int]) -> list[str]:
+def _merge_short(symbols: list[str], ranks: dict[SymbolPair, int]) -> list[str]:
     """``merge_symbols`` for a short word: each round looks at every adjacent pair."""
     while len(symbols) > 1:
         best = None
@@ -87,21 +88,12 @@ def _merge_short(symbols: list[str], ranks: dict[Pair, int]) -> list[str]:
                 best = (rank, pair)
         if best is None:
             break
-        first, second = best[1]
-        out, i, last = [], 0, len(symbols) - 1
-        while i <= last:
-            if i < last and symbols[i] == first and symbols[i + 1] == second:
-                out.append(first + second)
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        symbols = out
+        symbols = merge(symbols, best[1], best[1][0] + best[1][1])  # type: ignore[arg-type]
     return symbols
 
 
-def merge_symbols(symbols: list[str], ranks: dict[Pair, int],
-                  pair_of_rank: dict[int, Pair]) -> list[str]:
+def merge_symbols(symbols: list[str], ranks: dict[SymbolPair, int],
+                  pair_of_rank: dict[int, SymbolPair]) -> list[str]:
     """Rounds of merges on a word's symbols: the adjacent pair of lowest rank, merged at each of
     its places left to right, never overlapping (subword-nmt's and CLIP's rule), until no
     adjacent pair has a rank. ``pair_of_rank`` is ``ranks`` turned around."""
@@ -160,7 +152,7 @@ class WordBPE:
 
     family = "word"
 
-    def __init__(self, merges: Sequence[Pair], *, version: tuple[int, ...] = (0, 2),
+    def __init__(self, merges: Sequence[SymbolPair], *, version: tuple[int, ...] = (0, 2),
                  separator: str = SEPARATOR, glossaries: Sequence[str] | None = None) -> None:
         if version not in ((0, 1), (0, 2)):
             raise ValueError(f"version must be (0, 1) or (0, 2), not {version!r}")
@@ -171,11 +163,17 @@ class WordBPE:
         self.glossaries = list(glossaries or [])
         self._whole = (re.compile("^({})$".format("|".join(self.glossaries)))
                        if self.glossaries else None)
-        self.ranks: dict[Pair, int] = {}
+        self.ranks: dict[SymbolPair, int] = {}
         for rank, pair in enumerate(self.merges):
             self.ranks.setdefault(pair, rank)  # the first place of a merge given twice
         self._pair_of_rank = {rank: pair for pair, rank in self.ranks.items()}
         self._cache: dict[str, tuple[str, ...]] = {}
+
+    @classmethod
+    def learn(cls, text: str, num_symbols: int, **options: object) -> WordBPE:
+        """Merges learned from ``text`` (``train.learn_merges``: ``min_frequency``,
+        ``total_symbols``, ``progress``), ready to apply."""
+        return cls(learn_merges(text, num_symbols, **options))  # type: ignore[arg-type]
 
     @classmethod
     def from_codes(cls, text: str, name: str = "codes file", *, merges: int = -1,

@@ -27,7 +27,7 @@ from ..limits import MAX_MODEL_BYTES, check_size
 from ..oniguruma import compile_translated, from_oniguruma
 from ..text import bytes_to_unicode
 from .apply import merge_symbols
-from .train import END_OF_WORD, Pair
+from .train import END_OF_WORD, SymbolPair
 
 START, END = "<|startoftext|>", "<|endoftext|>"
 CLIP_MERGES = 49152 - 256 - 2  # the merges CLIP's own code takes from its file
@@ -35,11 +35,11 @@ CLIP_PATTERN = (r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\
                 r"""|[^\s\p{L}\p{N}]+""")
 _BYTE_CHAR = bytes_to_unicode()
 _CHAR_BYTE = {c: b for b, c in _BYTE_CHAR.items()}
-_SPACES = compile_translated(from_oniguruma(r"\s+"))
+_WHITESPACE_RUN = compile_translated(from_oniguruma(r"\s+"))
 
 
 def read_clip_merges(data: bytes, name: str = "CLIP merges file",
-                     num_merges: int | None = None) -> list[Pair]:
+                     num_merges: int | None = None) -> list[SymbolPair]:
     """The merges of CLIP's file (gzip or not): every line after the first, each two symbols;
     ``num_merges``: only the first so many. A bad line is a ValueError naming it."""
     if data[:2] == b"\x1f\x8b":
@@ -58,7 +58,7 @@ def read_clip_merges(data: bytes, name: str = "CLIP merges file",
         lines.pop()
     if num_merges is not None:
         lines = lines[:num_merges]
-    merges: list[Pair] = []
+    merges: list[SymbolPair] = []
     for lineno, line in enumerate(lines, 2):
         parts = line.split()
         if len(parts) != 2:
@@ -68,7 +68,7 @@ def read_clip_merges(data: bytes, name: str = "CLIP merges file",
     return merges
 
 
-def clip_vocab(merges: Sequence[Pair]) -> dict[str, int]:
+def clip_vocab(merges: Sequence[SymbolPair]) -> dict[str, int]:
     """CLIP's vocabulary for these merges: token string -> id (what its vocab.json holds)."""
     chars = sorted(_BYTE_CHAR.values(), key=ord)
     tokens = chars + [c + END_OF_WORD for c in chars] + [a + b for a, b in merges] + [START, END]
@@ -81,10 +81,10 @@ class CLIPWordBPE:
 
     family = "word"
 
-    def __init__(self, merges: Sequence[Pair], name: str = "CLIP merges") -> None:
+    def __init__(self, merges: Sequence[SymbolPair], name: str = "CLIP merges") -> None:
         self.name = name
         self.merges = [tuple(pair) for pair in merges]
-        self.ranks: dict[Pair, int] = {}
+        self.ranks: dict[SymbolPair, int] = {}
         for rank, pair in enumerate(self.merges):
             self.ranks.setdefault(pair, rank)
         self._pair_of_rank = {rank: pair for pair, rank in self.ranks.items()}
@@ -114,7 +114,7 @@ class CLIPWordBPE:
             if special:
                 out.append(part)
                 continue
-            normal = "".join(c.lower() for c in _SPACES.sub(" ", unicodedata.normalize("NFC", part)))
+            normal = "".join(c.lower() for c in _WHITESPACE_RUN.sub(" ", unicodedata.normalize("NFC", part)))
             for piece in self._split.findall(normal):
                 out.append("".join(_BYTE_CHAR[b] for b in piece.encode("utf-8")))
         return out

@@ -35,7 +35,7 @@ from ..limits import MAX_WORD_BPE_CHARS, MAX_WORD_BPE_MERGES, check_size
 END_OF_WORD = "</w>"
 VERSION_LINE = "#version: 0.2"
 
-Pair = tuple[str, str]
+SymbolPair = tuple[str, str]
 Word = tuple[str, ...]
 
 
@@ -105,7 +105,7 @@ class _Counts:
                 else:
                     self.kept[pair] = count
 
-    def best(self) -> Pair:
+    def best(self) -> SymbolPair:
         live = self.live
         return max(live, key=lambda pair: (live[pair], pair))
 
@@ -113,7 +113,7 @@ class _Counts:
         self.live = defaultdict(int, self.kept)
 
 
-def _merge_in_words(pair: Pair, words: list[list], where: defaultdict) -> list[tuple]:
+def _merge_in_words(pair: SymbolPair, words: list[list], where: defaultdict) -> list[tuple]:
     """Replace ``pair`` in every word that holds it: ``(index, new symbols, old symbols, count)``
     for each changed word."""
     first, second = pair
@@ -141,7 +141,7 @@ def _positions(symbols: Word, symbol: str) -> Iterable[int]:
         start += 1
 
 
-def _update(pair: Pair, changed: list[tuple], counts: defaultdict, where: defaultdict) -> None:
+def _update(pair: SymbolPair, changed: list[tuple], counts: defaultdict, where: defaultdict) -> None:
     """Take the pairs around each replaced occurrence off the counts and add those around each
     new symbol, word by word (the counts of pairs no merge touched stay as they are)."""
     counts[pair] = 0
@@ -190,8 +190,8 @@ def learn_merges(
     counts: Mapping[str, int] | None = None,
     min_frequency: int = 2,
     total_symbols: bool = False,
-    progress: Callable[[int, int, Pair], bool | None] | None = None,
-) -> list[Pair]:
+    progress: Callable[[int, int, SymbolPair], bool | None] | None = None,
+) -> list[SymbolPair]:
     """Up to ``num_symbols`` merges learned from ``text`` (or from ``counts``, word -> count,
     subword-nmt's ``--dict-input``), in order: subword-nmt's ``learn_bpe`` with the same
     ``min_frequency`` gives the same merges in the same order.
@@ -229,7 +229,7 @@ def learn_merges(
         return []  # no word of two characters: nothing to merge (subword-nmt fails on max())
     stats = _Counts(pair_counts)
     threshold = max(pair_counts.values()) / 10
-    merges: list[Pair] = []
+    merges: list[SymbolPair] = []
     for i in range(num_symbols):
         best = stats.best() if stats.live else None
         if best is None or (i and stats.live[best] < threshold):
@@ -251,6 +251,6 @@ def learn_merges(
     return merges
 
 
-def codes_text(merges: Iterable[Pair]) -> str:
+def codes_text(merges: Iterable[SymbolPair]) -> str:
     """A codes file as subword-nmt writes it: ``#version: 0.2``, then one merge a line."""
     return "".join([VERSION_LINE + "\n"] + [f"{a} {b}\n" for a, b in merges])
