@@ -34,6 +34,14 @@ def clock(fn, *args):
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def timed(samples: dict, walls: dict, key: str, fn, *args):
+    """``fn(*args)``, its CPU and wall seconds added to ``samples[key]`` and ``walls[key]``."""
+    out, wall, cpu = clock(fn, *args)
+    samples[key].append(cpu)
+    walls[key].append(wall)
+    return out
+
+
 def segment_all(bpe, lines: list[str]) -> list[str]:
     return [bpe.process_line(line) for line in lines]
 
@@ -73,26 +81,14 @@ def main() -> int:
                                    "apply theirs", "apply ours cached", "apply theirs cached")}
         walls = {k: [] for k in samples}
         for _ in range(args.rounds):
-            ours, wall, cpu = clock(lambda k: codes_text(learn_merges(text, k)), n)
-            samples["learn ours"].append(cpu)
-            walls["learn ours"].append(wall)
-            codes, wall, cpu = clock(theirs_learn, n)
-            samples["learn theirs"].append(cpu)
-            walls["learn theirs"].append(wall)
+            ours = timed(samples, walls, "learn ours", lambda k: codes_text(learn_merges(text, k)), n)
+            codes = timed(samples, walls, "learn theirs", theirs_learn, n)
             assert ours == codes, "the merges differ from subword-nmt's"
             bpe, word_bpe = BPE(io.StringIO(codes)), WordBPE.from_codes(codes)
-            a, wall, cpu = clock(segment_all, word_bpe, lines)
-            samples["apply ours"].append(cpu)
-            walls["apply ours"].append(wall)
-            b, wall, cpu = clock(segment_all, bpe, lines)
-            samples["apply theirs"].append(cpu)
-            walls["apply theirs"].append(wall)
-            _, wall, cpu = clock(segment_all, word_bpe, lines)
-            samples["apply ours cached"].append(cpu)
-            walls["apply ours cached"].append(wall)
-            _, wall, cpu = clock(segment_all, bpe, lines)
-            samples["apply theirs cached"].append(cpu)
-            walls["apply theirs cached"].append(wall)
+            a = timed(samples, walls, "apply ours", segment_all, word_bpe, lines)
+            b = timed(samples, walls, "apply theirs", segment_all, bpe, lines)
+            timed(samples, walls, "apply ours cached", segment_all, word_bpe, lines)
+            timed(samples, walls, "apply theirs cached", segment_all, bpe, lines)
             assert a == b, "the segmentations differ from subword-nmt's"
         med = {k: statistics.median(v) for k, v in samples.items()}
         wmed = {k: statistics.median(v) for k, v in walls.items()}
