@@ -106,6 +106,7 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
     saving from ``FileMethods`` (saving.py)."""
 
     splits = True  # whether it uses a split pattern (BasicTokenizer: no)
+    family = "byte-level"  # the family of BPE (word_bpe's objects say "word")
 
     def __init__(
         self,

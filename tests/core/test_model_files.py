@@ -78,6 +78,7 @@ def test_the_one_loader_reads_a_file_with_an_empty_token(whisper_like):
     for text in MULTILINGUAL:
         assert ours.encode(text, allowed_special="all") == theirs.encode(text, allowed_special="all")
     assert ours.decode([3000]) == ""
+    assert ours.family == "byte-level"
 
 
 # -- Mistral's tekken.json ------------------------------------------------------------------------
