@@ -21,6 +21,7 @@ from __future__ import annotations
 import gzip
 import io
 import unicodedata
+import zlib
 from collections.abc import Sequence
 
 from ..limits import MAX_MODEL_BYTES, check_size
@@ -46,7 +47,7 @@ def read_clip_merges(data: bytes, name: str = "CLIP merges file",
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
                 data = f.read(MAX_MODEL_BYTES + 1)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             raise ValueError(f"{name}: a gzip file that cannot be read ({e})") from None
         check_size(len(data), MAX_MODEL_BYTES, f"{name}, unzipped")
     try:

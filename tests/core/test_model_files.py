@@ -154,6 +154,8 @@ def test_a_tekken_file_missing_a_part_is_refused_naming_the_format_and_the_part(
      "a model's config.json"),
     ("vocab.txt", b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n##s\n", "WordPiece vocab.txt"),
     ("spm.vocab", b"<unk>\t0\n<s>\t0\n\xe2\x96\x81the\t-1.5\n", "SentencePiece .vocab listing"),
+    ("bpe_simple_vocab_16e6.txt.gz", b"\x1f\x8b\x08\x00" + bytes(30),
+     "bpe_simple_vocab_16e6.txt.gz: a gzip file that cannot be read"),
 ])
 def test_a_file_no_reader_takes_is_refused_naming_what_it_looks_like(tmp_path, name, data, said):
     path = tmp_path / name
