@@ -57,6 +57,8 @@ def read_clip_merges(data: bytes, name: str = "CLIP merges file",
     lines = text.split("\n")[1:]
     while lines and not lines[-1]:
         lines.pop()
+    if not lines:
+        raise ValueError(f"{name}: CLIP's merges file holds no merges after its first line")
     if num_merges is not None:
         lines = lines[:num_merges]
     merges: list[SymbolPair] = []
