@@ -17,7 +17,10 @@ counting), ``corpus.py`` (training on files of any size, counted on every core),
 (tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read
 by ``oniguruma.py`` with ``unicode_gap.py``, its decoder by ``decoders.py``), ``formats.py``
 (the file formats as plain data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
-``pretrained.py`` (the GPT vocabularies that ship inside), ``chat.py`` with ``chat_format.py``
+``pretrained.py`` (the GPT vocabularies that ship inside), ``word_bpe/`` (the original word
+BPE: subword-nmt's merges and segmentation, CLIP's merges file), ``tekken.py`` (Mistral's
+tekken.json) with ``family_files.py`` (how the loader tells those files apart, and names a
+file it does not read), ``chat.py`` with ``chat_format.py``
 (conversations as the models read them), and ``core.py``, ``load.py``, ``registry.py`` and
 ``model.py`` (tiktoken's modules, so that ``import bpe_core as tiktoken`` is enough).
 ``sentencepiece/`` is the other family, SentencePiece-style BPE (Llama 2's): its model, its
@@ -68,7 +71,9 @@ from .sentencepiece import read_model as read_sentencepiece_model
 from .sentencepiece import to_model_file as to_sentencepiece_model
 from .sentencepiece.hf_json import parse_hf_sentencepiece, to_hf_sentencepiece_json
 from .steps import StepThrough, TokenSpan
+from .tekken import TekkenTokenizer, read_tekken
 from .training import MergeRecord, train_bpe
+from .word_bpe import CLIPWordBPE, WordBPE  # the word-BPE family (subword-nmt's, CLIP's)
 
 __all__ = [
     "__version__",
@@ -117,6 +122,10 @@ __all__ = [
     "to_sentencepiece_model",
     "parse_hf_sentencepiece",
     "to_hf_sentencepiece_json",
+    "WordBPE",
+    "CLIPWordBPE",
+    "TekkenTokenizer",
+    "read_tekken",
 ]
 
 

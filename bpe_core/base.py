@@ -107,7 +107,7 @@ class Tokenizer(SplitMethods, TiktokenMethods, FileMethods):
     saving from ``FileMethods`` (saving.py)."""
 
     splits = True  # whether it uses a split pattern (BasicTokenizer: no)
-    family = "byte-level"  # the BPE family (bpe_core.sentencepiece's model: "sentencepiece")
+    family = "byte-level"  # the BPE family (SentencePieceBPE says "sentencepiece", word_bpe's "word")
 
     def __init__(
         self,

@@ -12,8 +12,17 @@ import regex
 
 from .base import Tokenizer
 from .basic import BasicTokenizer
+from .family_files import (
+    KIND_NAMES,
+    detect_family_file,
+    guess_unread,
+    holds_word_merges,
+    read_family_file,
+    vocab_is_clips,
+)
 from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from here too
     MODEL_HEADERS,
+    NotMergedError,
     TokenizerData,
     hf_data,
     hf_document,
@@ -21,6 +30,7 @@ from .formats import (  # noqa: F401 - to_minbpe and parse_minbpe: read from her
     parse_hf_json,
     parse_minbpe,
     parse_tiktoken,
+    parse_tiktoken_ranks,
     to_minbpe,
 )
 from .limits import MAX_MODEL_BYTES
@@ -86,8 +96,10 @@ def detect_format(data: bytes) -> str:
 
     One of "minbpe", "hf" (tokenizer.json), "gpt2-vocab" (vocab.json / encoder.json),
     "gpt2-merges" (merges.txt / vocab.bpe), "tiktoken", "sentencepiece" (sentencepiece's
-    binary tokenizer.model), or "sidecar" (a bpe-lab sidecar, which describes one of the
-    others); ValueError when it is none of them.
+    binary tokenizer.model), "sidecar" (a bpe-lab sidecar, which describes one of the
+    others), or of family_files.py: "word-codes" (subword-nmt's codes, or CLIP's merges.txt),
+    "clip-merges" (CLIP's .txt.gz), "tekken" (Mistral's tekken.json); ValueError when it is
+    none of them, naming what it looks like when it can tell.
 
     >>> detect_format(b"minbpe v1\\n\\n0\\n")
     'minbpe'
@@ -102,6 +114,9 @@ def detect_format(data: bytes) -> str:
         return "minbpe"
     if is_sidecar(data):
         return "sidecar"
+    family = detect_family_file(data)
+    if family is not None:
+        return family
     if head.startswith(b"{"):
         try:
             document = json.loads(data)
@@ -109,11 +124,16 @@ def detect_format(data: bytes) -> str:
             return "hf"  # the reader says what is wrong with it
         if isinstance(document, dict) and isinstance(document.get("model"), dict):
             return "hf"
+        if detect_family_file(data, document) is not None:
+            return detect_family_file(data, document)
         is_vocab = (  # token -> id; GPT-2's own encoder.json even has a token "model"
             isinstance(document, dict)
             and len(document) > 0
             and all(isinstance(v, int) for v in list(document.values())[:100])
         )
+        guess = None if is_vocab else guess_unread(data)
+        if guess is not None:
+            raise ValueError(f"this looks like {guess}")
         return "gpt2-vocab" if is_vocab else "hf"  # the tokenizer.json reader says what is wrong
     if first.startswith(b"#version"):
         return "gpt2-merges"
@@ -122,10 +142,12 @@ def detect_format(data: bytes) -> str:
     first_lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:5] if line.strip()]
     if first_lines and all(len(line.split(b" ")) == 2 for line in first_lines):
         return "gpt2-merges"
+    guess = guess_unread(data)
     raise ValueError(
-        "not a tokenizer file this tool reads: expected a minbpe .model, a Hugging Face"
-        " tokenizer.json, a sentencepiece tokenizer.model, tiktoken ranks, or GPT-2 vocab.json /"
-        " merges.txt"
+        (f"this looks like {guess}; " if guess else "")
+        + "not a tokenizer file this tool reads: expected a minbpe .model, a Hugging Face"
+        " tokenizer.json, a sentencepiece tokenizer.model, tiktoken ranks, GPT-2 vocab.json /"
+        " merges.txt, subword-nmt codes, CLIP's merges or Mistral's tekken.json"
     )
 
 
@@ -211,6 +233,15 @@ def _read_tokenizer_kind(
             kind = detect_format(data)
         except ValueError as e:
             raise ValueError(f"{name}, line 1: {e}") from None
+    if kind == "gpt2-vocab" and merges is not None and holds_word_merges(merges):
+        return read_family_file("word-codes", merges, partner_name or "merges.txt", vocab=data,
+                                vocab_name=name)  # CLIP's vocab.json + merges.txt
+    if kind in KIND_NAMES:
+        if sidecar is not None:
+            raise ValueError(f"{name} is {KIND_NAMES[kind]}: a bpe-lab sidecar goes with"
+                             " bpe_core's own byte-level files, not with this one")
+        clip_vocab = vocab if vocab is not None and vocab_is_clips(vocab) else None
+        return read_family_file(kind, data, name, vocab=clip_vocab, vocab_name=partner_name)
     if kind == "sidecar":
         raise ValueError(f"{name} is a bpe-lab sidecar: it describes a tokenizer file saved"
                          f" beside it; load that file (the same name without '{SIDECAR_SUFFIX}')")
@@ -250,8 +281,15 @@ def _read_tokenizer_kind(
             return read_hf_sentencepiece(document, name)
         tok = build(hf_data(document, name), name)
     elif kind == "tiktoken":  # the file is checked first: its own faults come first
-        parsed = parse_tiktoken(data, pattern=pattern or "", special_tokens=special_tokens or {},
-                                name=name)
+        try:
+            parsed = parse_tiktoken(data, pattern=pattern or "",
+                                    special_tokens=special_tokens or {}, name=name)
+        except NotMergedError:  # an empty token (Whisper's multilingual): merged by rank, as tiktoken
+            if not regex.search(rb"(?m)^==? +\d", data):  # no line "= rank": refused as it was
+                raise
+            if pattern is None or special_tokens is None:
+                _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
+            return _ranked(data, name, pattern or "", special_tokens or {})
         if pattern is None or special_tokens is None:
             build(parsed, name)  # the file's own faults first
             _refuse_missing(name, "tiktoken ranks", pattern is None, special_tokens is None)
@@ -350,6 +388,17 @@ def _agree_on_specials(vocab_text: str, vocab_name: str, side: Sidecar) -> None:
                 " special tokens then come from vocab.json)")
 
 
+def _ranked(data: bytes, name: str, pattern: str, special_tokens: dict[str, int]) -> Tokenizer:
+    """tiktoken ranks with an empty token (Whisper's multilingual.tiktoken), whose merges
+    cannot be recovered: a ``core.RankedEncoding``, which merges by rank as tiktoken does."""
+    from .core import Encoding
+
+    tok = Encoding(name, pat_str=pattern, mergeable_ranks=parse_tiktoken_ranks(data, name),
+                   special_tokens=special_tokens)
+    tok.from_file = True
+    return tok
+
+
 def _from_minbpe(text: str, name: str) -> Tokenizer:
     pattern, special_tokens, merges = parse_minbpe(text, name)
     try:
@@ -392,6 +441,11 @@ def load(
         kind = "unknown"  # read_tokenizer says what is wrong
     partner: dict[str, bytes] = {}
     partner_name = None
+    if kind == "word-codes":  # CLIP's merges.txt when CLIP's vocab.json is beside it
+        beside = os.fspath(vocab_path) if vocab_path is not None else os.path.join(
+            os.path.dirname(name), "vocab.json")
+        if os.path.exists(beside):
+            partner["vocab"], partner_name = _read(beside), beside
     if kind in _PARTNERS:
         given = merges_path if kind == "gpt2-vocab" else vocab_path
         candidates = [given] if given is not None else [

@@ -162,7 +162,9 @@ def _whole_token_problem(tok: Any) -> str | None:
 
 
 def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes, int]:
-    """``base64(token) rank`` lines -> ``{token bytes: rank}``; ValueError names the bad line."""
+    """``base64(token) rank`` lines -> ``{token bytes: rank}``; ValueError names the bad line.
+    A token of ``=`` is the empty token, kept as tiktoken keeps it (a rank no text encodes to,
+    which decodes to nothing)."""
     ranks: dict[bytes, int] = {}
     line_of_rank: dict[int, int] = {}
     for lineno, line in enumerate(data.splitlines(), 1):
@@ -170,7 +172,10 @@ def parse_tiktoken_ranks(data: bytes, name: str = "tiktoken file") -> dict[bytes
             continue
         try:
             token_b64, rank_text = line.split()
-            token = base64.b64decode(token_b64, validate=True)
+            # "=" alone is the empty token (Whisper's multilingual.tiktoken holds one at 50256;
+            # tiktoken's lenient base64 reads it as b"")
+            token = (b"" if token_b64 in (b"=", b"==")
+                     else base64.b64decode(token_b64, validate=True))
             if not (rank_text.isdigit() and rank_text.isascii()):
                 raise ValueError("the rank is not a whole number >= 0")
         except (ValueError, TypeError) as e:

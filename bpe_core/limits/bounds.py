@@ -45,6 +45,8 @@ MAX_RECOVER_BYTES = 16 * 1024 * 1024  # all tokens' bytes together, in a tiktoke
 MAX_SYMBOL_CHARS = 48  # a SentencePiece file's user-defined piece or added token (matched in text
 # at every position: the cost of a position grows with the distinct lengths of these)
 MAX_PIECE_CHARS = 1_000  # a piece written into a tokenizer.json's merges (every split is tried)
+MAX_WORD_BPE_CHARS = 8_000_000  # text (or words) word BPE learns from, in one call
+MAX_WORD_BPE_MERGES = MAX_VOCAB_SIZE  # merges word BPE learns, or a codes file holds
 
 # -- bpe-lab check's inputs (bpe_lab/check/task.py explains each) --------------------------------
 MAX_INPUT_CHARS = 8_000_000  # characters of a file (a .model, merges.txt, tokenizer.json)

@@ -14,6 +14,7 @@ from collections import deque
 import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.corpus import MAX_BLOCK_BYTES
+from bpe_core.family_files import family_refusal
 from bpe_core.files import MissingSettingsError
 from bpe_core.split import proven_cuts
 from bpe_lab import check
@@ -209,12 +210,12 @@ def open_model(path: str, settings: dict | None = None) -> tuple[Tokenizer, str,
                          + "; give " + " and ".join(flags[k] for k in e.keywords)) from None
     except ValueError as e:
         raise UsageError(f"{e}") from None
-    if tok.family != "byte-level":
-        raise UsageError(f"{name} is {tok.family} BPE (Llama 2's family): bpe_core.load reads it"
-                         " in Python, but bpe-lab's commands work on byte-level BPE only")
+    why = family_refusal(tok, name, "bpe-lab's commands")
+    if why:
+        raise UsageError(why)
     words = {"minbpe": "minbpe .model", "hf": "Hugging Face tokenizer.json",
              "tiktoken": "tiktoken ranks", "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
-             "gpt2-merges": "GPT-2 merges.txt + vocab.json"}[kind]
+             "gpt2-merges": "GPT-2 merges.txt + vocab.json"}.get(kind, kind)
     return tok, name, words
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import bpe_core
 from bpe_core import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from bpe_core.family_files import KIND_NAMES, family_refusal
 from bpe_core.files import MissingSettingsError, detect_format, to_minbpe
 from bpe_core.formats import (
     pipeline_problem,
@@ -310,6 +311,7 @@ FORMAT_TITLES = {
     "tiktoken": "tiktoken ranks",
     "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
     "gpt2-merges": "GPT-2 vocab.json + merges.txt",
+    **KIND_NAMES,  # word BPE and tekken: named, and refused by name (family_refusal)
 }
 FORMAT_FILE = {"gpt2-vocab": "vocab.json", "gpt2-merges": "merges.txt"}
 PATTERN_FREE = ("tiktoken", "gpt2-vocab", "gpt2-merges")  # formats that do not store the pattern
@@ -495,13 +497,13 @@ def read_uploads(
                                           sidecar_name=sidecar[0])
         except MissingSettingsError as e:
             raise _missing(kind, name, e.keywords) from None
-        if tok.family != "byte-level":
-            raise ValueError(f"{name} is {tok.family} BPE (Llama 2's family): bpe_core reads it"
-                             " (bpe_core.load), but the app's pages show byte-level BPE only.")
+        _refuse_family(tok, name)
         notes += [f"Left out: {note}" for note in tok.ignored]
         return Imported(_checked(tok), name, kind, tuple(notes), bool(sidecars))
 
     kinds = {_kind(name, data): (name, data) for name, data in readable}
+    if "word-codes" in kinds:  # CLIP's merges.txt comes with its vocab.json
+        kinds["gpt2-merges"] = kinds.pop("word-codes")
     if len(readable) != 2 or set(kinds) != {"gpt2-vocab", "gpt2-merges"}:
         found = ", ".join(f"{name} ({FORMAT_TITLES.get(_kind(name, data), '?')})"
                           for name, data in readable)
@@ -516,8 +518,16 @@ def read_uploads(
                                       sidecar=sidecar[1], sidecar_name=sidecar[0])
     except MissingSettingsError as e:
         raise _missing("gpt2-vocab", vocab_name, e.keywords) from None
+    _refuse_family(tok, f"{vocab_name} + {merges_name}")
     return Imported(_checked(tok), f"{vocab_name} + {merges_name}", "gpt2-vocab",
                     tuple(notes), bool(sidecars))
+
+
+def _refuse_family(tok: object, name: str) -> None:
+    """A word-BPE or tekken file loads in the library; the pages draw byte-level tokenizers."""
+    why = family_refusal(tok, name, "the app's pages")
+    if why:
+        raise ValueError(why)
 
 
 def _missing(kind: str, name: str, keywords: tuple[str, ...]) -> ValueError:
