@@ -359,3 +359,27 @@ def _word_spans(s: str) -> Iterable[tuple[int, int]]:
             yield start, i
             start = i
     yield start, len(s)
+
+
+# the trainer's options that the model needs too: how text is normalized, byte fallback, and
+# the special pieces' texts (their ids are where train_pieces puts them)
+MODEL_OPTIONS = ("add_dummy_prefix", "remove_extra_whitespaces", "byte_fallback", "unk_piece",
+                 "bos_piece", "eos_piece", "pad_piece")
+
+
+def train_sentencepiece(text_or_lines: str | Iterable[str], vocab_size: int,
+                        **options: object):
+    """A ``SentencePieceBPE`` trained as sentencepiece's BPE trainer trains: ``train_pieces``'
+    pieces, with the trainer's options that encoding follows too (``MODEL_OPTIONS``) given to
+    ``SentencePieceBPE.from_pieces``. Its ``encode`` gives the ids ``sentencepiece`` gives with
+    the model it trains from the same text and options; ``to_model_file`` writes it as a
+    ``tokenizer.model``. ``name=`` names the model; the other options are ``train_pieces``'."""
+    from .model import SentencePieceBPE
+
+    name = options.pop("name", "sentencepiece BPE")
+    pieces = train_pieces(text_or_lines, vocab_size, **options)
+    defaults = {"byte_fallback": False, "add_dummy_prefix": True,
+                "remove_extra_whitespaces": True, "unk_piece": "<unk>", "bos_piece": "<s>",
+                "eos_piece": "</s>", "pad_piece": "<pad>"}
+    model_options = {key: options.get(key, defaults[key]) for key in MODEL_OPTIONS}
+    return SentencePieceBPE.from_pieces(pieces, name=name, **model_options)
