@@ -2,7 +2,8 @@
 the pieces and ids of the model sentencepiece trains from the same text and options, and a
 tokenizer.json that HF ``tokenizers`` reads with the same ids; ``bpe-lab encode`` with that
 .model writes sentencepiece's ids line by line; commands that cannot handle the family refuse
-it by name (issue 46)."""
+it by name: ``info``, and ``check`` (which once gave a traceback on such a tokenizer.json)
+(issue 46)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ def test_a_trained_model_is_sentencepieces_and_encodes_with_its_ids(tmp_path, pr
     done = run_cli("info", "spm.model", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "spm.model is sentencepiece BPE" in done.stderr and "byte-level BPE only" in done.stderr
+    for name in ("spm.model", "tokenizer.json"):  # check compares byte-level merges only
+        done = run_cli("check", name, "--corpus", "a.txt", cwd=tmp_path)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert f"{name} is sentencepiece BPE" in done.stderr and "byte-level BPE" in done.stderr
 
 
 def test_options_of_the_other_family_and_the_text_bound_are_refused_by_name(tmp_path):
