@@ -66,7 +66,7 @@ from .patterns import DIGIT_PRESETS, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT
 from .pretrained import PRESETS, encoding_name_for_model, load_pretrained
 from .regex_tokenizer import RegexTokenizer
 from .registry import get_encoding, list_encoding_names
-from .sentencepiece import SentencePieceBPE
+from .sentencepiece import SentencePieceBPE, train_sentencepiece
 from .sentencepiece import read_model as read_sentencepiece_model
 from .sentencepiece import to_model_file as to_sentencepiece_model
 from .sentencepiece.hf_json import parse_hf_sentencepiece, to_hf_sentencepiece_json
@@ -120,6 +120,7 @@ __all__ = [
     "SentencePieceBPE",
     "read_sentencepiece_model",
     "to_sentencepiece_model",
+    "train_sentencepiece",
     "parse_hf_sentencepiece",
     "to_hf_sentencepiece_json",
     "WordBPE",

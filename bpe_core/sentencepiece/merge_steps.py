@@ -26,17 +26,13 @@ in ``sentencepiece`` by its hash map's order; here by the tie rule above (see do
 from __future__ import annotations
 
 import heapq
-import struct
 from collections.abc import Callable, Sequence
+
+from .model import float32  # (sentencepiece computes its 5 % in single precision)
 
 ACTIVE_EVERY = 100  # pieces between two rebuilds of the active set
 ACTIVE_MIN = 1_000  # the active set's least size
 ACTIVE_SHARE = 0.05  # ... or this share of every symbol made
-
-
-def _f32(x: float) -> float:
-    """``x`` rounded to a C float, as sentencepiece computes its 5 % in single precision."""
-    return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
 class MergeLoop:
@@ -143,7 +139,7 @@ class MergeLoop:
         """The most frequent kept pairs become the active set (sentencepiece's UpdateActiveSymbols)."""
         made = len(self.pairs) + len(self.chars)
         pairs = list(self.pairs.values())
-        size = min(max(ACTIVE_MIN, int(_f32(_f32(float(made)) * _f32(ACTIVE_SHARE)))), len(pairs))
+        size = min(max(ACTIVE_MIN, int(float32(float32(float(made)) * float32(ACTIVE_SHARE)))), len(pairs))
         if size >= len(pairs):
             chosen = pairs
         else:

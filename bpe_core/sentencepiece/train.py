@@ -36,7 +36,6 @@ of the merged pair and a heap step; the text is bounded by ``MAX_SPM_TRAIN_CHARS
 from __future__ import annotations
 
 import re
-import struct
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -45,13 +44,12 @@ import regex
 
 from ..limits import MAX_SPM_TRAIN_CHARS, MAX_VOCAB_SIZE
 from .merge_steps import MergeLoop, run
+from .model import SPACE, SentencePieceBPE, float32
+from .proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
 
-SPACE = "\u2581"  # ▁, how sentencepiece writes a space
 UNK_CHAR = "\u2585"  # ▅, what a character left out becomes while training
 BOUNDARY = "\x1f"  # what a special piece's text becomes while training (U+001F); no piece crosses it
 
-# ModelProto.SentencePiece.Type
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 
 # sentencepiece's training options that bpe_core does not follow: refused by name when given
 REFUSED_OPTIONS = frozenset({
@@ -65,7 +63,7 @@ REFUSED_OPTIONS = frozenset({
 })
 
 
-class Piece(NamedTuple):
+class TrainedPiece(NamedTuple):
     piece: str
     score: float
     type: int  # NORMAL, UNKNOWN, CONTROL, USER_DEFINED, BYTE
@@ -151,10 +149,6 @@ class PieceRules(NamedTuple):
                 return False
             prev = s
         return True
-
-
-def _f32(x: float) -> float:
-    return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
@@ -253,7 +247,7 @@ def train_pieces(
     control_symbols: Iterable[str] = (),
     user_defined_symbols: Iterable[str] = (),
     **other: object,
-) -> list[Piece]:
+) -> list[TrainedPiece]:
     """The pieces of sentencepiece's BPE trainer on this text: ``(piece, score, type)`` by id.
 
     The options are sentencepiece's, under its names (``max_piece_length`` is its
@@ -308,9 +302,9 @@ def train_pieces(
     total = sum(chars.values()) or 1
     kept: dict[str, int] = {}
     covered = 0
-    goal = _f32(character_coverage)
+    goal = float32(character_coverage)
     for c, n in sorted(chars.items(), key=lambda cn: (-cn[1], cn[0])):
-        if _f32(covered / total) >= goal:
+        if float32(covered / total) >= goal:
             break
         covered += n
         if c != BOUNDARY:
@@ -337,15 +331,15 @@ def train_pieces(
         raise ValueError(f"vocab_size {vocab_size} is too high for this text: "
                          f"sentencepiece's BPE finds at most {most:,} pieces in it")
 
-    body = [Piece(p, -float(i), NORMAL) for i, p in enumerate(chosen)]
+    body = [TrainedPiece(p, -float(i), NORMAL) for i, p in enumerate(chosen)]
     for c, _ in sorted(kept.items(), key=lambda cn: (-cn[1], cn[0])):
-        body.append(Piece(c, -float(len(body)), NORMAL))
-    out: list[Piece] = []
+        body.append(TrainedPiece(c, -float(len(body)), NORMAL))
+    out: list[TrainedPiece] = []
     rest = iter(body)
     for i in range(vocab_size):
         if i in meta:
             piece, kind = meta[i]
-            out.append(Piece(piece, 0.0, kind))
+            out.append(TrainedPiece(piece, 0.0, kind))
         else:
             out.append(next(rest))
     return out
@@ -359,3 +353,25 @@ def _word_spans(s: str) -> Iterable[tuple[int, int]]:
             yield start, i
             start = i
     yield start, len(s)
+
+
+# the trainer's options that the model needs too: how text is normalized, byte fallback, and
+# the special pieces' texts (their ids are where train_pieces puts them)
+MODEL_OPTIONS = ("add_dummy_prefix", "remove_extra_whitespaces", "byte_fallback", "unk_piece",
+                 "bos_piece", "eos_piece", "pad_piece")
+
+
+def train_sentencepiece(text_or_lines: str | Iterable[str], vocab_size: int,
+                        **options: object):
+    """A ``SentencePieceBPE`` trained as sentencepiece's BPE trainer trains: ``train_pieces``'
+    pieces, with the trainer's options that encoding follows too (``MODEL_OPTIONS``) given to
+    ``SentencePieceBPE.from_pieces``. Its ``encode`` gives the ids ``sentencepiece`` gives with
+    the model it trains from the same text and options; ``to_model_file`` writes it as a
+    ``tokenizer.model``. ``name=`` names the model; the other options are ``train_pieces``'."""
+    name = options.pop("name", "sentencepiece BPE")
+    pieces = train_pieces(text_or_lines, vocab_size, **options)
+    defaults = {"byte_fallback": False, "add_dummy_prefix": True,
+                "remove_extra_whitespaces": True, "unk_piece": "<unk>", "bos_piece": "<s>",
+                "eos_piece": "</s>", "pad_piece": "<pad>"}
+    model_options = {key: options.get(key, defaults[key]) for key in MODEL_OPTIONS}
+    return SentencePieceBPE.from_pieces(pieces, name=name, **model_options)

@@ -22,6 +22,7 @@ import regex
 
 from bpe_core.files import read_tokenizer
 from bpe_core.formats import MODEL_HEADERS, gpt2_bytes, parse_minbpe
+from bpe_core.sentencepiece import looks_like_model
 from bpe_core.text import shorten
 
 from .task import (
@@ -69,6 +70,8 @@ def read_merges(
     [(b' ', b't'), (b'h', b'e'), (b' t', b'he')]
     """
     label = name or "the pasted text"
+    if isinstance(data, bytes | bytearray) and looks_like_model(bytes(data)):
+        raise ValueError(_OTHER_FAMILY.format(label=label, family="sentencepiece"))
     text = _as_text(data, label)
     head = text.lstrip("\ufeff \t\r\n")
     first_line = head.split("\n", 1)[0].strip()
@@ -252,9 +255,15 @@ def _read_json(document: Any, data: str | bytes, label: str) -> LearnerOutput:
                      " tokenizer.json, or Python literals")
 
 
+_OTHER_FAMILY = ("{label} is {family} BPE (Llama 2's family): the check compares byte-level BPE"
+                 " merges only")
+
+
 def _read_tokenizer_file(data: str | bytes, label: str, kind: str) -> LearnerOutput:
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     tok = read_tokenizer(raw, label, pattern="", special_tokens={})  # merges only
+    if tok.family != "byte-level":
+        raise ValueError(_OTHER_FAMILY.format(label=label, family=tok.family))
     check_merge_count(len(tok.merges), label)
     ordered = sorted(tok.merges.items(), key=lambda item: item[1])
     merges = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in ordered]

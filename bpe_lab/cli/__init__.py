@@ -22,7 +22,7 @@ from bpe_core.corpus import DEFAULT_BLOCK_BYTES
 from bpe_core.text import shorten
 from bpe_core.training import TIE_RULES
 
-from . import commands
+from . import commands, spm_family
 from .inputs import PATTERNS, UsageError, install_budget
 from .outputs import FORMATS
 from .variants import VARIANTS
@@ -44,12 +44,18 @@ what it writes (--out PATH):
   cs336     a folder PATH with vocab.json and merges.txt as CS336's fixtures (no #version line)
   Files that cannot hold the pattern, the special tokens or --history get bpe_core's sidecar
   (NAME.bpe-lab.json) beside them; bpe_core.load and the app read it back.
+  --family sentencepiece: PATH, sentencepiece's NAME.model (and --hf-json FILE.json, a
+  tokenizer.json of Llama 2's shape); --special-token makes user-defined pieces
 
 variants (each file is one language with --variant parity):
   bpe-lab train corpus.txt --vocab-size 8000 --variant superbpe --transition 6000 --out s.json --format hf
   bpe-lab train corpus.txt --vocab-size 8000 --variant boundless --out b.json --format hf
   bpe-lab train en.txt de.txt hi.txt --vocab-size 8000 --variant parity --out p.model
   (both take --special-token as the classical trainer does)
+
+SentencePiece (Llama 2's family; the pieces of the sentencepiece package's BPE trainer):
+  bpe-lab train corpus.txt --family sentencepiece --vocab-size 4000 --byte-fallback \
+      --keep-whitespace --out spm.model --hf-json tokenizer.json
 
 example (CS336's TinyStories run):
   bpe-lab train TinyStoriesV2-GPT4-train.txt --vocab-size 10000 --pattern gpt2 \\
@@ -129,8 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tokens in all: 256 bytes + merges + special tokens")
     _add_training_settings(t)
     _add_reading(t, "counting")
-    t.add_argument("--format", choices=FORMATS, default="minbpe", help="file format (default:"
-                   " minbpe)")
+    t.add_argument("--format", choices=FORMATS, help="file format (default: minbpe)")
     t.add_argument("--out", required=True, metavar="PATH", help="where to write (see below)")
     t.add_argument("--force", action="store_true", help=FORCE_HELP)
     t.add_argument("--history", action="store_true",
@@ -173,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--alpha", type=float, metavar="A",
                    help="--variant parity with --window: a language's share of the window"
                         " (default: 2, the authors')")
+    spm_family.add_train_options(t)
     t.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="count on this Dask scheduler's workers (pip install 'bpe-lab[dask]');"
                         " the files must be readable there at the same paths")
@@ -187,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example (CS336's experiment):\n"
                "  bpe-lab encode tinystories/ TinyStoriesV2-GPT4-valid.txt --out valid.npy\n"
                "  python -c \"import numpy; print(numpy.load('valid.npy')[:10])\"\n")
-    e.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder")
+    e.add_argument("model", metavar="MODEL", help="a tokenizer file, or a gpt2/cs336 folder (a"
+                   " SentencePiece .model or tokenizer.json encodes each line, as spm_encode)")
     e.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files")
     e.add_argument("--out", required=True, metavar="IDS", help="the .npy file to write")
     e.add_argument("--force", action="store_true", help=FORCE_HELP)

@@ -73,8 +73,12 @@ def training_interrupted(bars: Bars, clock: Clock, num_merges: int, total: int,
 
 
 def train(args: argparse.Namespace) -> int:
-    from . import variants  # (it imports this module)
+    from . import spm_family, variants  # (they import this module)
 
+    if getattr(args, "family", "byte-level") == "sentencepiece":
+        return spm_family.train(args)
+    spm_family.check_family(args)
+    args.format = args.format or "minbpe"
     if getattr(args, "variant", "classic") != "classic":
         return variants.train(args)
     if hasattr(args, "variant"):
@@ -185,9 +189,11 @@ def file_settings(args: argparse.Namespace) -> dict:
     return settings
 
 
-def open_model(path: str, settings: dict | None = None) -> tuple[Tokenizer, str, str]:
+def open_model(path: str, settings: dict | None = None,
+               families: tuple[str, ...] = ("byte-level",)) -> tuple[Tokenizer, str, str]:
     """``(tokenizer, the file read, its format in words)`` for a file or a gpt2/cs336 folder;
-    ``settings``: what the file does not say (``file_settings``)."""
+    ``settings``: what the file does not say (``file_settings``); a tokenizer of a family not
+    in ``families`` (the command cannot handle it) is refused by its family's name."""
     name = path
     if os.path.isdir(path):
         name = os.path.join(path, "vocab.json")
@@ -210,11 +216,14 @@ def open_model(path: str, settings: dict | None = None) -> tuple[Tokenizer, str,
                          + "; give " + " and ".join(flags[k] for k in e.keywords)) from None
     except ValueError as e:
         raise UsageError(f"{e}") from None
-    why = family_refusal(tok, name, "bpe-lab's commands")
+    taken = tok.family in families and tok.family != "byte-level"  # else: a Tokenizer only
+    why = None if taken else family_refusal(tok, name, "bpe-lab's " + (
+        "commands" if families == ("byte-level",) else "encode"))
     if why:
         raise UsageError(why)
     words = {"minbpe": "minbpe .model", "hf": "Hugging Face tokenizer.json",
-             "tiktoken": "tiktoken ranks", "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
+             "sentencepiece": "sentencepiece .model", "tiktoken": "tiktoken ranks",
+             "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
              "gpt2-merges": "GPT-2 merges.txt + vocab.json"}.get(kind, kind)
     return tok, name, words
 
@@ -285,7 +294,11 @@ def _encode(args: argparse.Namespace, memory: TreeMemory) -> int:
     from bpe_core.corpus import file_blocks
 
     clock = Clock()
-    tok, _, _ = open_model(args.model, file_settings(args))
+    tok, _, _ = open_model(args.model, file_settings(args), ("byte-level", "sentencepiece"))
+    if tok.family == "sentencepiece":
+        from . import spm_family
+
+        return spm_family.encode(args, tok, clock, memory)
     if tok.pipeline is not None:
         raise UsageError(f"{args.model} is a tokenizer.json with a normalizer or pre-tokenizer;"
                          " bpe-lab encode cuts the corpus by the split pattern, which such a"
@@ -409,11 +422,17 @@ def _char_end(data: bytes) -> int:
     return len(data)  # continuation bytes with no lead: not UTF-8, said where they are
 
 
-def read_corpus_text(paths: list[str], errors: str) -> str:
-    """The corpus files as one text. ``check`` trains its reference on at most 200,000
-    characters: each file is read in blocks, never cutting a character, and its characters
-    are counted to the end (a corpus over the bound is refused with its true size);
-    non-UTF-8 bytes are named with their offset in the file."""
+CHECK_BOUND_WORDS = ("the check trains on at most {limit:,} (a few thousand show most"
+                     " mistakes): give a shorter sample")
+
+
+def read_corpus_text(paths: list[str], errors: str, limit: int = check.MAX_CHECK_CHARS,
+                     bound_words: str = CHECK_BOUND_WORDS) -> str:
+    """The corpus files as one text of at most ``limit`` characters (``check`` trains its
+    reference on at most 200,000; ``bound_words`` says the bound): each file is read in blocks,
+    never cutting a character, and its characters are counted to the end (a corpus over the
+    bound is refused with its true size); non-UTF-8 bytes are named with their offset in the
+    file."""
     inputs.check_corpus(paths)
     parts: list[str] = []
     kept = count = 0
@@ -432,17 +451,16 @@ def read_corpus_text(paths: list[str], errors: str) -> str:
                         f" ({data[e.start:e.start + 4]!r}); convert the file to UTF-8, or pass"
                         " --errors replace to read such bytes as U+FFFD") from None
                 count += len(text)
-                if kept <= check.MAX_CHECK_CHARS:
+                if kept <= limit:
                     parts.append(text)
                     kept += len(text)
                 offset, carry = offset + end, data[end:]
                 if not block:
                     break
-    if count > check.MAX_CHECK_CHARS:
+    if count > limit:
         names = paths[0] if len(paths) == 1 else f"the {len(paths)} corpus files"
-        raise UsageError(f"{names}: the text has {count:,} characters; the check trains on at"
-                         f" most {check.MAX_CHECK_CHARS:,} (a few thousand show most mistakes):"
-                         " give a shorter sample")
+        raise UsageError(f"{names}: the text has {count:,} characters; "
+                         + bound_words.format(limit=limit))
     return "".join(parts)
 
 

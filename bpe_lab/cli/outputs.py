@@ -84,17 +84,22 @@ def refuse_not_regular(out: str) -> None:
                      " path, or remove it first")
 
 
+def check_parent(out: str, option: str = "--out") -> None:
+    """Refuse an output path whose folder does not exist or cannot be written in."""
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise UsageError(f"{option} {out}: the folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {out}: cannot write in {parent} (permission denied)")
+
+
 def check_out(fmt: str, out: str, force: bool = False) -> None:
     """Refuse, before any work, an ``--out`` that cannot be written as ``fmt``, or that would
     replace a file bpe-lab did not write (unless ``force``)."""
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not one this tool writes: use one of"
                          f" {', '.join(FORMATS)}")
-    parent = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(parent):
-        raise UsageError(f"--out {out}: the folder {parent} does not exist; create it first")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {out}: cannot write in {parent} (permission denied)")
+    check_parent(out)
     refuse_not_regular(out)
     if fmt == "minbpe" and not out.endswith(".model"):
         raise UsageError(f"--out {out}: a minbpe file is named NAME.model (its readable NAME.vocab"
@@ -149,7 +154,7 @@ def _check_single_file(fmt: str, out: str) -> None:
 _FORMAT_WORDS = {"minbpe": "minbpe .model", "hf": "tokenizer.json", "tiktoken": "tiktoken file"}
 
 
-def _read_small(path: str) -> bytes | None:
+def read_small(path: str) -> bytes | None:
     try:
         if os.path.getsize(path) > MAX_OWN_CHECK_BYTES:
             return None
@@ -162,7 +167,7 @@ def _read_small(path: str) -> bytes | None:
 def _is_sidecar_file(path: str) -> bool:
     from bpe_core.sidecar import is_sidecar
 
-    data = _read_small(path)
+    data = read_small(path)
     return data is not None and is_sidecar(data)
 
 
@@ -170,12 +175,12 @@ def _described_by_sidecar(files: dict[str, str], side_path: str) -> bool:
     """Whether the bpe-lab sidecar at ``side_path`` describes ``files`` (role -> path)."""
     from bpe_core.sidecar import read_sidecar
 
-    side_data = _read_small(side_path) if os.path.isfile(side_path) else None
+    side_data = read_small(side_path) if os.path.isfile(side_path) else None
     if side_data is None:
         return False
     try:
         side = read_sidecar(side_data, side_path)
-        contents = {role: (path, _read_small(path) or b"") for role, path in files.items()}
+        contents = {role: (path, read_small(path) or b"") for role, path in files.items()}
         side.check_files(contents)
     except ValueError:
         return False
@@ -188,7 +193,7 @@ def _our_file(fmt: str, out: str) -> bool:
 
     if _described_by_sidecar({"file": out}, sidecar_path(out)):
         return True
-    data = _read_small(out)
+    data = read_small(out)
     if data is None:
         return False
     from bpe_core import read_tokenizer
