@@ -252,7 +252,7 @@ class WordBPE:
     def apply(self, text: str) -> str:
         """A whole text, line by line (lines end at ``"\\n"``), as ``apply_bpe`` on a file whose
         lines end so."""
-        return "".join(self.process_line(line) for line in _lines(text))
+        return "".join(self.process_line(line) for line in _line_ends(text))
 
     def tokens(self, text: str) -> list[str]:
         """The pieces of a text, separators on (every line's, in a row)."""
@@ -260,7 +260,7 @@ class WordBPE:
                 if piece]
 
 
-def _lines(text: str) -> list[str]:
+def _line_ends(text: str) -> list[str]:
     """Lines ending at ``"\\n"`` only, each with its end."""
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]

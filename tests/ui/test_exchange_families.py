@@ -1,6 +1,7 @@
-"""A SentencePiece file, which bpe_core now reads, is said by name where the app and the command
-line take only byte-level BPE: the Export & import page's reader (``read_uploads``) and
-``bpe-lab encode`` refuse it with its family named, never with a traceback."""
+"""A SentencePiece file, which bpe_core now reads, is said by name where the app takes only
+byte-level BPE: the Export & import page's reader (``read_uploads``) refuses it with its family
+named, never with a traceback (``bpe-lab encode`` encodes it, ``info`` and ``check`` refuse it:
+tests/cli/test_sentencepiece_cli.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import pytest
 import sentencepiece as spm
 from support import CORPORA
 
-from bpe_lab.cli import main
 from ui.exchange.files import read_uploads
 
 
@@ -26,13 +26,3 @@ def test_the_import_page_names_the_family_it_does_not_show(model_file):
     with pytest.raises(ValueError, match=r"tokenizer.model is a SentencePiece model \(sentencepiece BPE\)") as info:
         read_uploads([("tokenizer.model", model_file.read_bytes())])
     assert "byte-level tokenizers only" in str(info.value)
-
-
-def test_bpe_lab_encode_names_the_family_it_does_not_encode(model_file, tmp_path, capsys):
-    text = tmp_path / "a.txt"
-    text.write_text("hello world\n", encoding="utf-8")
-    assert main(["encode", str(model_file), str(text), "--workers", "1",
-                 "--out", str(tmp_path / "ids.npy")]) == 2
-    err = capsys.readouterr().err
-    assert "(sentencepiece BPE)" in err and "Traceback" not in err
-    assert not (tmp_path / "ids.npy").exists()

@@ -38,6 +38,7 @@ CLAIM = "claim:"  # a ``bound`` value not yet bound to a browser: the join's cla
 
 
 def _digest(token: str) -> str:
+    """A token as the store keeps it (rooms.py's too): its SHA-256, never the token."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -54,7 +54,6 @@ stores under it have one small interface (``MemoryKV``, a server's own, the defa
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import os
@@ -76,6 +75,7 @@ from ui.classroom.members import (  # noqa: F401  (also importable from here)
     IDLE_S,
     JOIN_GRACE,
     MembersMixin,
+    _digest,
 )
 from ui.classroom.names import (  # noqa: F401  (also importable from here)
     CODE_ALPHABET,
@@ -123,10 +123,6 @@ STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", 
 
 
 # -- tokens (codes and names: ui/classroom/names.py) ------------------------------------------------
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # -- the rooms -------------------------------------------------------------------------------------
