@@ -70,7 +70,8 @@ except ValueError as e:
 owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
-st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
+st.caption("Token counts with "
+           f"{rule_caption(text, *tokenizers.values(), labels=list(tokenizers))}.")
 # Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
 # neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
 # page (benchmarks/compare_paint.py; docs/BENCHMARKS.md, "First visits").

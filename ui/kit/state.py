@@ -445,10 +445,14 @@ def allowed_special() -> str:
     return allowed_for(special_rule())
 
 
-def rule_caption(text: str, *tokenizers: bpe_core.Tokenizer) -> str:
+def rule_caption(text: str, *tokenizers: bpe_core.Tokenizer, labels: Sequence[str] = ()) -> str:
     """The session's rule for special-token text in words, and which special tokens' text
-    ``text`` holds (of ``tokenizers``), for a caption beside a token count (Markdown-escaped)."""
-    return md_escape(rule_note(special_rule(), text, specials_of(*tokenizers)))
+    ``text`` holds (of ``tokenizers``), for a caption beside a token count (Markdown-escaped).
+    With ``labels`` (one per tokenizer) the caption says which tokenizers read a special-token
+    text as their special token and which as text, when they differ."""
+    readers = ({label: specials_of(t) for label, t in zip(labels, tokenizers, strict=True)}
+               if labels else None)
+    return md_escape(rule_note(special_rule(), text, specials_of(*tokenizers), readers=readers))
 
 
 def current_text() -> str:
