@@ -13,6 +13,7 @@ from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain
 from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     allowed_special,
@@ -34,7 +35,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Superwords and fair merges")
-st.write(
+explain(
     "Classical BPE merges the most frequent pair inside words, for everyone alike. Recent "
     "variants change one rule each. **SuperBPE** lets tokens span words (\"by the way\") once "
     "a transition point is passed. **BoundlessBPE** joins whole words too, and finds that "

@@ -12,19 +12,24 @@ from ui.chat.panel import (
     conversation_editor,
 )
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain, projector_mode
 from ui.kit.state import active_tokenizer, allowed_special, rule_caption, sidebar, tokenizer_label
 
 sidebar()
 
 st.title("Chat tokens")
-st.write(
+explain(
     "A chat model never reads your messages alone: each one is wrapped in special tokens that "
     "say who speaks, and the prompt ends with the start of the model's reply. Those tokens count "
     "too, which is why a count of the text alone is lower than the vendor's. Special tokens are "
     "drawn dark; hover over a token for its id."
 )
 
-messages = conversation_editor()
+if projector_mode():  # the tokens first on a projector's screen; the messages a click away
+    with st.expander("The conversation's messages"):
+        messages = conversation_editor()
+else:
+    messages = conversation_editor()
 choice = st.radio("Wrap it as", list(FORMAT_CHOICES), horizontal=True, key="chat_format")
 fmt = FORMAT_CHOICES[choice]
 if fmt == "own":

@@ -59,6 +59,7 @@ from ui.kit.choices import (
     train_tokenizer,
 )
 from ui.kit.escape import md_escape
+from ui.kit.projector import PROJECTOR_CSS, projector_mode  # noqa: F401 - pages read it here
 from ui.kit.samples import load_samples, sample_label
 from ui.kit.session_keys import KEEP_PREFIX, KEPT
 from ui.kit.session_keys import keep as _keep
@@ -71,35 +72,6 @@ from ui.kit.special_rule import (
     specials_of,
 )
 
-# Projector mode: larger token text and numbers, for the back row of a classroom. The custom
-# components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
-# reach; a CSS custom property inherits into them, and their own CSS scales by it.
-# Every st.dataframe on every page is enlarged by the rule below, not by the pages: its grid
-# draws text on a canvas with a font size fixed in pixels by the theme (no CSS font size or
-# Streamlit option reaches it per session), so its box is zoomed, at a width that keeps it in
-# its column. The grid reads the zoom when it maps clicks to cells, so sorting, search and row
-# selection keep working. A table shown full screen (its toolbar's "Close fullscreen" button is
-# there only then) is left unzoomed: the zoom would push it past the screen. (The Lesson draws
-# its few rows as large HTML tables instead: ui.kit.tables.table_html.)
-PROJECTOR_SCALE = 1.6
-CODE_FONT_REM = 0.875  # Streamlit 1.67's code font size (its theme's codeFontSize)
-PROJECTOR_CSS = f"""<style>
-.stApp {{ --bpe-scale: {PROJECTOR_SCALE}; }}
-.stMainBlockContainer p, .stMainBlockContainer li {{ font-size: 1.25rem; }}
-[data-testid="stMetricValue"], .stMainBlockContainer [data-testid="stMetricValue"] p {{
-  font-size: 3rem; }}
-.stMainBlockContainer [data-testid="stMetricLabel"] p {{ font-size: 1.3rem; }}
-.stMainBlockContainer [data-testid="stCode"] code,
-.stMainBlockContainer [data-testid="stCode"] pre {{
-  font-size: calc({CODE_FONT_REM}rem * var(--bpe-scale)); }}
-.stMainBlockContainer .stElementContainer:has(> * > [data-testid="stDataFrame"]):not(
-  :has(button[aria-label="Close fullscreen"])) {{
-  zoom: var(--bpe-scale); width: calc(100% / var(--bpe-scale)); }}
-.stMainBlockContainer [data-testid="stTable"] td,
-.stMainBlockContainer [data-testid="stTable"] th {{ font-size: 1.25rem; }}
-.stMainBlockContainer .stButton button p, .stMainBlockContainer .stPageLink p {{
-  font-size: 1.25rem; }}
-</style>"""
 # Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
 # 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
 # phone: the box that holds the chart and its toolbar, whose buttons ("Show data": the chart's
@@ -427,11 +399,6 @@ def cut_to(key: str, limit: int) -> None:
 def cut_note(key: str) -> str | None:
     """What ``cut_to`` cut from the box ``key``'s text, as a sentence (None: nothing)."""
     return st.session_state.get(CUT_NOTE + key)
-
-
-def projector_mode() -> bool:
-    """True when the sidebar's projector toggle is on: pages draw tokens large."""
-    return bool(st.session_state.get("projector"))
 
 
 def special_rule() -> str:
