@@ -9,6 +9,7 @@ from bpe_lab.who_pays.costs import language_costs, train_comparison
 from ui.kit.charts import sized
 from ui.kit.choices import MAX_PASTE_CHARS
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain
 from ui.kit.state import (
     cut_note,
     cut_to,
@@ -28,7 +29,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Language tax")
-st.write(
+explain(
     "The same short story (a town's Saturday market, sixteen sentences) in 32 languages and "
     "scripts, and once in emoji. A tokenizer trained mostly on English text has merged English "
     "words into single tokens and left other scripts as bytes, so the same content costs more "

@@ -74,14 +74,17 @@ space = right.toggle("With a leading space", key="numbers_space",
 years = which != "0–999"
 noun = "years" if years else "numbers"
 written = " written with a space before them" if space else ""
+said, drawn = st.container(), st.container()
+if projector_mode():  # the heatmap first on a projector's screen, what it says under it
+    said, drawn = drawn, said
 for label, fact in facts.items():
-    st.markdown("- " + nu.numbers_sentence(f"**{label}**", fact.counts(years, space), noun,
-                                           written))
+    said.markdown("- " + nu.numbers_sentence(f"**{label}**", fact.counts(years, space), noun,
+                                             written))
 frame = nu.numbers_heatmap_frame({label: fact.counts(years, space) for label, fact in facts.items()})
-st.altair_chart(sized(nu.numbers_heatmap(frame, row_title="century" if years else "hundreds"),
-                      projector_mode()),
-                key="numbers_heatmap")
-st.caption("Each cell is one number: its row is the number without its last two digits, its "
+drawn.altair_chart(sized(nu.numbers_heatmap(frame, row_title="century" if years else "hundreds"),
+                         projector_mode()),
+                   key="numbers_heatmap")
+drawn.caption("Each cell is one number: its row is the number without its last two digits, its "
            "column the last two digits. Hover over a cell for the number and its tokens.")
 
 # -- digit groups ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from bpe_lab.who_pays.report import (
 )
 from ui.kit.charts import sized
 from ui.kit.escape import md_escape
-from ui.kit.projector import projector_mode
+from ui.kit.projector import explain, projector_mode
 from ui.kit.state import (
     derived,
     parallel_set,
@@ -32,7 +32,7 @@ from ui.who_pays import report as rc
 sidebar()
 
 st.title("Report card")
-st.write(
+explain(
     "How well does your tokenizer compress different kinds of text? Each row is a short text "
     "that ships with the app: English prose, Python code, mathematics as people type it, the "
     "other languages of the parallel text (Language tax page), and an English letter that is in "
