@@ -56,7 +56,6 @@ PROJECTOR_CSS = f"""<style>
 .stMainBlockContainer h2 {{ font-size: 3.375rem; }}
 .stMainBlockContainer h3 {{ font-size: 2.625rem; }}
 .stMainBlockContainer [data-testid="stExpander"] summary p {{ font-size: 1.5rem; }}
-.stMainBlockContainer [data-testid="stVegaLiteChart"] {{ overflow-x: auto; }}
 </style>"""
 
 
