@@ -53,7 +53,8 @@ def test_the_width_estimate_bounds_both_fonts():
 def label_boxes(chart) -> tuple[float, float, list[tuple[str, tuple]]]:
     """The view's size and every drawn label's box, in the view's pixels, from the spec."""
     spec = chart.to_dict()
-    width, height = spec["width"], spec["height"]
+    assert spec["autosize"] == {"type": "pad"}  # the view is width x height (Streamlit's "fit"
+    width, height = spec["width"], spec["height"]  # shrank it to make room for title and legend)
     boxes = []
     for layer in spec["layer"]:
         mark = layer["mark"]

@@ -233,7 +233,10 @@ def tree_chart(
             .mark_text(dy=SUB_DY * scale, fontSize=text_px, color="#555555")
             .encode(x=x, y=y, text="sub:N")
         )
-    chart = alt.layer(*layers).properties(width=round(fit.width), height=round(fit.height))
+    # the view is width x height, and grows by what lies around it (title, legend, axis): with
+    # Streamlit's "fit" the view shrank to make room, under the labels' layout
+    chart = alt.layer(*layers).properties(width=round(fit.width), height=round(fit.height),
+                                          autosize=alt.AutoSizeParams(type="pad"))
     if title:
         chart = chart.properties(title=alt.Title(title, fontSize=13 * scale) if large else title)
     if svg:
