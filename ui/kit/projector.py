@@ -48,7 +48,10 @@ PROJECTOR_CSS = f"""<style>
 .stMainBlockContainer [data-testid="stCaptionContainer"],
 .stMainBlockContainer [data-testid="stCaptionContainer"] p,
 .stMainBlockContainer [data-testid="stWidgetLabel"] p {{ font-size: {SMALL_REM}rem; }}
-.stMainBlockContainer input, .stMainBlockContainer textarea,
+.stMainBlockContainer [data-testid="stTextArea"] textarea,
+.stMainBlockContainer [data-testid="stTextInput"] input,
+.stMainBlockContainer [data-testid="stNumberInput"] input,
+.stMainBlockContainer [data-testid="stSelectbox"] input,
 .stMainBlockContainer [data-baseweb="select"] div {{ font-size: {SMALL_REM}rem; }}
 .stMainBlockContainer .lesson-table th, .stMainBlockContainer .lesson-table td {{
   overflow-wrap: anywhere; }}
