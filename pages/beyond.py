@@ -13,6 +13,7 @@ from bpe_lab.who_pays.costs import MAX_TAX_VOCAB
 from bpe_lab.who_pays.parity import parity_comparison
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain
 from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     allowed_special,
@@ -34,7 +35,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Superwords and fair merges")
-st.write(
+explain(
     "Classical BPE merges the most frequent pair inside words, for everyone alike. Recent "
     "variants change one rule each. **SuperBPE** lets tokens span words (\"by the way\") once "
     "a transition point is passed. **BoundlessBPE** joins whole words too, and finds that "
@@ -90,14 +91,17 @@ if variant in (SUPER, BOUND):
     if made is None:
         st.stop()
     classical, superbpe = made
-    st.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; "
+    table, said = st.container(), st.container()
+    if not projector_mode():  # on a projector the table first, what it says under it
+        table, said = said, table
+    said.caption(f"Both trained on the sidebar's text with a vocabulary of {vocab_size:,}; "
                + (f"stage one of SuperBPE made {superbpe.transition:,} merges." if variant == SUPER
                   else f"BoundlessBPE kept {superbpe.transition:,} of its phase one's merges."))
     allowed = allowed_special()  # the sidebar's rule for special-token text
     summary = derived(f"{name} summary", (classical, superbpe), text,
                       lambda: bv.superbpe_frame(text, classical, superbpe, name, allowed))
-    st.markdown(md_escape(bv.gain_words(summary)))
-    st.dataframe(summary, hide_index=True, key="beyond_summary",
+    said.markdown(md_escape(bv.gain_words(summary)))
+    table.dataframe(summary, hide_index=True, key="beyond_summary",
                  column_config={"tokens per byte": st.column_config.NumberColumn(format="%.4f")})
     st.caption(f"Token counts with {rule_caption(text, classical, superbpe)}.")
 

@@ -16,6 +16,7 @@ from ui.decoding.utf8 import (
     ids_frame,
     parse_hex,
 )
+from ui.kit.projector import explain
 from ui.kit.special_rule import SHORT
 from ui.kit.state import (
     active_tokenizer,
@@ -31,7 +32,7 @@ MAX_TEXT_SHOWN = 100_000
 sidebar()
 
 st.title("Bytes & decoding")
-st.write(
+explain(
     "A byte-level tokenizer never sees characters: it sees the UTF-8 bytes of the text. "
     "Here are the bytes of each character, what happens to bytes that are not valid UTF-8, "
     "and a box that turns token ids back into text."
@@ -41,13 +42,14 @@ chars_tab, stray_tab, ids_tab = st.tabs(["Characters → bytes", "Stray bytes", 
 
 with chars_tab:
     text = current_text()
-    st.markdown(
+    explain(
         "UTF-8 writes a character below U+0080 as one byte `0xxxxxxx`. Any other character "
         "starts with a **lead byte** that says how many bytes it takes (`110xxxxx`: 2, "
         "`1110xxxx`: 3, `11110xxx`: 4), followed by **continuation bytes** `10xxxxxx`. "
         "Below, the marker bits come before the bar `|` (and are highlighted in the cards); "
         "the `x` bits after it, read in order, are the code point. "
-        "`€` is U+20AC: `1110|0010 10|000010 10|101100`, and `0010 000010 101100` is 0x20AC."
+        "`€` is U+20AC: `1110|0010 10|000010 10|101100`, and `0010 000010 101100` is 0x20AC.",
+        "How UTF-8 writes a character",
     )
     if not text:
         st.info("The text is empty: paste some text in the sidebar or pick a sample.")

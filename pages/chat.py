@@ -12,21 +12,24 @@ from ui.chat.panel import (
     conversation_editor,
 )
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain, projector_mode
 from ui.kit.state import active_tokenizer, allowed_special, rule_caption, tokenizer_label
 from ui.sidebar.panel import sidebar
 
 sidebar()
 
 st.title("Chat tokens")
-st.write(
+explain(
     "A chat model never reads your messages alone: each one is wrapped in special tokens that "
     "say who speaks, and the prompt ends with the start of the model's reply. Those tokens count "
     "too, which is why a count of the text alone is lower than the vendor's. Special tokens are "
     "drawn dark; hover over a token for its id."
 )
 
-messages = conversation_editor()
-choice = st.radio("Wrap it as", list(FORMAT_CHOICES), horizontal=True, key="chat_format")
+large = projector_mode()  # the tokens first on a projector's screen; the messages a click away
+with st.expander("The conversation and its format") if large else st.container():
+    messages = conversation_editor()
+    choice = st.radio("Wrap it as", list(FORMAT_CHOICES), horizontal=True, key="chat_format")
 fmt = FORMAT_CHOICES[choice]
 if fmt == "own":
     tok = active_tokenizer()
@@ -50,35 +53,41 @@ except ValueError as e:
     st.stop()
 
 text_tokens = sum(m.content for m in chat.messages)
-cols = st.columns(3)
+counted, view = st.container(), st.container()
+if large:  # the view under the counts, and what the captions say under the view
+    notes = st.container()
+else:
+    notes = counted
+cols = counted.columns(3)
 cols[0].metric("Tokens in all", f"{chat.total:,}")
 cols[1].metric("Of the messages' text", f"{text_tokens:,}")
 cols[2].metric("Of the wrapper", f"{chat.total - text_tokens:,}")
 typed = "\n".join(m.content for m in messages)
-st.caption(f"Your messages' text: {rule_caption(typed, tok)}."
-           " The format's own special tokens around each message are special tokens either way.")
+notes.caption(f"Your messages' text: {rule_caption(typed, tok)}."
+              " The format's own special tokens around each message are special tokens either way.")
 if fmt == "chatml" and choice != CHAT_YOURS:
-    st.caption(
+    notes.caption(
         f"OpenAI's published rule for gpt-3.5-turbo and gpt-4 (openai-cookbook, \"How to count "
         f"tokens with tiktoken\": 3 per message, the tokens of its role, text and name, 1 more "
         f"per name, 3 to prime the reply) gives "
         f"{openai_rule(messages, allowed_special=allowed_special()):,} tokens."
     )
 elif fmt == "gpt-oss":
-    st.caption(md_escape("What gpt-oss reads, as openai-harmony and the model's chat template"
-                         " render it: its own system message first (identity, knowledge cutoff,"
-                         " reasoning effort, channels); your system and developer text go in a"
-                         " developer message under \"# Instructions\"; then <|start|>role"
-                         "<|message|>text<|end|> per message, an answer in the final channel,"
-                         " and <|start|>assistant where the reply begins."))
+    notes.caption(md_escape("What gpt-oss reads, as openai-harmony and the model's chat template"
+                            " render it: its own system message first (identity, knowledge cutoff,"
+                            " reasoning effort, channels); your system and developer text go in a"
+                            " developer message under \"# Instructions\"; then <|start|>role"
+                            "<|message|>text<|end|> per message, an answer in the final channel,"
+                            " and <|start|>assistant where the reply begins."))
 elif fmt == "harmony" and choice != CHAT_YOURS:
-    st.caption(md_escape("harmony's layout alone (tiktoken's o200k_harmony): <|start|>role"
-                         "<|message|>text<|end|> per message; an answer goes to the final"
-                         " channel; the prompt ends with <|start|>assistant. gpt-oss reads more:"
-                         " choose the first option for its real prompt."))
+    notes.caption(md_escape("harmony's layout alone (tiktoken's o200k_harmony): <|start|>role"
+                            "<|message|>text<|end|> per message; an answer goes to the final"
+                            " channel; the prompt ends with <|start|>assistant. gpt-oss reads more:"
+                            " choose the first option for its real prompt."))
 for note in chat.notes:
-    st.caption(md_escape(note))
+    notes.caption(md_escape(note))
 
-st.dataframe(chat_counts_frame(chat), hide_index=True, key="chat_counts")
-show_ids = st.toggle("Show ids instead of text", value=False, key="chat_ids")
-st.html(chat_html(chat, tok.vocab, ids=show_ids, specials=set(tok.special_tokens.values())))
+(notes if large else view).dataframe(chat_counts_frame(chat), hide_index=True, key="chat_counts")
+with view:
+    show_ids = st.toggle("Show ids instead of text", value=False, key="chat_ids")
+    st.html(chat_html(chat, tok.vocab, ids=show_ids, specials=set(tok.special_tokens.values())))

@@ -7,6 +7,7 @@ from bpe_lab import check
 from ui.check import findings as cv
 from ui.kit.choices import MAX_PASTE_CHARS, parse_specials
 from ui.kit.escape import md_escape
+from ui.kit.projector import projector_mode
 from ui.kit.state import current_text, cut_note, cut_to, derived
 from ui.sidebar.panel import sidebar
 
@@ -58,7 +59,8 @@ patterns = cv.pattern_options(task.custom)
 if ss["check_pattern"] not in patterns:
     ss["check_pattern"] = task.pattern_label
 
-cols = st.columns(4)
+# four settings side by side; stacked on a projector, where a select would cut its value
+cols = [st.container() for _ in range(4)] if projector_mode() else st.columns(4)
 pattern_label = cols[0].selectbox("Split pattern", list(patterns), key="check_pattern",
                                   help="The sidebar's, until you pick another here.")
 specials_text = cols[1].text_input("Special tokens", key="check_specials",

@@ -10,6 +10,7 @@ from ui.classroom.names import MAX_TYPED_NICKNAME
 from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
 from ui.kit.escape import code_span, md_escape
+from ui.kit.projector import explain
 from ui.kit.state import active_tokenizer, projector_mode, tokenizer_label, trained_text
 from ui.quiz import questions as qz
 from ui.quiz.panel import text_after, text_after_merge
@@ -119,7 +120,7 @@ def _members() -> None:
 
 
 if room is None:
-    st.write(
+    explain(
         "Teach a class on everyone's own screen: open a room, show its code on the projector, and "
         "the students' apps follow yours (the text, the tokenizer, the step, and your page if you "
         "say so). The class quiz asks everyone to predict the next merge and shows the answers."

@@ -14,6 +14,7 @@ from ui.compare.cuts import (
     summary_frame,
     tokens_to_draw,
 )
+from ui.kit.projector import projector_mode
 from ui.kit.state import (
     active_tokenizer,
     current_text,
@@ -70,7 +71,8 @@ except ValueError as e:
 owners = tuple(tokenizers.values())  # what the analyses below depend on, with the text
 
 summary = summary_frame(encodings, text)
-st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
+st.caption("Token counts with "
+           f"{rule_caption(text, *tokenizers.values(), labels=list(tokenizers))}.")
 # Both tables are plain HTML, the token counts drawn as bars in theirs: a first visit then loads
 # neither the data grid's scripts nor a chart's, which cost the browser more than the rest of the
 # page (benchmarks/compare_paint.py; docs/BENCHMARKS.md, "First visits").
@@ -78,7 +80,8 @@ st.html(table_html(summary, bar="tokens", formats={
     "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 
 st.subheader("How each one cuts the text")
-controls = st.columns(3)
+# side by side; stacked on a projector, where a select would cut its value
+controls = [st.container() for _ in range(3)] if projector_mode() else st.columns(3)
 layout = controls[0].radio("Layout", ["Side by side", "Stacked"], horizontal=True,
                            key="compare_layout")
 mark = controls[1].selectbox("Mark the cuts…", list(MARK_MODES), key="compare_marks",

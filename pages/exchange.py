@@ -20,6 +20,7 @@ from ui.exchange.files import (
     zip_bytes,
 )
 from ui.kit.escape import md_escape
+from ui.kit.projector import projector_mode
 from ui.kit.state import (
     active_tokenizer,
     import_refusal,
@@ -132,7 +133,8 @@ st.write(
     " the downloads above or `bpe_core`'s save methods) in the same upload, or give them"
     " below. Nothing is guessed. The sidecar also brings back the merge history."
 )
-pattern_col, specials_col = st.columns(2)
+# side by side; stacked on a projector, where a select would cut its value
+pattern_col, specials_col = (st.container(), st.container()) if projector_mode() else st.columns(2)
 pattern_col.selectbox(
     "Split pattern for tiktoken and GPT-2 files", list(IMPORT_PATTERNS), key="import_pattern",
     on_change=read_import, args=("options",),

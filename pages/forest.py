@@ -186,7 +186,7 @@ with tree_col:
         tree_chart(nodes, edge_frame(tok, tree.nodes), svg=True, large=projector_mode(),
                    title=f"{fo.token_text(vocab[chosen_id], 40)} (id {chosen_id})"),
         key="forest_tree_chart", on_select=lambda: on_chart("forest_tree_chart"),
-        selection_mode="pick",
+        selection_mode="pick", width="content",  # its width comes from its labels
     )
     st.caption(fo.describe_tree(tok, chosen_id, tree))
 
@@ -245,6 +245,7 @@ if forest.nodes:
         tree_chart(fnodes, edge_frame(tok, forest.nodes, levels=levels), levels=levels,
                    sublabels=False, large=projector_mode()),
         key="forest_chart", on_select=lambda: on_chart("forest_chart"), selection_mode="pick",
+        width="content",
     )
     st.caption(fo.describe_forest(forest, len(at_k), k))
 else:

@@ -14,6 +14,7 @@ from bpe_lab.who_pays.health import (
 )
 from ui.forest.trees import selected_row, vocab_order
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain
 from ui.kit.state import (
     current_text,
     derived,
@@ -33,7 +34,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Vocabulary health")
-st.write(
+explain(
     "A vocabulary is more than its size. Some of its tokens are half a character, some can "
     "never be produced, some are only steps on the way to longer tokens, and many are never "
     "used on a given text. No model is needed to find them: only the vocabulary, its split "

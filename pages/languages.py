@@ -6,8 +6,10 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_lab.who_pays.costs import language_costs, train_comparison
+from ui.kit.charts import sized
 from ui.kit.choices import MAX_PASTE_CHARS
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain
 from ui.kit.state import (
     cut_note,
     cut_to,
@@ -27,7 +29,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Language tax")
-st.write(
+explain(
     "The same short story (a town's Saturday market, sixteen sentences) in 32 languages and "
     "scripts, and once in emoji. A tokenizer trained mostly on English text has merged English "
     "words into single tokens and left other scripts as bytes, so the same content costs more "
@@ -101,7 +103,8 @@ except ValueError as e:  # a custom split pattern that times out, say
 
 chart_col, table_col = st.columns([5, 4])
 frame = lt.chart_frame([row for rows in costs.values() for row in rows])
-chart_col.altair_chart(lt.tax_chart(frame), width="stretch", key="languages_chart")
+chart_col.altair_chart(sized(lt.tax_chart(frame), projector_mode()), width="stretch",
+                       key="languages_chart")
 shown = table_col.selectbox("Table for", chosen, key="languages_table_for")
 table_col.markdown(f"**{tokenizer_label() if shown == YOURS else shown}**: tokens for the story")
 table_col.dataframe(lt.costs_frame(costs[shown]), hide_index=True, key="languages_table",
@@ -152,7 +155,8 @@ elif ss.get("languages_trained") == settings:
     for note in result.shortfall():
         st.caption(note)
     left, right = st.columns([5, 4])
-    left.altair_chart(lt.tax_chart(lt.comparison_chart_frame(result), series="training"),
+    left.altair_chart(sized(lt.tax_chart(lt.comparison_chart_frame(result), series="training"),
+                            projector_mode()),
                       width="stretch", key="languages_comparison_chart")
     right.dataframe(lt.comparison_frame(result), hide_index=True, key="languages_comparison",
                     height=640, column_config={

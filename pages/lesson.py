@@ -297,7 +297,8 @@ def step_real(text: str) -> None:
     left, right = st.columns([3, 2])
     with left:
         st.html(table_html(le.counts_frame(counts), large=large))
-        st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
+        st.caption("Token counts with "
+                   f"{rule_caption(text, *tokenizers.values(), labels=list(tokenizers))}.")
     with right:
         st.altair_chart(le.counts_chart(counts, large=large), key="lesson_counts_chart",
                         width="stretch")

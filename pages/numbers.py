@@ -13,8 +13,10 @@ from bpe_lab.who_pays.numbers import (
     number_split,
     train_digit_presets,
 )
+from ui.kit.charts import sized
 from ui.kit.choices import MAX_TRAIN_CHARS, cap_text, text_problem
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain, projector_mode
 from ui.kit.session_keys import keep
 from ui.kit.state import (
     current_text,
@@ -36,7 +38,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Numbers")
-st.write(
+explain(
     "A tokenizer cuts numbers as it cuts words: into the pieces its vocabulary has. GPT-2 keeps "
     "a run of digits whole and learned tokens for the numbers its training text had, so a "
     "number may be one token and its neighbour two. GPT-4 and GPT-4o first cut every run of "
@@ -72,13 +74,17 @@ space = right.toggle("With a leading space", key="numbers_space",
 years = which != "0–999"
 noun = "years" if years else "numbers"
 written = " written with a space before them" if space else ""
+said, drawn = st.container(), st.container()
+if projector_mode():  # the heatmap first on a projector's screen, what it says under it
+    said, drawn = drawn, said
 for label, fact in facts.items():
-    st.markdown("- " + nu.numbers_sentence(f"**{label}**", fact.counts(years, space), noun,
-                                           written))
+    said.markdown("- " + nu.numbers_sentence(f"**{label}**", fact.counts(years, space), noun,
+                                             written))
 frame = nu.numbers_heatmap_frame({label: fact.counts(years, space) for label, fact in facts.items()})
-st.altair_chart(nu.numbers_heatmap(frame, row_title="century" if years else "hundreds"),
-                key="numbers_heatmap")
-st.caption("Each cell is one number: its row is the number without its last two digits, its "
+drawn.altair_chart(sized(nu.numbers_heatmap(frame, row_title="century" if years else "hundreds"),
+                         projector_mode()),
+                   key="numbers_heatmap")
+drawn.caption("Each cell is one number: its row is the number without its last two digits, its "
            "column the last two digits. Hover over a cell for the number and its tokens.")
 
 # -- digit groups ---------------------------------------------------------------------------------
@@ -149,7 +155,8 @@ else:
     st.caption(f"Vocabulary size {vocab_size:,}. Tokens for 0–999: every number 0 to 999 written "
                "plainly, summed; on the text: the sidebar's text. The example numbers' tokens "
                "follow.")
-    st.altair_chart(nu.numbers_heatmap(nu.numbers_heatmap_frame(preset_counts)),
+    st.altair_chart(sized(nu.numbers_heatmap(nu.numbers_heatmap_frame(preset_counts)),
+                          projector_mode()),
                     key="numbers_presets_heatmap")
 
     def _use_preset() -> None:

@@ -20,6 +20,7 @@ from ui.front.component import (
 from ui.front.panel import type_box
 from ui.front.route import TOKENS_PATH
 from ui.kit.choices import MAX_TEXT_CHARS
+from ui.kit.projector import explain
 from ui.kit.state import (
     current_text,
     preset,
@@ -71,7 +72,7 @@ def _stepped() -> None:
 
 
 st.title("Start here")
-st.write(
+explain(
     "A tokenizer cuts text into **tokens**, the pieces a language model reads. Type below and "
     "watch the sidebar's tokenizer cut your text, beside GPT-4o's. Each colour is one token; "
     "hover one for its id and bytes."

@@ -11,7 +11,9 @@ from bpe_lab.who_pays.report import (
     score_texts,
     training_overlap,
 )
+from ui.kit.charts import sized
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain, projector_mode
 from ui.kit.state import (
     derived,
     parallel_set,
@@ -30,7 +32,7 @@ from ui.who_pays import report as rc
 sidebar()
 
 st.title("Report card")
-st.write(
+explain(
     "How well does your tokenizer compress different kinds of text? Each row is a short text "
     "that ships with the app: English prose, Python code, mathematics as people type it, the "
     "other languages of the parallel text (Language tax page), and an English letter that is in "
@@ -72,7 +74,8 @@ if trained:
     if note:
         st.warning(md_escape(note))
 st.write(rc.card_summary(compared))
-st.altair_chart(rc.card_chart({rc.YOURS: yours, **theirs}), width="stretch", key="report_chart")
+st.altair_chart(sized(rc.card_chart({rc.YOURS: yours, **theirs}), projector_mode()),
+                width="stretch", key="report_chart")
 with st.expander("Read the texts"):
     shown = st.selectbox("Text", list(texts), key="report_text")
     if shown == REPORT_CATEGORIES[3]:  # "other languages": each its own cell, with its lang

@@ -9,7 +9,8 @@ away with a full rerun (pausing, or reaching the last merge).
 import streamlit as st
 
 from ui.classroom.panel import publish
-from ui.kit.charts import Series, steps_spec
+from ui.kit.charts import Series, sized_spec, steps_spec
+from ui.kit.projector import explain
 from ui.kit.state import (
     chart_template,
     current_text,
@@ -54,11 +55,12 @@ def _jump_to_row() -> None:
 
 
 st.title("Step through merges")
-st.write(
+explain(
     "Training made its merges one at a time. Move the slider to see the text tokenized with only "
     "the first **k** merges (k = 0: every byte is a token), which pair merge k joined, and why "
     "that pair won."
 )
+large = projector_mode()  # the view first on a projector's screen; what it says under it
 
 tok = require_tokenizer()
 text = current_text()
@@ -78,13 +80,15 @@ ss.setdefault("step_metric", sv.CHART_CHOICES[0])
 if ss.get("step_heldout") not in samples():
     ss["step_heldout"] = sv.default_heldout(samples(), [training or text])
 
-st.caption(f"Tokenizer: {tokenizer_label()} · {n:,} merges · {rule_caption(text, tok)}")
+about = f"Tokenizer: {tokenizer_label()} · {n:,} merges · {rule_caption(text, tok)}"
+if not large:
+    st.caption(about)
 try:  # the summary the Tokens page keeps too: the text's tokens after all merges
     final = derived("tokens summary", tok, text, lambda: summarise(step_through(tok, text)))
 except ValueError:  # a custom split pattern can time out: the step view below says so
     final = None
 hint = final and bytes_hint([t.token for t in final.shown], text, n)
-if hint:
+if hint and not large:
     st.info(hint)
 if n == 0:
     st.info("This tokenizer has no merges: raise the vocabulary size above 256 and train.")
@@ -212,7 +216,7 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
         elif k and sv.has_history(tok):
             st.caption("Training did not keep the candidate pairs of this step.")
     with right:
-        c1, c2 = st.columns(2)
+        c1, c2 = (st.container(), st.container()) if large else st.columns(2)
         metric = c1.radio("Chart", sv.CHART_CHOICES, key="step_metric", horizontal=True,
                           persist_state="session")
         heldout = c2.selectbox("Held-out text", list(samples()), key="step_heldout",
@@ -231,7 +235,8 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
             series.append(Series(f"held-out: {heldout}", *step_counts(tok, heldout_text)))
         template = chart_template(tuple(s.name for s in series), metric.lower(),
                                   len(series[0].counts))
-        st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower(), template=template),
+        st.vega_lite_chart(spec=sized_spec(steps_spec(series, k, metric=metric.lower(),
+                                                      template=template), projector_mode()),
                            key="step_chart",
                            width="stretch", alt="Tokens or compression ratio against merges")
 
@@ -248,6 +253,10 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
 
 
 st.fragment(step_view, run_every=interval if playing else None)(tok, text, n, training)
+if large:  # under the view in projector mode
+    st.caption(about)
+    if hint:
+        st.info(hint)
 
 st.subheader("All merges")
 query = st.text_input("Search merges", key="merge_search", placeholder="a token's text, or an id",

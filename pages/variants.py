@@ -7,6 +7,7 @@ from bpe_core.encoders import encode_variants
 from ui.kit.charts import Series, steps_chart
 from ui.kit.choices import train_tokenizer
 from ui.kit.escape import md_escape
+from ui.kit.projector import explain
 from ui.kit.state import (
     active_tokenizer,
     allowed_special,
@@ -27,7 +28,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Variants of BPE")
-st.write(
+explain(
     "BPE is one algorithm with many small choices. Which pair wins a tie? Are special tokens cut "
     "out before counting? Is a rare pair merged at all? The same vocabulary can also be used "
     "another way when encoding. Here each choice is run on the sidebar's text, beside the "

@@ -133,3 +133,48 @@ def test_switching_the_choice_changes_every_view_and_switching_back_restores_it(
     assert front_count(app) == reference("text")
     on_chat(app)
     assert chat_count(app) == reference("text")
+
+
+def reads_as_special(name: str, special: str) -> bool:
+    """tiktoken's answer: under allowed_special="all", is ``special`` one id of ``name``?"""
+    return len(tiktoken_reference(name).encode(special, allowed_special="all")) == 1
+
+
+def test_compares_note_says_which_tokenizer_reads_which_special_text_as_its_token(app):
+    """Issue 45: under "Read as special tokens" Compare's note said every special-token text was
+    the special token, while a GPT tokenizer without that special token reads it as text."""
+    titles = {"gpt2": "GPT-2", "cl100k_base": "GPT-4", "o200k_base": "GPT-4o"}
+    special = [t for name, t in titles.items() if reads_as_special(name, "<|fim_prefix|>")]
+    text = [t for name, t in titles.items() if not reads_as_special(name, "<|fim_prefix|>")]
+    assert special == ["GPT-4"] and text == ["GPT-2", "GPT-4o"]  # the test's text tells them apart
+    assert all(reads_as_special(name, "<|endoftext|>") for name in titles)
+    app.switch_page("pages/compare.py").run()
+    app.radio(key="special_rule").set_value("special").run()
+    assert not app.exception
+    note = next(c for c in plain(app) if c.startswith("Token counts with"))
+    assert "<|endoftext|> appears 2 times: read as the special token" in note, note
+    assert ("<|fim_prefix|> appears 1 time: the special token for GPT-4 (cl100k_base); text for "
+            "GPT-2 and GPT-4o (o200k_base), which have no such special token") in note, note
+    app.radio(key="special_rule").set_value("text").run()  # one reading for all: one note
+    note = next(c for c in plain(app) if c.startswith("Token counts with"))
+    assert note.endswith("<|endoftext|> appears 2 times, <|fim_prefix|> appears 1 time; read as "
+                         "text."), note
+
+
+def test_compares_note_with_a_special_token_of_yours_alone():
+    """The issue's case: <|im_start|> is a special token of the trained tokenizer only."""
+    assert not any(reads_as_special(n, "<|im_start|>") for n in ("gpt2", "cl100k_base",
+                                                                   "o200k_base"))
+    at = open_page()
+    at.text_area(key="text").set_value("<|im_start|>user hello there, hello again").run()
+    at.text_input(key="specials").set_value("<|im_start|>").run()
+    at.button(key="train").click().run()
+    at.switch_page("pages/compare.py").run()
+    at.radio(key="special_rule").set_value("special").run()
+    assert not at.exception
+    yours = html_table(at, "tokenizer")[0]
+    assert yours["tokenizer"].startswith("Yours")
+    note = next(c for c in plain(at) if c.startswith("Token counts with"))
+    assert (f"<|im_start|> appears 1 time: the special token for {yours['tokenizer']}; text for "
+            "GPT-2, GPT-4 (cl100k_base) and GPT-4o (o200k_base), which have no such "
+            "special token") in note, note

@@ -16,6 +16,7 @@ import streamlit as st
 
 from bpe_core.chat import FORMATS, PREAMBLE, ROLES, ChatTokens, Message
 from ui.kit.choices import MAX_PASTE_CHARS
+from ui.kit.projector import projector_mode
 from ui.kit.state import cut_note, cut_to
 from ui.kit.tokens_html import Piece, tokens_html
 
@@ -45,7 +46,7 @@ def conversation_editor() -> list[Message]:
     for i in range(int(n)):
         default = DEFAULT_CONVERSATION[i] if i < len(DEFAULT_CONVERSATION) else Message(
             "user" if i % 2 else "assistant", "")
-        role_col, name_col, text_col = st.columns([1, 1, 4])
+        role_col, name_col, text_col = st.columns([2, 2, 3] if projector_mode() else [1, 1, 4])
         role = role_col.selectbox(f"Role {i + 1}", ROLES, index=ROLES.index(default.role),
                                   key=f"chat_role_{i}")
         name = name_col.text_input(f"Name {i + 1} (optional)", key=f"chat_name_{i}",

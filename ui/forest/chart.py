@@ -16,6 +16,7 @@ import altair as alt
 import pandas as pd
 
 from bpe_core.base import EncodeTrace
+from ui.forest.labels import LINE, Fit, fit_labels, text_width
 from ui.forest.trees import Node, copies, count_of, run_piece, token_text
 
 LABEL_CHARS = 12
@@ -117,10 +118,40 @@ def edge_frame(tok: Any, nodes: Sequence[Node], *, levels: str = "depth") -> pd.
 
 
 def chart_height(nodes: pd.DataFrame, levels: str = "depth") -> int:
-    """Room for every level: about 70 px a level, between 180 and 900 px."""
+    """Room for every level: about 70 px a level, between 180 and 900 px (more when the labels
+    need it: ``label_fit``)."""
     if levels == "step" or nodes.empty:
         return 480
     return max(180, min(900, 70 * (int(nodes["depth"].max()) + 1) + 60))
+
+
+LABEL_DY, SUB_DY = -16, 20  # a label's middle above its node, a sublabel's below, at scale 1
+NODE_SIZE = 240  # a node's area in px² at scale 1
+MIN_WIDTH = 320  # a small tree still spreads over this many pixels
+
+
+def label_fit(nodes: pd.DataFrame, *, levels: str = "depth", sublabels: bool = True,
+              scale: float = 1.0) -> Fit:
+    """The chart's size and scales for its labels at ``scale`` (``ui.forest.labels``): none
+    cut at an edge, none over another."""
+    px = MIN_TEXT_PX * scale
+    line = LINE * px / 2
+    blocks = []
+    for label, sub in zip(nodes["label"], nodes["sub"], strict=True):
+        wide = text_width(label, px)
+        bottom = LABEL_DY * scale + line
+        if sublabels:
+            wide = max(wide, text_width(sub, px))
+            bottom = SUB_DY * scale + line
+        blocks.append((wide / 2, LABEL_DY * scale - line, bottom))
+    height = chart_height(nodes, levels) * scale
+    levels_drawn = int(nodes["depth"].max()) + 1 if len(nodes) else 1
+    return fit_labels(
+        list(nodes["x"]), list(nodes["y"]), blocks,
+        level_px=(height - 60 * scale) / levels_drawn,
+        step_height=height if levels == "step" else None,
+        min_width=MIN_WIDTH * scale, node_px=(NODE_SIZE / 3.14159) ** 0.5 * scale,
+    )
 
 
 def tree_chart(
@@ -144,12 +175,17 @@ def tree_chart(
     """
     scale = 1.6 if large else 1.0
     text_px = MIN_TEXT_PX * scale
+    fit = label_fit(nodes, levels=levels, sublabels=sublabels, scale=scale)
+    shown = nodes.assign(label=nodes["label"].where(fit.drawn, ""),
+                         sub=nodes["sub"].where(fit.drawn, ""))
     pick = alt.selection_point(name="pick", fields=["id"], on="click")
     same = alt.selection_point(name="same", fields=["id"], on="pointerover", clear="pointerout")
-    x = alt.X("x:Q", axis=None, scale=alt.Scale(zero=False, nice=False, padding=24))
+    x = alt.X("x:Q", axis=None,
+              scale=alt.Scale(zero=False, nice=False, padding=0, domain=list(fit.x_domain)))
     axis = (alt.Axis(title="merge step", format=",d", labelFontSize=text_px,
                      titleFontSize=text_px) if levels == "step" else None)
-    y = alt.Y("y:Q", axis=axis, scale=alt.Scale(zero=False, nice=False, padding=24))
+    y = alt.Y("y:Q", axis=axis,
+              scale=alt.Scale(zero=False, nice=False, padding=0, domain=list(fit.y_domain)))
     kinds = [k for k in KIND_COLOURS if k in set(nodes["kind"])]
     edge_layer = alt.Chart(edges).mark_rule(color="#9a9a9a", strokeWidth=1.2).encode(
         x=x, y=y, x2="x2:Q", y2="y2:Q"
@@ -167,7 +203,7 @@ def tree_chart(
     ]
     node_layer = (
         alt.Chart(nodes)
-        .mark_circle(size=240 * scale * scale, opacity=1)
+        .mark_circle(size=NODE_SIZE * scale * scale, opacity=1)
         .encode(
             x=x,
             y=y,
@@ -187,17 +223,20 @@ def tree_chart(
     layers = [
         edge_layer,
         node_layer,
-        alt.Chart(nodes)
-        .mark_text(dy=-16 * scale, fontSize=text_px)
+        alt.Chart(shown)
+        .mark_text(dy=LABEL_DY * scale, fontSize=text_px)
         .encode(x=x, y=y, text="label:N"),
     ]
     if sublabels:
         layers.append(
-            alt.Chart(nodes)
-            .mark_text(dy=20 * scale, fontSize=text_px, color="#555555")
+            alt.Chart(shown)
+            .mark_text(dy=SUB_DY * scale, fontSize=text_px, color="#555555")
             .encode(x=x, y=y, text="sub:N")
         )
-    chart = alt.layer(*layers).properties(height=round(chart_height(nodes, levels) * scale))
+    # the view is width x height, and grows by what lies around it (title, legend, axis): with
+    # Streamlit's "fit" the view shrank to make room, under the labels' layout
+    chart = alt.layer(*layers).properties(width=round(fit.width), height=round(fit.height),
+                                          autosize=alt.AutoSizeParams(type="pad"))
     if title:
         chart = chart.properties(title=alt.Title(title, fontSize=13 * scale) if large else title)
     if svg:

@@ -93,7 +93,8 @@ def views_data(mine: Any, reference: Any, text: str,
 # -- the component: the box and both views, drawn in the browser -------------------------------
 
 _BOX_CSS = CSS_RULES + """
-.bpe-type textarea { width: 100%; box-sizing: border-box; min-height: 8.5em; resize: vertical;
+.bpe-type textarea { width: 100%; box-sizing: border-box; resize: vertical;
+  min-height: calc(8.5em / var(--bpe-scale, 1));  /* as high in projector mode: the views stay up */
   font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: calc(1rem * var(--bpe-scale, 1)); line-height: 1.5; padding: 8px 10px;
   border: 1px solid #c8cad0; border-radius: 8px;
@@ -104,11 +105,15 @@ _BOX_CSS = CSS_RULES + """
 .bpe-type .left { font-size: 0.8rem; color: #555; text-align: right; }
 .bpe-type .cut { font-size: calc(0.9rem * var(--bpe-scale, 1)); color: #5c3c00; background: #fff4d6;
   border-radius: 6px; padding: 6px 10px; margin-top: 4px; }
-.bpe-type .views { display: flex; flex-wrap: wrap; gap: 1rem 2rem; margin-top: 0.5rem; }
-.bpe-type .side { flex: 1 1 18rem; min-width: 0; }
+/* two views beside each other from 30rem, their heads, counts, notes and tokens in line */
+.bpe-type .views { display: grid; gap: 0 2rem; margin-top: 0.5rem;
+  grid-template-columns: repeat(auto-fit, minmax(min(100%, 14rem), 1fr)); }
+.bpe-type .side { display: grid; grid-row: span 4; grid-template-rows: subgrid; min-width: 0;
+  align-content: start; }
 .bpe-type .head { font-weight: 600; font-size: calc(1rem * var(--bpe-scale, 1)); margin: 0.3rem 0;
   overflow-wrap: anywhere; }
-.bpe-type .stats { display: flex; gap: 2rem; margin: 0.2rem 0 0.5rem; }
+.bpe-type .stats { display: flex; gap: 1rem; margin: 0.2rem 0 0.5rem; }
+.bpe-type .stat { flex: 0 1 auto; min-width: 0; overflow-wrap: anywhere; }  /* names wrap, not the row */
 .bpe-type .stat .name { font-size: calc(0.875rem * var(--bpe-scale, 1)); color: #31333f; }
 .bpe-type .stat .value { font-size: calc(2rem * var(--bpe-scale, 1)); line-height: 1.2; }
 .bpe-type .front-view .bpe-tokens { max-height: 22rem; }

@@ -12,11 +12,49 @@ from typing import NamedTuple
 import altair as alt
 import pandas as pd
 
+from ui.kit.projector import PROJECTOR_SCALE
+
 MAX_POINTS = 2_000
 # Okabe-Ito: distinguishable under the common colour-vision deficiencies
 SERIES_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00"]
 MARKER_COLOUR = "#444444"
 METRICS = ("tokens", "compression ratio")
+CHART_TEXT_PX = 12  # Streamlit 1.67's chart theme: axis labels and titles, legends
+
+
+def chart_config(large: bool) -> dict:
+    """The Vega-Lite ``config`` of every chart's text: Streamlit's theme as it is ({}), or in
+    projector mode (``large``) every axis, legend, title and text mark ``PROJECTOR_SCALE`` times
+    the theme's size. SVG either way: text the page can read (and a test can measure)."""
+    if not large:
+        return {}
+    px = round(CHART_TEXT_PX * PROJECTOR_SCALE, 1)
+    return {
+        "axis": {"labelFontSize": px, "titleFontSize": px, "labelLimit": 0},
+        "legend": {"labelFontSize": px, "titleFontSize": px, "labelLimit": 0},
+        "header": {"labelFontSize": px, "titleFontSize": px},
+        "title": {"fontSize": round(px * 14 / 12, 1)},
+        "text": {"fontSize": px},
+    }
+
+
+SVG = {"embedOptions": {"renderer": "svg"}}
+
+
+def sized(chart, large: bool):
+    """An Altair chart with ``chart_config(large)``, drawn as SVG."""
+    config = chart_config(large)
+    for part, values in config.items():
+        chart = getattr(chart, f"configure_{part}")(**values)
+    return chart.properties(usermeta=SVG)
+
+
+def sized_spec(spec: dict, large: bool) -> dict:
+    """A Vega-Lite dict (``steps_spec``'s: no config of its own) with ``chart_config(large)``
+    as its config, drawn as SVG (in place, so a kept template follows the switch; returned)."""
+    spec["config"] = chart_config(large)
+    spec["usermeta"] = SVG
+    return spec
 
 
 class Series(NamedTuple):
@@ -119,8 +157,8 @@ def steps_chart(
     lines, marker = steps_data(series, k, metric=metric, max_points=max_points)
     chart = _layers([s.name for s in series], metric, len(series[0].counts), lines, marker)
     if large:
-        chart = chart.properties(height=360).configure_axis(labelFontSize=18, titleFontSize=18)
-    return chart
+        chart = chart.properties(height=360)
+    return sized(chart, large)
 
 
 def steps_template(names: tuple[str, ...], metric: str, n: int) -> dict:

@@ -17,7 +17,7 @@ choice is read through ``ui.kit.state.special_rule`` / ``allowed_special``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 TEXT, SPECIAL = "text", "special"
 DEFAULT_RULE = TEXT
@@ -84,9 +84,19 @@ def found_in(text: str, specials: Iterable[str]) -> list[tuple[str, int]]:
     return [(s, n) for _, s, n in sorted(hits)]
 
 
-def rule_note(rule: object, text: str, specials: Iterable[str], limit: int = 3) -> str:
+def _names(labels: Sequence[str]) -> str:
+    """``["a"]`` -> "a"; ``["a", "b", "c"]`` -> "a, b and c"."""
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+
+
+def rule_note(rule: object, text: str, specials: Iterable[str], limit: int = 3,
+              readers: Mapping[str, Iterable[str]] | None = None) -> str:
     """The rule in a learner's words, and the special-token texts ``text`` holds (at most
     ``limit`` named): plain text, for ``textContent`` (``md_escape`` it for Markdown).
+
+    ``readers`` (label -> that tokenizer's special-token texts), for a note over several
+    tokenizers: under "special" a text is the special token only for the tokenizers that have
+    it, and text for the others, and the note says which is which.
 
     >>> rule_note("text", "hi", ["<|endoftext|>"])
     'special tokens read as text'
@@ -102,4 +112,29 @@ def rule_note(rule: object, text: str, specials: Iterable[str], limit: int = 3) 
     said = [f"{s} appears {n:,} time{'s' if n != 1 else ''}" for s, n in found[:limit]]
     if len(found) > limit:
         said.append(f"{len(found) - limit} other special tokens' text too")
+    mixed = _by_reader(rule, found[:limit], readers)
+    if mixed:
+        return f"{SHORT[rule]} · " + "; ".join(f"{what}: {how}" for what, how in zip(said, mixed))
     return f"{SHORT[rule]} · {', '.join(said)}; {HOW[rule]}"
+
+
+def _by_reader(rule: str, found: list[tuple[str, int]],
+               readers: Mapping[str, Iterable[str]] | None) -> list[str] | None:
+    """How each found text is read, tokenizer by tokenizer, when they differ (None when every
+    tokenizer reads every found text the same way: the one rule then says it)."""
+    if rule != SPECIAL or not readers:
+        return None
+    has = {label: set(texts) for label, texts in readers.items()}
+    out = []
+    for s, _ in found:
+        special = [label for label, texts in has.items() if s in texts]
+        plain = [label for label in has if label not in special]
+        if not plain:
+            out.append(HOW[SPECIAL])
+        elif not special:
+            out.append(f"{HOW[TEXT]} (not a special token of {_names(plain)})")
+        else:
+            have = "has" if len(plain) == 1 else "have"
+            out.append(f"the special token for {_names(special)}; text for {_names(plain)}, "
+                       f"which {have} no such special token")
+    return None if all(how == HOW[SPECIAL] for how in out) else out

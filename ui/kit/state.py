@@ -29,39 +29,11 @@ from ui.kit import budget
 from ui.kit.charts import steps_template
 from ui.kit.choices import DEFAULT_KIND, KINDS, cap_text
 from ui.kit.escape import md_escape
+from ui.kit.projector import PROJECTOR_CSS, projector_mode  # noqa: F401 - pages read it here
 from ui.kit.samples import load_samples
 from ui.kit.session_keys import keep as _keep
 from ui.kit.special_rule import allowed_for, rule_note, rule_or_default, specials_of
 
-# Projector mode: larger token text and numbers, for the back row of a classroom. The custom
-# components (the stepping view, the front page's box) sit in shadow roots that page CSS cannot
-# reach; a CSS custom property inherits into them, and their own CSS scales by it.
-# Every st.dataframe on every page is enlarged by the rule below, not by the pages: its grid
-# draws text on a canvas with a font size fixed in pixels by the theme (no CSS font size or
-# Streamlit option reaches it per session), so its box is zoomed, at a width that keeps it in
-# its column. The grid reads the zoom when it maps clicks to cells, so sorting, search and row
-# selection keep working. A table shown full screen (its toolbar's "Close fullscreen" button is
-# there only then) is left unzoomed: the zoom would push it past the screen. (The Lesson draws
-# its few rows as large HTML tables instead: ui.kit.tables.table_html.)
-PROJECTOR_SCALE = 1.6
-CODE_FONT_REM = 0.875  # Streamlit 1.67's code font size (its theme's codeFontSize)
-PROJECTOR_CSS = f"""<style>
-.stApp {{ --bpe-scale: {PROJECTOR_SCALE}; }}
-.stMainBlockContainer p, .stMainBlockContainer li {{ font-size: 1.25rem; }}
-[data-testid="stMetricValue"], .stMainBlockContainer [data-testid="stMetricValue"] p {{
-  font-size: 3rem; }}
-.stMainBlockContainer [data-testid="stMetricLabel"] p {{ font-size: 1.3rem; }}
-.stMainBlockContainer [data-testid="stCode"] code,
-.stMainBlockContainer [data-testid="stCode"] pre {{
-  font-size: calc({CODE_FONT_REM}rem * var(--bpe-scale)); }}
-.stMainBlockContainer .stElementContainer:has(> * > [data-testid="stDataFrame"]):not(
-  :has(button[aria-label="Close fullscreen"])) {{
-  zoom: var(--bpe-scale); width: calc(100% / var(--bpe-scale)); }}
-.stMainBlockContainer [data-testid="stTable"] td,
-.stMainBlockContainer [data-testid="stTable"] th {{ font-size: 1.25rem; }}
-.stMainBlockContainer .stButton button p, .stMainBlockContainer .stPageLink p {{
-  font-size: 1.25rem; }}
-</style>"""
 # Every page, every width. A chart drawn wider than its column (the Numbers heatmap: 100 cells of
 # 7 px) scrolls sideways in its own box, as code and tables do, instead of the whole page on a
 # phone: the box that holds the chart and its toolbar, whose buttons ("Show data": the chart's
@@ -161,11 +133,6 @@ def cut_note(key: str) -> str | None:
     return st.session_state.get(CUT_NOTE + key)
 
 
-def projector_mode() -> bool:
-    """True when the sidebar's projector toggle is on: pages draw tokens large."""
-    return bool(st.session_state.get("projector"))
-
-
 def special_rule() -> str:
     """The sidebar's rule for special-token text in the learner's text: "text" (the default) or
     "special" (``ui.kit.special_rule``). Every view that encodes that text follows it."""
@@ -177,10 +144,14 @@ def allowed_special() -> str:
     return allowed_for(special_rule())
 
 
-def rule_caption(text: str, *tokenizers: bpe_core.Tokenizer) -> str:
+def rule_caption(text: str, *tokenizers: bpe_core.Tokenizer, labels: Sequence[str] = ()) -> str:
     """The session's rule for special-token text in words, and which special tokens' text
-    ``text`` holds (of ``tokenizers``), for a caption beside a token count (Markdown-escaped)."""
-    return md_escape(rule_note(special_rule(), text, specials_of(*tokenizers)))
+    ``text`` holds (of ``tokenizers``), for a caption beside a token count (Markdown-escaped).
+    With ``labels`` (one per tokenizer) the caption says which tokenizers read a special-token
+    text as their special token and which as text, when they differ."""
+    readers = ({label: specials_of(t) for label, t in zip(labels, tokenizers, strict=True)}
+               if labels else None)
+    return md_escape(rule_note(special_rule(), text, specials_of(*tokenizers), readers=readers))
 
 
 def current_text() -> str:

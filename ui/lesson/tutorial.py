@@ -560,14 +560,15 @@ def palette_css(palette: Sequence[str]) -> str:
     return f"<style>\n{rules}\n</style>"
 
 
-# Projector mode on this page: larger metrics and labels. (The sidebar's projector CSS sets every
-# paragraph of the main area to 1.25rem, which also shrinks the metric values, themselves
-# paragraphs: these more specific rules put them back at 3rem. Code is enlarged there too.)
+# Projector mode on this page: larger metrics and labels, 1.5 times Streamlit's or more, as
+# ui.kit.projector's (the sidebar's projector CSS sets every paragraph of the main area to
+# 1.5rem, which also shrinks the metric values, themselves paragraphs: these more specific rules
+# put them back. Code is enlarged there too.)
 LARGE_CSS = """<style>
-.stMainBlockContainer [data-testid="stMetricValue"] p { font-size: 3rem; line-height: 1.2; }
-.stMainBlockContainer [data-testid="stMetricLabel"] p { font-size: 1.3rem; }
-.stMainBlockContainer [data-testid="stWidgetLabel"] p { font-size: 1.25rem; }
-.stMainBlockContainer [data-testid="stRadioOption"] p { font-size: 1.25rem; }
+.stMainBlockContainer [data-testid="stMetricValue"] p { font-size: 3.375rem; line-height: 1.2; }
+.stMainBlockContainer [data-testid="stMetricLabel"] p { font-size: 1.3125rem; }
+.stMainBlockContainer [data-testid="stWidgetLabel"] p { font-size: 1.5rem; }
+.stMainBlockContainer [data-testid="stRadioOption"] p { font-size: 1.5rem; }
 .stMainBlockContainer .st-key-quiz_guess [data-testid="stRadioOption"] code { font-size: 1.5rem; }
 </style>"""
 

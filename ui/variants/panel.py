@@ -55,11 +55,12 @@ def run_training(key: tuple, make: Callable[[PageProgress], object]) -> object |
     if kept is not None and kept[0] == key:
         return kept[1]
     stopped = ss.get("beyond_stop")
-    clicked = st.button("Train", key="beyond_train", type="primary")
+    buttons = st.container(horizontal=True)  # one row: the view under them stays up
+    clicked = buttons.button("Train", key="beyond_train", type="primary")
     if stopped and not clicked:
         st.warning("Training was stopped. Press **Train** to train again.")
         return None
-    st.button("Stop", key="beyond_stop", help="Stops training.")
+    buttons.button("Stop", key="beyond_stop", help="Stops training.")
     bar = st.progress(0.0, text="Training…")
     try:
         made = make(PageProgress(bar))
