@@ -77,7 +77,7 @@ st.caption(f"Token counts with {rule_caption(text, *tokenizers.values())}.")
 st.html(table_html(summary, bar="tokens", formats={
     "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 
-st.subheader("How each one cuts the text")
+st.header("How each one cuts the text")
 controls = st.columns(3)
 layout = controls[0].radio("Layout", ["Side by side", "Stacked"], horizontal=True,
                            key="compare_layout")
@@ -114,7 +114,7 @@ for i, (label, enc) in enumerate(encodings.items()):
             st.caption(f"Showing the first {len(enc.ids) - left_out:,} of {len(enc.ids):,} "
                        "tokens.")
 
-st.subheader("Words they disagree on")
+st.header("Words they disagree on")
 st.caption("Tokens touching each word (or punctuation run, or run of spaces) where it first "
            "occurs; the largest differences first.")
 words = derived(("words", tuple(encodings)), owners, text, lambda: disagreements(encodings, text))

@@ -9,7 +9,7 @@ away with a full rerun (pausing, or reaching the last merge).
 import streamlit as st
 
 from ui.classroom.panel import publish
-from ui.kit.charts import Series, steps_spec
+from ui.kit.charts import Series, steps_alt, steps_spec
 from ui.kit.state import (
     chart_template,
     current_text,
@@ -233,7 +233,8 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
                                   len(series[0].counts))
         st.vega_lite_chart(spec=steps_spec(series, k, metric=metric.lower(), template=template),
                            key="step_chart",
-                           width="stretch", alt="Tokens or compression ratio against merges")
+                           width="stretch",
+                           alt=steps_alt(series, k, metric=metric.lower()))
 
     view, shown_bytes, shown_chars = sv.window(step_through(tok, text))
     if not instant:
@@ -249,7 +250,7 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
 
 st.fragment(step_view, run_every=interval if playing else None)(tok, text, n, training)
 
-st.subheader("All merges")
+st.header("All merges")
 query = st.text_input("Search merges", key="merge_search", placeholder="a token's text, or an id",
                       help="Finds tokens that contain the text (· stands for a space); a number "
                            "also finds that step or id.")

@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.kit.focus import FOCUS_CSS
+
 NAV_KEY = "nav"  # the container the navigation is drawn in: its CSS class is st-key-nav
 
 
@@ -146,7 +148,7 @@ def draw_navigation(here: PageEntry) -> None:
     """Each section's heading and its pages' links, ``here`` marked as the page on screen."""
     with st.sidebar:
         with st.container(key=NAV_KEY):
-            st.html(NAV_CSS)
+            st.html(NAV_CSS + FOCUS_CSS)  # one element: every child of the list is an entry
             for name, section in SECTIONS.items():
                 st.html(section_heading(name))
                 for entry in section:
