@@ -62,8 +62,9 @@ def view_data(tok: Any, ids: Sequence[int], note: str = "") -> dict[str, Any]:
     for i in set(ids):
         token = tok.vocab[i]
         special = i in specials
-        labels[str(i)] = [label_parts(token), token_title(i, token, special=special), special,
-                          token_spoken(i, token, special=special)]
+        step = tok.step_of.get(i)  # the merge that made it: said as on every other page
+        labels[str(i)] = [label_parts(token), token_title(i, token, step, special=special),
+                          special, token_spoken(i, token, step, special=special)]
     return {"ids": list(ids), "labels": labels, "bytes": sum(len(tok.vocab[i]) for i in ids),
             "note": note}
 

@@ -164,6 +164,9 @@ def steps_spec(
     if template is None:
         template = steps_template(tuple(s.name for s in series), metric, len(series[0].counts))
     template["datasets"] = {"lines": lines, "marker": marker}
+    # what a screen reader says for the chart (Vega makes it the view's aria-label), instead of
+    # its axes' tick labels
+    template["description"] = steps_alt(series, k, metric=metric)
     return template
 
 

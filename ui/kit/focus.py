@@ -10,7 +10,8 @@ text on a grey fill with no ring (ui/kit/navigation.py), so "where am I" and "wh
 keyboard" never look alike. The ring grows with projector mode's ``--bpe-scale``.
 
 The custom components' shadow roots (the stepping view) take ``FOCUS_RULE`` in their own CSS;
-page CSS does not reach them. ``FOCUS_CSS`` goes into the page once, with the navigation's CSS.
+page CSS does not reach them. ``FOCUS_RULES`` go into the page once, in the navigation's
+stylesheet (ui/kit/navigation.py).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ FOCUS_RULE = (f"outline: calc(3px * var(--bpe-scale, 1)) solid {FOCUS_COLOUR} !i
 # Kept in focused rules of their own (projector mode's CSS lives in ui/kit/state.py).
 # - Everything that takes focus and draws it itself: links, buttons, summaries, token views.
 # - Text boxes, number boxes and selects: the ring goes on Streamlit's box around the input
-#   (the input itself is clipped inside it), not on the input.
+#   (the input itself is clipped inside it), not on the input; a slider's on its thumb, which
+#   holds its range input.
 # - Radios, checkboxes and switches (a checkbox with role switch): their input is transparent, so
 #   the ring goes on the label that holds the input, around the control and its text.
 # - A sidebar link: the ring, and none of Streamlit's grey fill (the page on screen's look).
 # - Focus is never behind the sticky header: the scrolling boxes leave its height free when they
-#   scroll a focused element into view.
-FOCUS_CSS = f"""<style>
+#   scroll a focused element into view. A chart's toolbar, once it holds focus, is drawn above
+#   the chart (it was under the chart's canvas or SVG).
+FOCUS_RULES = f"""
 .stApp a:focus-visible, .stApp button:focus-visible, .stApp summary:focus-visible,
 .stApp select:focus-visible,
 .stApp [tabindex]:not(input):not(textarea):focus-visible {{ {FOCUS_RULE} }}
@@ -41,4 +44,6 @@ FOCUS_CSS = f"""<style>
 .stApp label:has(input[type="checkbox"]:focus-visible) {{ {FOCUS_RULE} border-radius: 4px; }}
 .st-key-nav a[data-testid="stPageLink-NavLink"]:focus-visible {{ background-color: transparent; }}
 [data-testid="stMain"], [data-testid="stSidebarContent"] {{ scroll-padding-top: 4.5rem; }}
-</style>"""
+.stApp [data-testid="stElementToolbar"]:focus-within {{ z-index: 1000; }}
+.stApp [data-testid="stSlider"] div:has(> input[type="range"]:focus-visible) {{ {FOCUS_RULE} }}
+"""

@@ -115,6 +115,8 @@ PROJECTOR_CSS = f"""<style>
 # are its text colour at opacity 0.6 (#828180 on white, 3.9:1) and its code colours reach 2.5:1
 # on the code block's grey; here captions and code take darker shades of the same hues (5.2:1 or
 # more on white, the code grey and the sidebar's grey). Token colours are not touched (ui.kit.palette).
+# A disabled widget's label is still the question it asks (a revealed quiz's "Which pair does merge
+# 3 join?"): Streamlit greys it to #acabaa, 2.3:1; here it takes the captions' colour.
 PAGE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
 [data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
@@ -143,6 +145,7 @@ PAGE_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] { height: auto; max-width: 100%; }
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span[title] {
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }
+.stElementContainer:has(:disabled) [data-testid="stWidgetLabel"] p { color: #5c5e66; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 CUT_NOTE = "_cut_note_"  # session key prefix: what cut_to cut from a box's text

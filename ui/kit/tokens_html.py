@@ -396,14 +396,17 @@ def view_name(owner: str) -> str:
     """A token view's name for a screen reader, by whose tokens it shows (every view on a page
     named apart: Compare draws four).
 
-    >>> view_name("GPT-4o"), view_name("Yours: GPT-4 split, vocabulary 512"), view_name("Yours")
-    ("GPT-4o's tokens", 'Your tokens (GPT-4 split, vocabulary 512)', 'Your tokens')
+    >>> view_name("GPT-4o (o200k_base)"), view_name("Yours: GPT-4 split, vocabulary 512")
+    ("GPT-4o's tokens (o200k_base)", 'Your tokens (GPT-4 split, vocabulary 512)')
+    >>> view_name("Yours"), view_name("GPT-2")
+    ('Your tokens', "GPT-2's tokens")
     """
     if owner == "Yours":
         return "Your tokens"
     if owner.startswith("Yours: "):
         return f"Your tokens ({owner.removeprefix('Yours: ')})"
-    return f"{owner}'s tokens"
+    name, paren, rest = owner.partition(" (")
+    return f"{name}'s tokens" + (f" ({rest}" if paren else "")
 
 
 def pieces(
@@ -624,7 +627,9 @@ def chunks_html(
         else:
             label = _text_html(chunk, whitespace)
         budget -= len(chunk)
-        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
+        said = _attr(f"{spoken_text(data[:TITLE_CHARS])}, {what}, {size}")  # as a token is said
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}" aria-label="{said}">'
+                     f'{label}</span>')
     size_class = " large" if large else ""
     body = f'<div class="bpe-tokens{size_class}" {view_attrs(name)}>{"".join(spans)}</div>'
     return CSS + body, len(chunks) - len(spans)
