@@ -26,7 +26,7 @@ from ui.kit.state import (
     step_counts,
     text_digest,
 )
-from ui.kit.tokens_html import tokens_html
+from ui.kit.tokens_html import tokens_html, view_name
 from ui.sidebar.panel import sidebar
 from ui.variants import beyond as bv
 from ui.variants.panel import run_training, train_beside_classical
@@ -120,7 +120,7 @@ if variant in (SUPER, BOUND):
                  "begins."):
         st.switch_page("pages/steps.py")
 
-    st.subheader("The tokens, side by side")
+    st.header("The tokens, side by side")
     shown = bv.view_text(text)
     if shown != text:
         st.caption(f"The first {len(shown.encode('utf-8', 'replace')):,} bytes of the text.")
@@ -128,13 +128,13 @@ if variant in (SUPER, BOUND):
     for column, label, tok in ((left, bv.CLASSICAL, classical), (right, name, superbpe)):
         ids = encode_by_rule(tok, shown, allowed)
         body, _ = tokens_html(bv.superword_pieces(tok, ids), large=projector_mode(),
-                              css=column is left)  # one stylesheet for both
+                              css=column is left, name=view_name(label))  # one stylesheet
         column.caption(f"{label}: {len(ids):,} tokens")
         column.html(body)
     st.caption("Outlined: superword tokens, which span a word boundary (a space or line break "
                "after something else). Classical BPE has none: its split pattern forbids them.")
 
-    st.subheader("Compression against merges")
+    st.header("Compression against merges")
     with st.spinner("Counting the text's tokens after each merge…"):
         a = step_counts(classical, text, keep_steps=classical is ss.get("tok"))
         b = step_counts(superbpe, text, keep_steps=False)
@@ -177,7 +177,7 @@ else:
     st.dataframe(bv.parity_summary(made), hide_index=True, key="beyond_parity_summary",
                  column_config={"Gini over languages": st.column_config.NumberColumn(
                      format="%.3f")})
-    st.subheader("The language tax, before and after")
+    st.header("The language tax, before and after")
     st.dataframe(bv.parity_frame(made), hide_index=True, key="beyond_parity_table",
                  column_config={c: st.column_config.NumberColumn(format="%.2f")
                                 for c in (f"{bv.CLASSICAL}: × English", f"{bv.PARITY}: × English")})

@@ -127,7 +127,7 @@ if room is None:
     )
     teach, join = st.columns(2)
     with teach:
-        st.subheader("Teach")
+        st.header("Teach")
         st.write("The room shares the sidebar's text and tokenizer as they are now, and follows "
                  "what you change. Only this browser tab can change the room (another tab can "
                  "take over, explicitly).")
@@ -142,7 +142,7 @@ if room is None:
             if ss.get("_room_back_error"):
                 st.error(md_escape(ss["_room_back_error"]))
     with join:
-        st.subheader("Join")
+        st.header("Join")
         st.write("Your own text and tokenizer are put aside and come back when you leave.")
         st.text_input("Room code", key="room_code", max_chars=40, placeholder="ABCD-EFGH")
         # the field takes a long paste; the name is cut at MAX_NICKNAME graphemes, and said so

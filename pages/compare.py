@@ -79,7 +79,7 @@ st.caption("Token counts with "
 st.html(table_html(summary, bar="tokens", formats={
     "tokens": ",", "bytes/token": ".2f", "characters/token": ".2f", "vocabulary size": ","}))
 
-st.subheader("How each one cuts the text")
+st.header("How each one cuts the text")
 # side by side; stacked on a projector, where a select would cut its value
 controls = [st.container() for _ in range(3)] if projector_mode() else st.columns(3)
 layout = controls[0].radio("Layout", ["Side by side", "Stacked"], horizontal=True,
@@ -117,7 +117,7 @@ for i, (label, enc) in enumerate(encodings.items()):
             st.caption(f"Showing the first {len(enc.ids) - left_out:,} of {len(enc.ids):,} "
                        "tokens.")
 
-st.subheader("Words they disagree on")
+st.header("Words they disagree on")
 st.caption("Tokens touching each word (or punctuation run, or run of spaces) where it first "
            "occurs; the largest differences first.")
 words = derived(("words", tuple(encodings)), owners, text, lambda: disagreements(encodings, text))

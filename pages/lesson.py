@@ -31,8 +31,8 @@ if large:  # bigger tables and code; token colours that survive colour-vision de
     st.html(le.projector_palette_css() + le.LARGE_CSS)
 
 
-def draw_tokens(items, caption: str | None = None) -> None:
-    body, _ = tokens_html(items, large=large, whitespace=True)
+def draw_tokens(items, caption: str | None = None, name: str = "Tokens") -> None:
+    body, _ = tokens_html(items, large=large, whitespace=True, name=name)
     st.html(body)
     if caption:
         st.caption(caption)
@@ -133,11 +133,12 @@ def step_hand_merge(text: str) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**Before**: one token per byte")
-        draw_tokens(le.pieces(done.before[:n_before], vocab))
+        draw_tokens(le.pieces(done.before[:n_before], vocab), name="Tokens before the merge")
         st.code(", ".join(map(str, done.before[:n_before])), language=None, wrap_lines=True)
     with right:
         st.markdown("**After**: 256 outlined")
-        draw_tokens(le.pieces(done.after[:n_after], vocab, new_id=256))
+        draw_tokens(le.pieces(done.after[:n_after], vocab, new_id=256),
+                    name="Tokens after the merge")
         st.code(", ".join(map(str, done.after[:n_after])), language=None, wrap_lines=True)
     st.caption(f"The start of the text ({le.SHOWN_TOKENS} bytes); the lengths are for all of it.")
 
@@ -264,7 +265,8 @@ def step_split(text: str) -> None:
     for col, name, mine, other in ((left, "GPT-2", a, b), (right, "GPT-4", b, a)):
         with col:
             st.markdown(f"**{name} pattern**")
-            st.html(le.marked_chunks_html(mine, le.differing(mine, other), large=large))
+            st.html(le.marked_chunks_html(mine, le.differing(mine, other), large=large,
+                                          name=f"Chunks by the {name} pattern"))
             if len(mine) > le.MAX_CHUNKS:
                 st.caption(f"The first {le.MAX_CHUNKS} of {len(mine):,} chunks.")
     if diffs:

@@ -123,13 +123,13 @@ def as_you_type(tok) -> None:
     hint = bytes_hint([t.token for t in steps.tokens_at(n)], text, n)
     if hint:
         st.info(hint)
-    st.subheader("Where next")
+    st.header("Where next")
     for col, (page, label, icon, what) in zip(st.columns(3), WAYS_ON, strict=True):
         col.page_link(page, label=label, icon=icon)
         col.caption(what)
     if n == 0:
         return
-    st.subheader(f"Merges ({n:,})")
+    st.header(f"Merges ({n:,})")
     st.caption("Watch your tokenizer merge: the same text after only the first **k** merges (at "
                "k = 0 every byte is a token). Drag the slider, step, or press Play.")
     view, _, _ = window(steps)
@@ -162,6 +162,9 @@ with st.expander("What training made: the merges and the sidebar text's token id
     with ids_col:
         st.markdown("**Token ids**")
         shown = ids[:MAX_IDS_SHOWN]
-        st.code(", ".join(map(str, shown)), language=None, wrap_lines=True, height=420)
+        # the box that scrolls is a container, which takes the keyboard's focus (a code block
+        # of a fixed height scrolls in a <pre> that does not: axe's scrollable-region-focusable)
+        with st.container(height=420, key="overview_ids_box"):
+            st.code(", ".join(map(str, shown)), language=None, wrap_lines=True)
         if len(ids) > len(shown):
             st.caption(f"Showing the first {len(shown):,} of {len(ids):,} ids.")

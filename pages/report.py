@@ -84,7 +84,8 @@ with st.expander("Read the texts"):
             st.html(table_html(frame, langs={"text": tags},
                                label="The story in every language but English"))
     else:
-        st.code(texts[shown], language=None, wrap_lines=True, height=300)
+        with st.container(height=300, key="report_text_box"):  # focusable, as it scrolls
+            st.code(texts[shown], language=None, wrap_lines=True)
 
 st.header("Speed")
 tokenizers = {rc.YOURS: tok, **references}

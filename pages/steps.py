@@ -9,7 +9,7 @@ away with a full rerun (pausing, or reaching the last merge).
 import streamlit as st
 
 from ui.classroom.panel import publish
-from ui.kit.charts import Series, sized_spec, steps_spec
+from ui.kit.charts import Series, sized_spec, steps_alt, steps_spec
 from ui.kit.projector import explain
 from ui.kit.state import (
     chart_template,
@@ -238,7 +238,8 @@ def _step_details(tok, text: str, n: int, training: str | None, k: int, counts, 
         st.vega_lite_chart(spec=sized_spec(steps_spec(series, k, metric=metric.lower(),
                                                       template=template), projector_mode()),
                            key="step_chart",
-                           width="stretch", alt="Tokens or compression ratio against merges")
+                           width="stretch",
+                           alt=steps_alt(series, k, metric=metric.lower()))
 
     view, shown_bytes, shown_chars = sv.window(step_through(tok, text))
     if not instant:
@@ -258,7 +259,7 @@ if large:  # under the view in projector mode
     if hint:
         st.info(hint)
 
-st.subheader("All merges")
+st.header("All merges")
 query = st.text_input("Search merges", key="merge_search", placeholder="a token's text, or an id",
                       help="Finds tokens that contain the text (· stands for a space); a number "
                            "also finds that step or id.")

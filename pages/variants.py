@@ -149,7 +149,8 @@ st.caption("Each merge is skipped with probability p as the sentence is encoded,
            "text gets different tokens: a regularizer for training language models "
            "(Provilkov et al., 2020). p = 0 is plain BPE.")
 for i, ids in enumerate(shown.dropout, 1):
-    body, _ = tokens_html(pieces(ids, tok.vocab, specials=specials), large=projector_mode())
+    body, _ = tokens_html(pieces(ids, tok.vocab, specials=specials), large=projector_mode(),
+                          name=f"Tokens of sample {i}")
     st.caption(f"Sample {i}: {len(ids)} tokens")
     st.html(body)
 
@@ -162,6 +163,7 @@ st.dataframe(va.encoders_frame(counts, len(text.encode("utf-8", "replace"))), hi
              key="variants_encoders",
              column_config={"bytes/token": st.column_config.NumberColumn(format="%.2f")})
 for method, ids in shown.by_method.items():
-    body, _ = tokens_html(pieces(ids, tok.vocab, specials=specials), large=projector_mode())
+    body, _ = tokens_html(pieces(ids, tok.vocab, specials=specials), large=projector_mode(),
+                          name=f"Tokens by {va.ENCODER_NAMES[method]}")
     st.caption(f"{va.ENCODER_NAMES[method]}: {len(ids)} tokens")
     st.html(body)

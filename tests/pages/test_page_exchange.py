@@ -89,7 +89,7 @@ def test_importing_a_model_makes_it_the_tokenizer_on_every_page(at):
     assert at.selectbox(key="kind").value == "Imported file"
     assert front_box(at)["heads"]["yours"] == "Yours · imported from abc.model"
     assert front_counts(at)["Tokens"] == str(len(tok.encode("aaabdaaabac")))
-    assert "Merges (6)" in [s.value for s in at.subheader]
+    assert "Merges (6)" in [s.value for s in at.header]
     # and the export page now offers it for download
     at.switch_page(PAGE).run()
     assert download_keys(at) == EXPORT_KEYS

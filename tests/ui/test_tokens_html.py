@@ -301,3 +301,25 @@ def test_a_view_is_a_named_list_of_its_tokens():
     assert markup.count('role="listitem" title="id 10') == 2  # ids 104 and 105, 'h' and 'i'
     markup, _ = chunks_html(["ab", " c"])
     assert 'role="list" tabindex="0" aria-label="Chunks"' in markup
+
+
+def test_a_screen_reader_hears_each_token_by_name_id_and_length():
+    """Every token's span is named for the ear: whitespace by its Unicode name's plain word, bytes
+    that are not whole characters as their hex values (the UTF-8 bytes Python gives for "ä"),
+    the id, the length in bytes ("1 byte", not "1 bytes") and the merge that made it."""
+    a_umlaut = "ä".encode()
+    tokens = [(300, b" the"), (10, b"\n"), (9, b"\t"), (a_umlaut[0], a_umlaut[:1]),
+              (301, b"x\xa0".replace(b"\xa0", "\u00a0".encode()))]
+    body, _ = tokens_html([pieces([i], {i: t})[0] for i, t in tokens], step_of={300: 44})
+    names = re.findall(r'role="listitem" title="[^"]*" aria-label="([^"]*)"', body)
+    assert names == [
+        "space the, id 300, 4 bytes, made by merge 44",
+        "newline, id 10, 1 byte",
+        "tab, id 9, 1 byte",
+        f"byte {a_umlaut[0]:02X}, id {a_umlaut[0]}, 1 byte",
+        "x no-break space, id 301, 3 bytes",
+    ]
+    assert a_umlaut[0] == 0xC3  # UTF-8's lead byte of U+00E4
+    html_chunks, _ = chunks_html([" a", "\n"])
+    assert re.findall(r'aria-label="([^"]*)"', html_chunks)[1:] == [
+        "space a, chunk 1, 2 bytes", "newline, chunk 2, 1 byte"]

@@ -18,7 +18,7 @@ import pandas as pd
 import regex
 
 from bpe_core import clean_text
-from ui.kit.tokens_html import tokens_html, visible
+from ui.kit.tokens_html import tokens_html, view_name, visible
 
 MAX_SPANS_PER_VIEW = 5_000  # four views side by side stay under ~20 000 spans in all
 # The views draw the text's first FIRST_VIEW_BYTES until the user asks for the whole text: every
@@ -182,7 +182,8 @@ def compare_html(
         _Span(enc.ids[i], enc.tokens[i], enc.special[i], enc.starts[i] in marked)
         for i in range(min(len(enc.ids), max_tokens))
     ]
-    body, not_drawn = tokens_html(spans, whitespace=whitespace, max_tokens=max_tokens, css=css)
+    body, not_drawn = tokens_html(spans, whitespace=whitespace, max_tokens=max_tokens, css=css,
+                                  name="Tokens" if title is None else view_name(title))
     drawn = len(spans) - not_drawn  # tokens_html also stops after so many bytes of text
     head = ""
     if title is not None:

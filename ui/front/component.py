@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ui.kit.focus import FOCUS_RULE
 from ui.kit.special_rule import DEFAULT_RULE, allowed_for, rule_note, specials_of
-from ui.kit.tokens_html import CSS_RULES, PALETTE, label_parts, token_title
+from ui.kit.tokens_html import CSS_RULES, PALETTE, label_parts, token_spoken, token_title
 
 MAX_FRONT_CHARS = 5_000  # the box holds at most this many characters
 SETTLE_MS = 400  # the page's script hears the text this long after the last key
@@ -53,15 +54,17 @@ def seed_text(sidebar_text: str) -> str:
 def view_data(tok: Any, ids: Sequence[int], note: str = "") -> dict[str, Any]:
     """One tokenizer's tokens for the box's view, as plain JSON: the ``ids``, the bytes they
     stand for, and once per distinct id its label (``label_parts``: the one spelling of a token,
-    drawn by the component as DOM nodes with ``textContent``), its hover text and whether it is
-    a special token; ``note``: the rule for special-token text, in words, drawn beside the
+    drawn by the component as DOM nodes with ``textContent``), its hover text, whether it is
+    a special token and its name for a screen reader (``token_spoken``, as every view says it); ``note``: the rule for special-token text, in words, drawn beside the
     count."""
     specials = set(tok.special_tokens.values())
     labels = {}
     for i in set(ids):
         token = tok.vocab[i]
         special = i in specials
-        labels[str(i)] = [label_parts(token), token_title(i, token, special=special), special]
+        step = tok.step_of.get(i)  # the merge that made it: said as on every other page
+        labels[str(i)] = [label_parts(token), token_title(i, token, step, special=special),
+                          special, token_spoken(i, token, step, special=special)]
     return {"ids": list(ids), "labels": labels, "bytes": sum(len(tok.vocab[i]) for i in ids),
             "note": note}
 
@@ -99,7 +102,7 @@ _BOX_CSS = CSS_RULES + """
   font-size: calc(1rem * var(--bpe-scale, 1)); line-height: 1.5; padding: 8px 10px;
   border: 1px solid #c8cad0; border-radius: 8px;
   color: #111; background: #fff; }
-.bpe-type textarea:focus { outline: 2px solid #ff4b4b; outline-offset: 0; }
+.bpe-type textarea:focus { @FOCUS_RULE@ }
 .bpe-type label { display: block; font-size: calc(0.9rem * var(--bpe-scale, 1));
   margin-bottom: 4px; color: #31333f; }
 .bpe-type .left { font-size: 0.8rem; color: #555; text-align: right; }
@@ -121,7 +124,7 @@ _BOX_CSS = CSS_RULES + """
   margin: 0 0 0.4rem; overflow-wrap: anywhere; }
 .bpe-type .error { color: #7d353b; background: #ffecec; border-radius: 6px; padding: 8px 10px;
   white-space: pre-wrap; }
-"""
+""".replace("@FOCUS_RULE@", FOCUS_RULE)
 
 _BOX_HTML = """
 <div class="bpe-type" data-testid="bpe-type">
@@ -175,7 +178,7 @@ function drawView(side, view, large) {
   const model = (id) => {
     let span = models.get(id);
     if (span) return span;
-    const [parts, title, special] = view.labels[String(id)];
+    const [parts, title, special, spoken] = view.labels[String(id)];
     span = document.createElement("span");
     for (const [cls, text] of parts) {
       if (!cls) { span.append(text); continue; }
@@ -186,6 +189,7 @@ function drawView(side, view, large) {
     }
     span.title = title;
     span.setAttribute("role", "listitem");
+    span.setAttribute("aria-label", spoken);  // said as every view says a token (token_spoken)
     span.bpeSpecial = special;
     models.set(id, span);
     return span;
@@ -195,7 +199,7 @@ function drawView(side, view, large) {
   // it scrolls on its own: focusable by keyboard, a region named for a screen reader
   tokens.setAttribute("role", "list");  // its tokens are items: text, and the title (id) as description
   tokens.tabIndex = 0;
-  tokens.setAttribute("aria-label", side.dataset.side === "yours" ? "Your tokens" : "GPT-4o tokens");
+  tokens.setAttribute("aria-label", side.dataset.side === "yours" ? "Your tokens" : "GPT-4o's tokens");
   view.ids.forEach((id, i) => {
     const m = model(id), span = m.cloneNode(true);
     span.className = `t c${i % PALETTE_SIZE}` + (m.bpeSpecial ? " special" : "");

@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.kit.focus import FOCUS_RULES
+
 NAV_KEY = "nav"  # the container the navigation is drawn in: its CSS class is st-key-nav
 
 
@@ -86,7 +88,7 @@ NAV_CSS = """<style>
   padding: 0.25rem 0.5rem; border-radius: 0.5rem; font-weight: 600; line-height: 1.25rem;
   background-color: rgba(169, 169, 162, 0.25); overflow-wrap: break-word; }
 .st-key-nav .bpe-nav-here .bpe-nav-icon { flex: none; width: 1rem; text-align: center; }
-</style>"""
+""" + FOCUS_RULES + "</style>"  # the focus mark of every page (one stylesheet: a second is an entry)
 
 
 # On a mobile browser (by its user agent, as Streamlit's navigation decides), a page change closes

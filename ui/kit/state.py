@@ -53,6 +53,8 @@ from ui.kit.special_rule import allowed_for, rule_note, rule_or_default, special
 # messages): Streamlit's counter under them ("201424/10000000") counts UTF-16 units, against a
 # bound that only guards the connection; their notes count characters (code points), and the
 # sidebar's own caption too.
+# A disabled widget's label is still the question it asks (a revealed quiz's "Which pair does merge
+# 3 join?"): Streamlit greys it to #acabaa, 2.3:1; here it takes the captions' colour.
 PAGE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: #5c5e66; opacity: 1; }
 [data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog,
@@ -85,6 +87,7 @@ PAGE_CSS = """<style>
 .st-key-check_text [data-testid="InputInstructions"] > span:nth-child(2),
 .st-key-languages_own [data-testid="InputInstructions"] > span:nth-child(2),
 [class*="st-key-chat_text_"] [data-testid="InputInstructions"] > span:nth-child(2) { display: none; }
+.stElementContainer:has(:disabled) [data-testid="stWidgetLabel"] p { color: #5c5e66; }
 </style>"""
 LINK_STEP = "_link_step"  # session key: the step the session's link named, if any
 CUT_NOTE = "_cut_note_"  # session key prefix: what cut_to cut from a box's text

@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
+from ui.kit.focus import FOCUS_RULE
+
 MAX_SPANS = 10_000  # token or chunk spans drawn at most
 MAX_IDS = 5_000  # ids listed at most
 MAX_CHARS = 200_000  # bytes of token text drawn at most (a single token can be huge)
@@ -67,7 +69,7 @@ CSS_RULES = """
   box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15); }
 .bpe-tokens .alt { box-shadow: inset 0 0 0 1px rgba(0,0,0,0.15), inset 0 -3px 0 rgba(0,0,0,0.45); }
 .bpe-tokens .t:hover { outline: 2px solid #d55e00; }
-.bpe-tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
+.bpe-tokens:focus-visible { @FOCUS_RULE@ }
 .bpe-tokens .s6, .bpe-tokens .s7, .bpe-legend .s6, .bpe-legend .s7 { color: #fff; }
 .bpe-tokens .ws, .bpe-tokens .ctl { opacity: 0.55; }
 .bpe-tokens .ctl { font-size: 0.8em; }
@@ -81,7 +83,7 @@ CSS_RULES = """
 .bpe-tokens.ids .t { display: inline-block; line-height: 1.5; margin-bottom: 0.25em; }
 .bpe-legend { font-size: 0.85rem; display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
 .bpe-legend span { padding: 1px 6px; border-radius: 3px; color: #111; }
-""" + _COLOURS + "\n"
+""".replace("@FOCUS_RULE@", FOCUS_RULE) + _COLOURS + "\n"
 CSS = "\n<style>\n" + CSS_RULES + "</style>\n"
 
 
@@ -277,6 +279,67 @@ def token_title(token_id: int, token: bytes, step: int | None = None, *,
     return title
 
 
+# How a screen reader hears a token (``token_spoken``; the stepping view's script speaks by the
+# same table): whitespace by name, not by the glyph drawn for it ("·" is read as "middle dot").
+SPOKEN_NAMES = {" ": "space", "\t": "tab", "\n": "newline", "\r": "carriage return",
+                "\u00a0": "no-break space"}
+
+
+def spoken_text(token: bytes) -> str:
+    """A token's content for the ear: words as they are, whitespace by name, other invisible
+    characters as ``U+XXXX`` and bytes that are not (whole) UTF-8 characters as ``byte E4``;
+    the pieces apart by spaces.
+
+    >>> spoken_text(b"a\\tb\\n\\xe4")
+    'a tab b newline byte E4'
+    """
+    words: list[str] = []
+    glued = False  # the last piece is text that the next letters continue
+    for part, is_bytes in text_and_bytes(token):
+        if is_bytes:
+            words += [f"byte {b.upper()}" for b in part.split()]
+            glued = False
+            continue
+        for ch in part:
+            name = SPOKEN_NAMES.get(ch)
+            if name is None and not ch.isprintable():
+                name = f"U+{ord(ch):04X}"
+            if name is not None:
+                words.append(name)
+                glued = False
+            elif glued:
+                words[-1] += ch
+            else:
+                words.append(ch)
+                glued = True
+    return " ".join(words)
+
+
+def token_spoken(token_id: int, token: bytes, step: int | None = None, *,
+                 special: bool = False) -> str:
+    """What a screen reader says for a token, the same on every page: its content for the ear,
+    its id and its length, and the merge that made it. The stepping view's script
+    (ui/stepping/component.py) says it the same way.
+
+    >>> token_spoken(262, b" the", 7)
+    'space the, id 262, 4 bytes, made by merge 7'
+    >>> token_spoken(10, b"\\n"), token_spoken(300, b"\\xe4\\xb8")
+    ('newline, id 10, 1 byte', 'byte E4 byte B8, id 300, 2 bytes')
+    >>> token_spoken(100257, b"<|endoftext|>", special=True)
+    'special token <|endoftext|>, id 100257'
+    """
+    if special:
+        return f"special token {token_text(token, TITLE_CHARS)}, id {token_id}"
+    text = spoken_text(token[:TITLE_CHARS])
+    if len(token) > TITLE_CHARS:
+        text += " …"
+    n = len(token)
+    spoken = f"{text}, id {token_id}, {n:,} byte{'' if n == 1 else 's'}"
+    if step:
+        spoken += f", made by merge {step}"
+    return spoken
+
+
 # -- a sequence of tokens -------------------------------------------------------------------------
 
 
@@ -317,8 +380,8 @@ class Piece(NamedTuple):
 def view_attrs(label: str) -> str:
     """The attributes of a token view's box: it scrolls on its own (max-height), so it takes the
     keyboard's focus (tabindex, WCAG 2.1.1); for a screen reader it is a list named ``label``
-    whose items are the tokens (``TOKEN_ROLE``): each read as its text, its title (id, text,
-    bytes) as its description.
+    whose items are the tokens (``TOKEN_ROLE``): each named by ``token_spoken`` (its content
+    for the ear, id, length), its title (id, text as drawn, bytes) the hover text.
 
     >>> view_attrs('Yours <b>')
     'role="list" tabindex="0" aria-label="Yours &lt;b&gt;"'
@@ -327,6 +390,23 @@ def view_attrs(label: str) -> str:
 
 
 TOKEN_ROLE = 'role="listitem"'  # a token's span in a view (view_attrs)
+
+
+def view_name(owner: str) -> str:
+    """A token view's name for a screen reader, by whose tokens it shows (every view on a page
+    named apart: Compare draws four).
+
+    >>> view_name("GPT-4o (o200k_base)"), view_name("Yours: GPT-4 split, vocabulary 512")
+    ("GPT-4o's tokens (o200k_base)", 'Your tokens (GPT-4 split, vocabulary 512)')
+    >>> view_name("Yours"), view_name("GPT-2")
+    ('Your tokens', "GPT-2's tokens")
+    """
+    if owner == "Yours":
+        return "Your tokens"
+    if owner.startswith("Yours: "):
+        return f"Your tokens ({owner.removeprefix('Yours: ')})"
+    name, paren, rest = owner.partition(" (")
+    return f"{name}'s tokens" + (f" ({rest}" if paren else "")
 
 
 def pieces(
@@ -369,7 +449,7 @@ def tokens_html(
     sequential = colour != "cycle"
     budget = max_chars
     labels: dict[int, str] = {}  # id -> label HTML (tokens repeat a lot)
-    titles: dict[int, str] = {}
+    names: dict[int, str] = {}  # id -> its title and aria-label attributes
     spans = []
     for i, t in enumerate(tokens):
         if i >= max_tokens or (budget <= 0 and not ids):
@@ -394,11 +474,12 @@ def tokens_html(
             if label is None:
                 label = labels[t.id] = token_label(token, whitespace)
         budget -= len(token)
-        title = titles.get(t.id)
-        if title is None:
-            title = token_title(t.id, token, step, special=t.special)
-            title = titles[t.id] = _attr(title)
-        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
+        named = names.get(t.id)
+        if named is None:  # hover text for the eye, a name for the ear (token_spoken)
+            title = _attr(token_title(t.id, token, step, special=t.special))
+            spoken = _attr(token_spoken(t.id, token, step, special=t.special))
+            named = names[t.id] = f'title="{title}" aria-label="{spoken}"'
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} {named}>{label}</span>')
     # ids are drawn as blocks so that a line never breaks inside a number
     classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
     body = f'<div class="{classes}" {view_attrs(name)}>{"".join(spans)}</div>'
@@ -546,7 +627,9 @@ def chunks_html(
         else:
             label = _text_html(chunk, whitespace)
         budget -= len(chunk)
-        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}">{label}</span>')
+        said = _attr(f"{spoken_text(data[:TITLE_CHARS])}, {what}, {size}")  # as a token is said
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{title}" aria-label="{said}">'
+                     f'{label}</span>')
     size_class = " large" if large else ""
     body = f'<div class="bpe-tokens{size_class}" {view_attrs(name)}>{"".join(spans)}</div>'
     return CSS + body, len(chunks) - len(spans)

@@ -26,7 +26,19 @@ from ui.kit.escape import code_span
 from ui.kit.palette import CVD_SAFE_PALETTE, neighbour_report
 from ui.kit.special_rule import encode_by_rule
 from ui.kit.tables import merge_table
-from ui.kit.tokens_html import CSS, PALETTE, pair_label, pieces, token_label, token_text, visible  # noqa: F401 (pages draw with le.pieces)
+from ui.kit.tokens_html import (  # noqa: F401 (pages draw with le.pieces)
+    CSS,
+    PALETTE,
+    TITLE_CHARS,
+    TOKEN_ROLE,
+    pair_label,
+    pieces,
+    spoken_text,
+    token_label,
+    token_text,
+    view_attrs,
+    visible,
+)
 
 LESSON_CHARS = 4_000  # the lesson works on this many characters of the sidebar's text
 LESSON_MERGES = 200  # step 4 trains this many merges once; its slider shows the first k
@@ -473,17 +485,22 @@ def diffs_frame(diffs: Sequence[SplitDiff], limit: int = MAX_DIFFS) -> pd.DataFr
 
 
 def marked_chunks_html(
-    chunks: Sequence[str], marks: Sequence[bool], *, limit: int = MAX_CHUNKS, large: bool = False
+    chunks: Sequence[str], marks: Sequence[bool], *, limit: int = MAX_CHUNKS, large: bool = False,
+    name: str = "Chunks",
 ) -> str:
-    """Chunks as coloured spans (escaped), the ones in ``marks`` outlined like a new token."""
+    """Chunks as coloured spans (escaped), the ones in ``marks`` outlined like a new token; a
+    list named ``name`` for a screen reader, each chunk said by its text (``spoken_text``)."""
     spans = []
     for i, (chunk, mark) in enumerate(zip(chunks[:limit], marks)):
         classes = f"t c{i % len(PALETTE)}" + (" new" if mark else "")
         title = f"chunk {i + 1}" + (" · cut differently by the other pattern" if mark else "")
         label = token_label(chunk.encode("utf-8", "replace"), whitespace=True)
-        spans.append(f'<span class="{classes}" title="{html.escape(title)}">{label}</span>')
+        said = f"{spoken_text(chunk.encode('utf-8', 'replace')[:TITLE_CHARS])}, {title}"
+        spans.append(f'<span class="{classes}" {TOKEN_ROLE} title="{html.escape(title)}" '
+                     f'aria-label="{html.escape(said)}">{label}</span>')
     size = " large" if large else ""
-    return CSS + f'<div class="bpe-tokens{size}">{"".join(spans)}</div>'
+    # it scrolls in its box: a named list that takes the keyboard's focus (view_attrs)
+    return CSS + f'<div class="bpe-tokens{size}" {view_attrs(name)}>{"".join(spans)}</div>'
 
 
 # -- step 8: the real tokenizers ------------------------------------------------------------------

@@ -225,7 +225,7 @@ def sidebar() -> None:
             st.code(train_command(corpus, ss["kind"], ss["pattern"], ss["vocab_size"],
                                   ss["specials"]), language="bash", wrap_lines=True)
         ss["special_rule"] = rule_or_default(ss.get("special_rule"))  # a room's, a link's: checked
-        st.radio("Special-token text such as `<|endoftext|>`", list(RULES), format_func=RULES.get,
+        st.radio("Special-token text such as <|endoftext|>", list(RULES), format_func=RULES.get,
                  key="special_rule", on_change=_keep, args=("special_rule",), help=RULE_HELP)
         st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
         how = KINDS[ss["kind"]][0]

@@ -15,7 +15,8 @@ from array import array
 from typing import Any
 
 from bpe_core.steps import NEVER
-from ui.kit.tokens_html import PALETTE, WHITESPACE_GLYPHS
+from ui.kit.focus import FOCUS_RULE
+from ui.kit.tokens_html import PALETTE, SPOKEN_NAMES, TITLE_CHARS, WHITESPACE_GLYPHS
 
 
 def _b64(values: array) -> str:
@@ -55,6 +56,8 @@ def steps_payload(view: Any, counts: Any, num_bytes: int) -> dict[str, Any]:
         "count_values": _b64(array("I", [counts[0], *(counts[k] for k in changes)])),
         "palette": PALETTE,
         "glyphs": WHITESPACE_GLYPHS,
+        "spoken": SPOKEN_NAMES,  # a token for the ear, as ui.kit.tokens_html.token_spoken says it
+        "title_chars": TITLE_CHARS,
     }
 
 
@@ -71,22 +74,25 @@ _CSS = """
 .bpe-steps .tokens { white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.9;
   font-size: calc(1rem * var(--scale));
   max-height: 60vh; overflow-y: auto; color: #111; }
-.bpe-steps .tokens:focus-visible { outline: 3px solid #0b4f9c; outline-offset: 2px; }
+.bpe-steps .tokens:focus-visible, .bpe-steps button:focus-visible, .bpe-steps select:focus-visible,
+.bpe-steps input:focus-visible { @FOCUS_RULE@ }
 .bpe-steps .tokens span.sp::before { content: "\\200b"; }
 .bpe-steps .tokens span { border-radius: 3px; padding: 1px 0; margin-right: 1px; }
 .bpe-steps .tokens span.new { outline: 2px solid #d62728; }
 .bpe-steps .tokens span.special { background: #222 !important; color: #fff; font-weight: 700; }
 .bpe-steps .hex { font-size: 0.8em; color: #6b1d1d; }
-"""
+""".replace("@FOCUS_RULE@", FOCUS_RULE)
 
 _HTML = """
 <div class="bpe-steps" data-testid="bpe-steps" data-step="0" data-tokens="0">
   <div class="controls">
-    <button class="prev-change" title="Previous merge that changes this text">|◀</button>
-    <button class="prev" title="One merge back">◀</button>
+    <button class="prev-change" title="Previous merge that changes this text"
+      aria-label="Previous merge that changes this text">|◀</button>
+    <button class="prev" title="One merge back" aria-label="Previous merge">◀</button>
     <input class="slider" type="range" min="0" value="0" aria-label="Merges applied (k)">
-    <button class="next" title="One merge on">▶</button>
-    <button class="next-change" title="Next merge that changes this text">▶|</button>
+    <button class="next" title="One merge on" aria-label="Next merge">▶</button>
+    <button class="next-change" title="Next merge that changes this text"
+      aria-label="Next merge that changes this text">▶|</button>
     <button class="play">▶ Play</button>
     <label>Speed <select class="speed" aria-label="Speed"></select></label>
   </div>
@@ -141,6 +147,30 @@ function spell(bytes, glyphs, byLine = false) {
   if (!byLine) return lines.join("") + out;
   lines.push(out);
   return lines;
+}
+
+// a token for the ear, as ui.kit.tokens_html.token_spoken says it: words as they are, whitespace
+// by name (data.spoken), other invisible characters as U+XXXX, stray bytes as "byte E4"
+function speak(bytes, names) {
+  const words = [];
+  let glued = false, i = 0;
+  while (i < bytes.length) {
+    const size = charSize(bytes, i);
+    if (!size) {
+      words.push("byte " + bytes[i++].toString(16).padStart(2, "0").toUpperCase());
+      glued = false;
+      continue;
+    }
+    const ch = utf8.decode(bytes.subarray(i, i + size));
+    i += size;
+    let name = names[ch];
+    if (name === undefined && ch !== " " && /[\p{C}\p{Z}]/u.test(ch))
+      name = "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+    if (name !== undefined) { words.push(name); glued = false; }
+    else if (glued) words[words.length - 1] += ch;
+    else { words.push(ch); glued = true; }
+  }
+  return words.join(" ");
 }
 
 export default function (component) {
@@ -219,10 +249,24 @@ export default function (component) {
     // one gets a zero-width break before it (.sp), so lines break between words, not inside them
     if (span.textContent.startsWith(data.glyphs[" "] || "·")) span.classList.add("sp");
     span.dataset.id = String(id);
-    span.setAttribute("role", "listitem");  // read as its text, the title (id, bytes) described
-    const hex = Array.from(piece, (x) => x.toString(16).padStart(2, "0")).join(" ");
-    span.title = `id ${id} · ${span.textContent} · ${piece.length} bytes: ${hex}`
-      + (special ? " · special token" : last ? ` · made by merge ${last}` : " · a single byte");
+    span.setAttribute("role", "listitem");
+    // hover text and the name a screen reader says, as ui.kit.tokens_html's token_title and
+    // token_spoken give them on every other page
+    const cut = piece.subarray(0, data.title_chars);
+    const hex = Array.from(cut, (x) => x.toString(16).padStart(2, "0")).join(" ")
+      + (piece.length > data.title_chars ? ` … (${piece.length.toLocaleString("en-US")} bytes)` : "");
+    let shown = spell(cut, data.glyphs);
+    if (piece.length > data.title_chars) shown = shown.slice(0, -1) + "\u2026";
+    const size = `${piece.length.toLocaleString("en-US")} byte${piece.length === 1 ? "" : "s"}`;
+    if (special) {
+      span.title = `id ${id} · special token '${shown}'`;
+      span.setAttribute("aria-label", `special token ${shown}, id ${id}`);
+    } else {
+      span.title = `id ${id} · '${shown}'` + (shown.includes("\u27e8") ? " (part of a character)" : "")
+        + ` · bytes ${hex}` + (last ? ` · made by merge ${last}` : "");
+      span.setAttribute("aria-label", `${speak(cut, data.spoken)}${piece.length > data.title_chars
+        ? " \u2026" : ""}, id ${id}, ${size}` + (last ? `, made by merge ${last}` : ""));
+    }
   }
 
   function redraw(k) {  // every run from scratch (the first drawing, or a long jump)
