@@ -10,6 +10,7 @@ import pickle
 
 import regex
 
+from . import oniguruma
 from .base import Tokenizer
 from .basic import BasicTokenizer
 from .family_files import (
@@ -182,17 +183,21 @@ def read_tokenizer(data: bytes, name: str = "tokenizer file", **options: object)
             raise
         except Exception:  # the read ended there within the budget: its error is raised here
             read = None
-        if read is not None:
-            return pickle.loads(read)  # our own worker's answer, never the file's bytes
+        if read is not None:  # our own worker's answer, never the file's bytes
+            tok, translations = pickle.loads(read)
+            oniguruma.remember_translations(translations)  # its patterns, shown and written
+            return tok
     return _read_tokenizer(data, name, **options)
 
 
 def read_here(data: bytes, name: str, options: dict) -> bytes | None:
     """``read_tokenizer`` in a worker process: the tokenizer it reads, pickled (None when it
     does not pickle: the caller reads it again itself; a ValueError as it is)."""
+    start = oniguruma.touched()
     tok = _read_tokenizer(data, name, **options)
     try:
-        return pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((tok, oniguruma.translations_since(start)),
+                            protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         return None
 

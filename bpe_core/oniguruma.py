@@ -130,6 +130,8 @@ def from_oniguruma(pattern: str) -> str:
         while len(_TRANSLATED) > MAX_REMEMBERED:
             _TRANSLATED.popitem(last=False)
     _TRANSLATED.move_to_end(pattern)
+    _touched.append(pattern)
+    del _touched[:-MAX_REMEMBERED]
     if emulated in _WITHOUT_GUARDS:
         _WITHOUT_GUARDS.move_to_end(emulated)
     else:
@@ -148,6 +150,38 @@ def from_oniguruma(pattern: str) -> str:
 MAX_REMEMBERED = 256
 _WITHOUT_GUARDS: OrderedDict[str, str] = OrderedDict()
 _TRANSLATED: OrderedDict[str, str] = OrderedDict()  # an Oniguruma pattern -> its translation
+
+
+_touched: list[str] = []  # the Oniguruma patterns translated or read again, newest last
+
+
+def translations_since(start: int) -> list[tuple[str, str, str | None]]:
+    """The translations this process made or reused since ``len(_touched)`` was ``start``:
+    ``(Oniguruma pattern, translation, the translation unguarded or None)``. A tokenizer read
+    in a worker process comes back with them, so that here too ``unguarded`` shows its pattern
+    and ``to_oniguruma`` writes the file's own (``remember_translations``)."""
+    seen = dict.fromkeys(_touched[start:])
+    return [(p, _TRANSLATED[p], _WITHOUT_GUARDS.get(_TRANSLATED[p])) for p in seen
+            if p in _TRANSLATED]
+
+
+def touched() -> int:
+    """Where ``translations_since`` starts from now."""
+    return len(_touched)
+
+
+def remember_translations(entries: list[tuple[str, str, str | None]]) -> None:
+    """Take translations made in another process (``translations_since``) as if made here."""
+    for pattern, emulated, plain in entries:
+        _TRANSLATED[pattern] = emulated
+        _TRANSLATED.move_to_end(pattern)
+        if plain is not None:
+            _WITHOUT_GUARDS[emulated] = plain
+            _WITHOUT_GUARDS.move_to_end(emulated)
+    while len(_TRANSLATED) > MAX_REMEMBERED:
+        _TRANSLATED.popitem(last=False)
+    while len(_WITHOUT_GUARDS) > MAX_REMEMBERED:
+        _WITHOUT_GUARDS.popitem(last=False)
 
 
 def unguarded(pattern: str) -> str:

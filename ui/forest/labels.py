@@ -22,10 +22,10 @@ from typing import NamedTuple
 
 # A character's advance in em, at most (the larger of Source Sans 3 and DejaVu Sans, rounded up)
 NARROW = " ·il.,:;'|!⟨⟩"
-PLAIN = 0.65  # lower case but m and w, digits, the punctuation below, ␍ é ü ß
+NARROW_EM = 0.65  # lower case but m and w, digits, the punctuation below, ␍ é ü ß
 CAPITAL = 0.8  # capitals but M and W
 WIDE = 1.0  # m w M W @ % # & + < = > ^ ~, arrows, ⋯ … ×, CJK and anything else not listed
-PLAIN_PUNCT = set('"$()*-./?[\\]_{}') | set("␍") | set("éèáàóòúùüöäëïíìñçß")
+NARROW_CHARS = set('"$()*-./?[\\]_{}') | set("␍") | set("éèáàóòúùüöäëïíìñçß")
 LINE = 1.25  # a line of text, in em: the box a label needs from top to bottom
 GAP_PX = 4.0  # room between two labels, and between a label and the view's edge
 
@@ -39,10 +39,10 @@ def char_em(ch: str) -> float:
             return WIDE
         if ch.isupper():
             return CAPITAL
-        if ch.islower() or ch.isdigit() or ch in PLAIN_PUNCT:
-            return PLAIN
+        if ch.islower() or ch.isdigit() or ch in NARROW_CHARS:
+            return NARROW_EM
         return WIDE
-    return PLAIN if ch in PLAIN_PUNCT else WIDE
+    return NARROW_EM if ch in NARROW_CHARS else WIDE
 
 
 def text_width(text: str, px: float) -> float:

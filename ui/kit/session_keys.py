@@ -116,6 +116,7 @@ SESSION_KEYS: dict[str, str] = {
     "room_quiz_stop": "button", "room_quiz_guess": "radio: a student's pair",
     "room_quiz_send": "button", "room_answers_chart": "chart: the class's answers",
     # -- Start here (pages/overview.py) --
+    "overview_ids_box": "container: the trained ids, scrolled by keyboard too",
     "merges_table": "dataframe: the merges",
     "front_box": "component: the text box whose tokens show as you type (its state: text)",
     "front_text": "the text typed in the front page's box",
@@ -253,6 +254,7 @@ SESSION_KEYS: dict[str, str] = {
     "report_card": "dataframe: bytes per token", "report_chart": "chart",
     "report_text": "selectbox: the report text shown", "report_measure": "button: time again",
     "report_speed": "dataframe: MB/s and time for 1 TB",
+    "report_text_box": "container: the report text, scrolled by keyboard too",
     # -- Lesson --
     "lesson_step": "radio: the lesson's step", "lesson_mode": "radio: lesson or quiz",
     "lesson_prev": "button", "lesson_next": "button", "lesson_real": "toggle: real text",
