@@ -19,7 +19,7 @@ def document() -> dict:
 
 
 @pytest.mark.parametrize(("key", "step", "quoted"), [
-    ("pre_tokenizer", {"type": "Metaspace", "replacement": "▁"}, "(pre-tokenizer type 'Metaspace')"),
+    ("pre_tokenizer", {"type": "UnicodeScripts"}, "(pre-tokenizer type 'UnicodeScripts')"),
     ("normalizer", {"type": "BertNormalizer"}, "(normalizer type 'BertNormalizer')"),
 ])
 def test_an_unsupported_step_is_quoted_with_the_parenthesis_outside(document, key, step, quoted):
