@@ -3,7 +3,7 @@
 One server of this module's own (so that its memory is this test's alone) and one Chromium with a
 browser context per student: that many Streamlit sessions, driven at the same time with
 Playwright's async API (in a thread of its own, so that it never meets the sync API of the other
-browser tests). SESSIONS students (8 by default; BPE_LAB_CLASSROOM_SESSIONS=30 for a full class).
+browser tests). SESSIONS students (5 by default; BPE_LAB_CLASSROOM_SESSIONS=30 for a full class).
 
 Student i opens the app (at most OPEN_AT_ONCE load it at the same moment, as students trickle
 in), pastes the English sample followed by a marker word of its own ("zebraXXquux", repeated, so
@@ -56,7 +56,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(RUN_S + 120)]
 
 # 8 at once by default (CI and the README's test command: isolation checked in a few minutes);
 # BPE_LAB_CLASSROOM_SESSIONS=30 is the classroom measured in docs/CLASSROOM.md.
-SESSIONS = int(os.environ.get("BPE_LAB_CLASSROOM_SESSIONS", "8"))
+SESSIONS = int(os.environ.get("BPE_LAB_CLASSROOM_SESSIONS", "5"))
 STEPS = 5  # clicks on "next merge" per session (all 30 click at once: more clicks add samples
 # of the same latency, and about 1 CPU second each in Chromium on this 2-core machine)
 BASE_VOCAB = 300  # student i trains to BASE_VOCAB + i tokens

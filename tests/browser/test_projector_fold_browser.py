@@ -80,7 +80,9 @@ CUT_JS = """() => {
       cut.push((e.value || e.innerText || '').slice(0, 40));
   return cut;
 }"""
-NORMAL_PAGES = ("Check your BPE", "Step through merges", "Chat tokens", "Language tax")
+# (Variants of BPE: the pages above now go from h1 to h2, and it keeps h3s under its h2)
+NORMAL_PAGES = ("Check your BPE", "Step through merges", "Chat tokens", "Language tax",
+                "Variants of BPE")
 
 
 def view_top(app, title: str) -> float:
