@@ -424,6 +424,20 @@ def hf_document(text: str, name: str = "tokenizer.json") -> dict:
     return document
 
 
+def hf_merge_pairs(merges: list, name: str) -> list[tuple[str, str]]:
+    """A tokenizer.json's ``model.merges`` as pairs of strings: each "a b" or ["a", "b"]
+    (byte-level and SentencePiece-shaped files alike); ValueError names the first that is not."""
+    pairs = []
+    for k, m in enumerate(merges):
+        if isinstance(m, str) and m.count(" ") == 1:
+            m = m.split(" ")
+        if not (isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) for s in m)):
+            raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found"
+                             f" {shorten(m)}")
+        pairs.append((m[0], m[1]))
+    return pairs
+
+
 def hf_data(document: dict, name: str = "tokenizer.json") -> TokenizerData:
     """A byte-level tokenizer.json's object (``hf_document``) as plain data."""
     model = document["model"]
@@ -432,13 +446,7 @@ def hf_data(document: dict, name: str = "tokenizer.json") -> TokenizerData:
     vocab, merges = model.get("vocab"), model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise ValueError(f"{name}: 'model.vocab' must be an object and 'model.merges' a list")
-    pairs = []
-    for k, m in enumerate(merges):
-        if isinstance(m, str) and m.count(" ") == 1:
-            m = m.split(" ")
-        if not (isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) for s in m)):
-            raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found {shorten(m)}")
-        pairs.append(tuple(m))
+    pairs = hf_merge_pairs(merges, name)
     pipeline, pattern, specials, ignored = read_hf_pipeline(document, name)
     added = pipeline.added if pipeline is not None else {}
     made = {a + b for a, b in pairs}

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 import regex
 
+from ..formats import hf_merge_pairs
 from ..limits import MAX_PIECE_CHARS, check_json_depth
 from ..text import shorten
 from .model import SPACE, Literals, SentencePieceBPE, byte_piece
@@ -217,14 +218,7 @@ def _build_hf_sentencepiece(document: dict, name: str) -> HFSentencePieceBPE:
     by_id = sorted(vocab.items(), key=lambda item: item[1])
     if [i for _, i in by_id] != list(range(len(by_id))):
         raise ValueError(f"{name}: 'model.vocab' ids must be 0 to {len(by_id) - 1}, each once")
-    pairs = []
-    for k, m in enumerate(merges):
-        if isinstance(m, str) and m.count(" ") == 1:
-            m = m.split(" ")
-        if not (isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) for s in m)):
-            raise ValueError(f"{name}: key 'model.merges[{k}]' should be two strings, found"
-                             f" {shorten(m)}")
-        pairs.append((m[0], m[1]))
+    pairs = hf_merge_pairs(merges, name)
     added: dict[str, tuple[int, bool]] = {}
     for k, entry in enumerate(document.get("added_tokens") or []):
         if not (isinstance(entry, dict) and isinstance(entry.get("content"), str)
