@@ -12,13 +12,14 @@ from ui.exchange.files import (
     MAX_IMPORT_MB,
     export_problems,
     file_stem,
-    import_summary,
     parse_import_specials,
     pick_upload,
     read_uploads,
     shown_pattern,
+    sidebar_refusal,
     zip_bytes,
 )
+from ui.exchange.panel import family_downloads, loaded_table, sample_tokens
 from ui.kit.escape import md_escape
 from ui.kit.projector import projector_mode
 from ui.kit.state import (
@@ -81,6 +82,9 @@ def read_import(changed: str) -> None:
     except Exception as e:  # a hostile file must never become a traceback
         ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
         return
+    if sidebar_refusal(imported):  # another family: shown here, the sidebar keeps its tokenizer
+        ss["import_info"] = imported
+        return
     problem = import_refusal(imported.tok)
     if problem:
         ss["import_error"] = problem
@@ -124,8 +128,11 @@ else:
 st.header("Import")
 st.write(
     "Upload a minbpe `.model`, a Hugging Face `tokenizer.json`, tiktoken ranks, or a GPT-2 style"
-    " `vocab.json` together with its `merges.txt`. The format is read from the content. A file"
-    " that cannot be read leaves the current tokenizer as it is."
+    " `vocab.json` together with its `merges.txt`; or a file of another family of BPE: a"
+    " sentencepiece `tokenizer.model` or a Llama-shaped `tokenizer.json` (SentencePiece),"
+    " subword-nmt's codes or CLIP's merges (word BPE), Mistral's `tekken.json`. The format is"
+    " read from the content, and the page says which family it is. A file that cannot be read"
+    " leaves the current tokenizer as it is."
 )
 st.write(
     "tiktoken ranks hold neither the split pattern nor the special tokens, and GPT-2 files hold"
@@ -156,14 +163,20 @@ ss = st.session_state
 if ss.get("import_error"):
     st.error(f"Not imported: {md_escape(ss['import_error'])} The current tokenizer is kept.")
 imported = ss.get("import_info")
-if imported is not None and (ss.get("imported") or (None,))[0] is imported.tok:
+if imported is not None and sidebar_refusal(imported):  # another family than the sidebar's
     st.subheader("Loaded")
-    rows = import_summary(imported)
-    st.dataframe({"What": [k for k, _ in rows], "Value": [v for _, v in rows]}, hide_index=True,
-                 key="import_summary")
+    loaded_table(imported)
+    for note in imported.notes:
+        st.caption(md_escape(note))
+    sample_tokens(imported)
+    family_downloads(imported)
+elif imported is not None and (ss.get("imported") or (None,))[0] is imported.tok:
+    st.subheader("Loaded")
+    loaded_table(imported)
     st.code(shown_pattern(imported.tok) or "(no split pattern)", language=None, wrap_lines=True)
     for note in imported.notes:
         st.caption(md_escape(note))
+    sample_tokens(imported)
     if ss.get("kind") == "Imported file":
         st.success("Every page now uses this tokenizer: the sidebar's **Tokenizer** says"
                    " *Imported file*. Pick another one there to go back.")

@@ -7,6 +7,7 @@ import streamlit as st
 from bpe_core import PRESETS
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import code_span
+from ui.kit.family_view import FAMILY_TITLES, family_pieces
 from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     active_tokenizer,
@@ -20,6 +21,7 @@ from ui.kit.state import (
 )
 from ui.kit.tables import table_html
 from ui.kit.tokens_html import pair_label, tokens_html
+from ui.lesson import families as lf
 from ui.lesson import tutorial as le
 from ui.quiz.panel import quiz
 from ui.sidebar.panel import sidebar
@@ -319,8 +321,27 @@ def step_real(text: str) -> None:
                 f"The first {shown:,} of {len(ids):,} tokens." if shown < len(ids) else None)
 
 
+def step_families(text: str) -> None:
+    if not need_text(text):
+        return
+    try:
+        toks = derived("lesson families", None, text, lambda: lf.train_three(text),
+                       by_rule=False)
+    except ValueError as e:  # a text a family's trainer cannot learn from, said by the trainer
+        st.error(str(e))
+        return
+    for probe in lf.probes(text):
+        st.markdown(f"**{probe.label}**: {code_span(probe.text)}")
+        for col, (family, tok) in zip(st.columns(len(toks)), toks.items(), strict=True):
+            with col:
+                items = family_pieces(tok, probe.text)
+                st.markdown(f"*{FAMILY_TITLES[family]}*")
+                draw_tokens(items, lf.what_it_sees(family, probe, items),
+                            name=lf.view_name(family, probe))
+
+
 STEP_VIEWS = (step_bytes, step_pairs, step_hand_merge, step_training, step_decode, step_encode,
-              step_split, step_real)
+              step_split, step_real, step_families)
 
 
 def _move(delta: int) -> None:

@@ -38,9 +38,9 @@ def test_doctests():
 
 
 def test_steps_explanations_and_links_line_up():
-    assert len(le.STEPS) == len(le.EXPLAIN) == len(le.FULL_PAGE) == 8
+    assert len(le.STEPS) == len(le.EXPLAIN) == len(le.FULL_PAGE) == 9
     pages = {"pages/bytes.py", "pages/steps.py", "pages/overview.py", "pages/tokens.py",
-             "pages/compare.py", "pages/forest.py"}
+             "pages/compare.py", "pages/forest.py", "pages/exchange.py"}
     assert all(page in pages for page, _, _ in le.FULL_PAGE)
 
 

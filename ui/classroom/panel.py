@@ -88,13 +88,16 @@ def rooms() -> Rooms:
 def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
     """The room's imported tokenizer, read from the teacher's file(s) (``source``: the JSON of
     the ``imported`` state). ui/sidebar/panel.py keeps it, once per server."""
-    from ui.exchange.files import IMPORT_PATTERNS, read_uploads
+    from ui.exchange.files import IMPORT_PATTERNS, read_uploads, sidebar_refusal
 
     spec = json.loads(source)
     files = [(name, base64.b64decode(data)) for name, data in spec["files"]]
     # a label this version does not know (a room from an older server): the sidecar decides
     imported = read_uploads(files, special_tokens=spec["specials"],
                             pattern=IMPORT_PATTERNS.get(spec["pattern"]))
+    refused = sidebar_refusal(imported)  # a file of another family is no sidebar tokenizer
+    if refused:
+        raise ValueError(refused)
     return imported.tok, imported.name
 
 

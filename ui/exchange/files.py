@@ -29,7 +29,9 @@ from bpe_core.formats import (
 from bpe_core.limits import MAX_TOKEN_ID, MAX_UPLOAD_MB
 from bpe_core.oniguruma import unguarded
 from bpe_core.pipeline import to_oniguruma, to_tiktoken_pattern
+from bpe_core.sentencepiece import looks_like_model
 from bpe_core.sidecar import SIDECAR_SUFFIX, make_sidecar
+from bpe_core.word_bpe import CLIPWordBPE
 from ui.kit.tables import merge_rows
 
 # -- export: problems -----------------------------------------------------------------------------
@@ -311,7 +313,8 @@ FORMAT_TITLES = {
     "tiktoken": "tiktoken ranks",
     "gpt2-vocab": "GPT-2 vocab.json + merges.txt",
     "gpt2-merges": "GPT-2 vocab.json + merges.txt",
-    **KIND_NAMES,  # word BPE and tekken: named, and refused by name (family_refusal)
+    "sentencepiece": "sentencepiece tokenizer.model",
+    **KIND_NAMES,  # word BPE and tekken (bpe_core.family_files)
 }
 FORMAT_FILE = {"gpt2-vocab": "vocab.json", "gpt2-merges": "merges.txt"}
 PATTERN_FREE = ("tiktoken", "gpt2-vocab", "gpt2-merges")  # formats that do not store the pattern
@@ -319,9 +322,10 @@ PATTERN_FREE = ("tiktoken", "gpt2-vocab", "gpt2-merges")  # formats that do not 
 
 @dataclass(frozen=True)
 class Imported:
-    """What ``read_uploads`` made: the tokenizer, a safe display name, the format read."""
+    """What ``read_uploads`` made: the tokenizer (a byte-level ``Tokenizer``, or one of another
+    family: ``ui.exchange.families``), a safe display name, the format read."""
 
-    tok: bpe_core.Tokenizer
+    tok: object
     name: str
     format: str  # a FORMAT_TITLES key
     notes: tuple[str, ...] = ()
@@ -376,6 +380,8 @@ def parse_import_specials(text: str) -> dict[str, int] | None:
 
 
 def _kind(name: str, data: bytes) -> str:
+    if looks_like_model(data):
+        return "sentencepiece"
     if name.endswith(".model"):  # not a sidecar ending .model.bpe-lab.json
         return "minbpe"
     try:
@@ -497,8 +503,7 @@ def read_uploads(
                                           sidecar_name=sidecar[0])
         except MissingSettingsError as e:
             raise _missing(kind, name, e.keywords) from None
-        _refuse_family(tok, name)
-        notes += [f"Left out: {note}" for note in tok.ignored]
+        notes += [f"Left out: {note}" for note in getattr(tok, "ignored", ())]
         return Imported(_checked(tok), name, kind, tuple(notes), bool(sidecars))
 
     kinds = {_kind(name, data): (name, data) for name, data in readable}
@@ -518,16 +523,16 @@ def read_uploads(
                                       sidecar=sidecar[1], sidecar_name=sidecar[0])
     except MissingSettingsError as e:
         raise _missing("gpt2-vocab", vocab_name, e.keywords) from None
-    _refuse_family(tok, f"{vocab_name} + {merges_name}")
-    return Imported(_checked(tok), f"{vocab_name} + {merges_name}", "gpt2-vocab",
+    return Imported(_checked(tok), f"{vocab_name} + {merges_name}",
+                    "clip" if isinstance(tok, CLIPWordBPE) else "gpt2-vocab",
                     tuple(notes), bool(sidecars))
 
 
-def _refuse_family(tok: object, name: str) -> None:
-    """A word-BPE or tekken file loads in the library; the pages draw byte-level tokenizers."""
-    why = family_refusal(tok, name, "the app's pages")
-    if why:
-        raise ValueError(why)
+def sidebar_refusal(imported: Imported) -> str | None:
+    """Why an imported file cannot be the sidebar's tokenizer (the pages draw bpe_core's
+    byte-level tokenizers: ``family_files.family_refusal`` says so, naming its family), or
+    None when it can."""
+    return family_refusal(imported.tok, imported.name, "the other pages")
 
 
 def _missing(kind: str, name: str, keywords: tuple[str, ...]) -> ValueError:

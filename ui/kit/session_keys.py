@@ -216,6 +216,12 @@ SESSION_KEYS: dict[str, str] = {
     "import_specials": "text input: special tokens for an import",
     "import_error": "the last import's error", "import_info": "the last import's notes",
     "import_summary": "dataframe: what was imported",
+    "import_sample": "text input: the sample text an imported file's tokens are shown on",
+    "export_spm_model": "download button: an imported SentencePiece model as tokenizer.model",
+    "export_spm_hf": "download button: an imported SentencePiece model as tokenizer.json",
+    "export_word_codes": "download button: imported word BPE as subword-nmt codes",
+    "export_clip_merges": "download button: imported CLIP merges as merges.txt",
+    "export_clip_vocab": "download button: imported CLIP merges' vocab.json",
     "_import_seen": "the uploads already read", "_import_last": "the last upload's names",
     # -- Bytes & decoding --
     "bytes_chars": "dataframe: characters", "bytes_each": "toggle", "bytes_fill": "button",

@@ -257,12 +257,15 @@ def _attr(text: str) -> str:
     return html.escape(text, quote=False).replace('"', "&quot;")
 
 
-def token_title(token_id: int, token: bytes, step: int | None = None, *,
+def token_title(token_id: int | None, token: bytes, step: int | None = None, *,
                 special: bool = False) -> str:
-    """The hover text: id, text (control characters escaped) and bytes in hex.
+    """The hover text: id, text (control characters escaped) and bytes in hex; a token without
+    an id (subword-nmt's pieces: word BPE numbers nothing) says none.
 
     >>> token_title(300, b"\\xe2\\x82", 44)
     "id 300 · '⟨e2 82⟩' (part of a character) · bytes e2 82 · made by merge 44"
+    >>> token_title(None, b"low@@")
+    "'low@@' · bytes 6c 6f 77 40 40"
     """
     if special:
         return f"id {token_id} · special token {_shown(token)}"
@@ -270,7 +273,7 @@ def token_title(token_id: int, token: bytes, step: int | None = None, *,
     if len(token) > TITLE_CHARS:
         hexed += f" … ({len(token):,} bytes)"
     partial = any(is_bytes for _, is_bytes in text_and_bytes(token[:TITLE_CHARS * 4]))
-    title = f"id {token_id} · {_shown(token)}"
+    title = ("" if token_id is None else f"id {token_id} · ") + _shown(token)
     if partial:
         title += " (part of a character)"
     title += f" · bytes {hexed}"
@@ -315,7 +318,7 @@ def spoken_text(token: bytes) -> str:
     return " ".join(words)
 
 
-def token_spoken(token_id: int, token: bytes, step: int | None = None, *,
+def token_spoken(token_id: int | None, token: bytes, step: int | None = None, *,
                  special: bool = False) -> str:
     """What a screen reader says for a token, the same on every page: its content for the ear,
     its id and its length, and the merge that made it. The stepping view's script
@@ -327,6 +330,8 @@ def token_spoken(token_id: int, token: bytes, step: int | None = None, *,
     ('newline, id 10, 1 byte', 'byte E4 byte B8, id 300, 2 bytes')
     >>> token_spoken(100257, b"<|endoftext|>", special=True)
     'special token <|endoftext|>, id 100257'
+    >>> token_spoken(None, b"low@@")
+    'low@@, 5 bytes'
     """
     if special:
         return f"special token {token_text(token, TITLE_CHARS)}, id {token_id}"
@@ -334,7 +339,8 @@ def token_spoken(token_id: int, token: bytes, step: int | None = None, *,
     if len(token) > TITLE_CHARS:
         text += " …"
     n = len(token)
-    spoken = f"{text}, id {token_id}, {n:,} byte{'' if n == 1 else 's'}"
+    spoken = (f"{text}," + ("" if token_id is None else f" id {token_id},")
+              + f" {n:,} byte{'' if n == 1 else 's'}")
     if step:
         spoken += f", made by merge {step}"
     return spoken
@@ -369,9 +375,10 @@ def _cut_utf8(data: bytes, n: int) -> bytes:
 
 
 class Piece(NamedTuple):
-    """What ``tokens_html`` needs from a token (a TokenSpan has the same fields)."""
+    """What ``tokens_html`` needs from a token (a TokenSpan has the same fields); ``id`` None for
+    a token its tool numbers not (subword-nmt's pieces)."""
 
-    id: int
+    id: int | None
     token: bytes
     new: bool = False
     special: bool = False
@@ -448,13 +455,14 @@ def tokens_html(
     max_step = max(step_of.values(), default=0)
     sequential = colour != "cycle"
     budget = max_chars
-    labels: dict[int, str] = {}  # id -> label HTML (tokens repeat a lot)
-    names: dict[int, str] = {}  # id -> its title and aria-label attributes
+    labels: dict[int | bytes, str] = {}  # id -> label HTML (tokens repeat a lot)
+    names: dict[int | bytes, str] = {}  # id -> its title and aria-label attributes
     spans = []
     for i, t in enumerate(tokens):
         if i >= max_tokens or (budget <= 0 and not ids):
             break
         token = t.token
+        seen = token if t.id is None else t.id  # a token without an id is known by its bytes
         step = 0 if t.special else step_of.get(t.id, 0)
         classes = "t " + colour_for(i, token, step, colour, max_step)
         if sequential and i % 2:
@@ -464,21 +472,21 @@ def tokens_html(
         if mark_new and getattr(t, "new", False):
             classes += " new"
         if ids:
-            label = f'<span class="id">{int(t.id)}</span>'
+            label = f'<span class="id">{"–" if t.id is None else int(t.id)}</span>'
         elif len(token) > budget:
             shown = _cut_utf8(token, budget)
             label = token_label(shown, whitespace)
             label += f'<span class="more"> … {len(token) - len(shown):,} more bytes</span>'
         else:
-            label = labels.get(t.id)
+            label = labels.get(seen)
             if label is None:
-                label = labels[t.id] = token_label(token, whitespace)
+                label = labels[seen] = token_label(token, whitespace)
         budget -= len(token)
-        named = names.get(t.id)
+        named = names.get(seen)
         if named is None:  # hover text for the eye, a name for the ear (token_spoken)
             title = _attr(token_title(t.id, token, step, special=t.special))
             spoken = _attr(token_spoken(t.id, token, step, special=t.special))
-            named = names[t.id] = f'title="{title}" aria-label="{spoken}"'
+            named = names[seen] = f'title="{title}" aria-label="{spoken}"'
         spans.append(f'<span class="{classes}" {TOKEN_ROLE} {named}>{label}</span>')
     # ids are drawn as blocks so that a line never breaks inside a number
     classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")

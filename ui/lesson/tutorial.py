@@ -64,6 +64,7 @@ STEPS = (
     "6 · Encoding by rank",
     "7 · Split first",
     "8 · The real tokenizers",
+    "9 · Three families of BPE",
 )
 
 
@@ -662,6 +663,16 @@ EXPLAIN = (
     "text, especially for code and for languages other than English. A model pays for every "
     "token in time and memory, so fewer is better. Compare them with the tiny tokenizer of "
     "step 4, which learned only from this text.",
+    # 9 · Three families of BPE
+    "Not every BPE starts from bytes. **SentencePiece's BPE** (Llama 2, Mistral 7B, Gemma) "
+    "merges *characters*, writes every space as `▁` and keeps it inside the next piece; a "
+    "character it never saw falls back to its UTF-8 bytes, pieces named `<0xF0>`. The "
+    "**original word BPE** (Sennrich et al., 2016; subword-nmt, GPT-1, CLIP) cuts the text "
+    "into words at the spaces first, marks the end of a word, and merges inside words only: "
+    "the space itself is never a token, and `@@` says a word goes on. Below, each family "
+    "learns about 150 merges from this text (SentencePiece with byte fallback, word BPE "
+    "with subword-nmt's settings, byte-level BPE with GPT-4's split) and is shown a space, "
+    "an emoji and a word it never saw.",
 )
 
 # Where each step can be explored further: (page script, label, icon)
@@ -674,4 +685,5 @@ FULL_PAGE = (
     ("pages/tokens.py", "Tokens", "🎨"),
     ("pages/tokens.py", "Tokens (choose the chunks view)", "🎨"),
     ("pages/compare.py", "Compare with GPT", "⚖️"),
+    ("pages/exchange.py", "Export & import: load a file of any of the three families", "💾"),
 )
