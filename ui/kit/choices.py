@@ -165,15 +165,16 @@ class Settings:
     pattern: str  # the split pattern ("" for Basic; the custom one for custom)
     vocab_size: int
     specials: tuple[str, ...]
+    family: str = "byte-level"  # ui.kit.families: the family of BPE trained
 
     @property
     def is_preset(self) -> bool:
-        return KINDS[self.kind][0] in ("preset", "imported")
+        return self.family == "byte-level" and KINDS[self.kind][0] in ("preset", "imported")
 
     @property
     def preset(self) -> str | None:
         kind, name = KINDS[self.kind]
-        return name if kind == "preset" else None
+        return name if kind == "preset" and self.family == "byte-level" else None
 
 
 def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_text: str) -> Settings:
