@@ -63,24 +63,14 @@ def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[
     """
     values: dict[str, object] = {}
     notes = []
-    sample = query.get("sample")
-    if sample is not None:
-        if sample in SAMPLE_SLUGS:
-            values["sample"] = SAMPLE_SLUGS[sample]
+    for name, slugs in (("sample", SAMPLE_SLUGS), ("kind", KIND_SLUGS), ("family", FAMILY_SLUGS)):
+        raw = query.get(name)
+        if raw is None:
+            continue
+        if raw in slugs:
+            values[name] = slugs[raw]
         else:
-            notes.append(f"the link's sample {sample[:30]!r} is not one of {list(SAMPLE_SLUGS)}")
-    kind = query.get("kind")
-    if kind is not None:
-        if kind in KIND_SLUGS:
-            values["kind"] = KIND_SLUGS[kind]
-        else:
-            notes.append(f"the link's kind {kind[:30]!r} is not one of {list(KIND_SLUGS)}")
-    family = query.get("family")
-    if family is not None:
-        if family in FAMILY_SLUGS:
-            values["family"] = FAMILY_SLUGS[family]
-        else:
-            notes.append(f"the link's family {family[:30]!r} is not one of {list(FAMILY_SLUGS)}")
+            notes.append(f"the link's {name} {raw[:30]!r} is not one of {list(slugs)}")
     if "pattern" in query and values.get("kind") == KIND_SLUGS["custom"]:
         values["pattern"] = query["pattern"][:MAX_LINK_PATTERN_CHARS]
     for name, key, low, high in (("vocab", "vocab_size", MIN_VOCAB, MAX_VOCAB),
