@@ -43,6 +43,8 @@ SESSION_KEYS: dict[str, str] = {
     "_cut_note_": "prefix (_cut_note_<box's key>): what ui.kit.state.cut_to cut from a box's text",
     "family": "selectbox: the family of BPE (ui.kit.families: byte-level, sentencepiece, word)",
     "_family_chosen": "a family was just chosen in the sidebar: train it on this run",
+    "tokens_family_ids": "toggle: the Tokens page draws a SentencePiece tokenizer's ids",
+    "family_step": "slider: Step through merges' step for a SentencePiece or word-BPE tokenizer",
     "kind": "selectbox: the tokenizer (a KINDS label)",
     "pattern": "text input: the custom split pattern",
     "vocab_size": "number input: the vocabulary size",
