@@ -47,9 +47,10 @@ FAMILY_LABELS = {
 FAMILIES = tuple(FAMILY_LABELS)
 DEFAULT_FAMILY = BYTE_LEVEL
 # what the app trains for each family other than byte-level: sentencepiece's BPE trainer as
-# Llama 2 was trained (byte fallback, every character kept), subword-nmt's learn_bpe with its
-# default minimum count of a pair
-SENTENCEPIECE_OPTIONS = {"byte_fallback": True, "character_coverage": 1.0}
+# Llama 2 was trained (byte fallback, every character kept, runs of spaces kept), subword-nmt's
+# learn_bpe with its default minimum count of a pair
+SENTENCEPIECE_OPTIONS = {"byte_fallback": True, "character_coverage": 1.0,
+                         "remove_extra_whitespaces": False}
 WORD_MIN_FREQUENCY = 2
 
 Progress = Callable[[int, int, Any], Any]

@@ -1,0 +1,147 @@
+"""The three families of BPE through every page (AppTest): the sidebar's family trains, each page
+opens without an exception, the pages that show a family give its reference tool's answer
+(sentencepiece's ids, subword-nmt's segmentation), and the others say by name that they show
+byte-level BPE only."""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+
+import pytest
+from support import open_page
+
+from ui.kit.navigation import SECTIONS
+from ui.kit.samples import load_samples
+
+spm = pytest.importorskip("sentencepiece")
+learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
+apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
+
+PAGES = [entry.path for entries in SECTIONS.values() for entry in entries]
+SHOWN = {"pages/tokens.py", "pages/steps.py", "pages/compare.py"}  # every family
+# pages with no view of the sidebar's tokenizer, or whose view of another family is the other
+# helper's (Export & import, the Lesson): they open with no exception
+NEUTRAL = {"pages/check.py", "pages/lesson.py", "pages/exchange.py"}
+SAMPLES = load_samples()
+TEXT = SAMPLES["Multilingual + emoji"]  # byte fallback: its "\n" is in no SentencePiece piece
+VOCAB = 600  # at least the 259 special and byte pieces and the text's 259 characters
+
+
+@pytest.fixture(scope="module")
+def at():
+    """One session for the module: each test chooses its family (choosing one trains it)."""
+    app = open_page()
+    app.selectbox(key="sample").set_value("Multilingual + emoji").run()
+    app.number_input(key="vocab_size").set_value(VOCAB).run()
+    return app
+
+
+def choose(app, family: str) -> None:
+    app.selectbox(key="family").set_value(family).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert app.session_state["tok_settings"].family == family
+
+
+def titles(app) -> list[str]:
+    """The pieces the page's first token view draws, as their hover text names them."""
+    return [html.unescape(t) for t in
+            re.findall(r'title="piece (&#x27;.*?&#x27;)(?: · |")', token_view(app))]
+
+
+def token_view(app) -> str:
+    return next(h.value for h in app.html if "bpe-tokens" in h.value)
+
+
+@pytest.mark.parametrize("family", ["sentencepiece", "word"])
+def test_every_page_opens_for_each_family_and_the_others_say_so_by_name(at, family):
+    """(Byte-level BPE tours every page in test_limits.py and test_hostile.py.)"""
+    choose(at, family)
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        refused = [i.value for i in at.info if "byte\\-level tokenizers only" in i.value]
+        if page in SHOWN | NEUTRAL:
+            assert not refused, page
+        else:  # says which family it is and which pages show it
+            name = {"sentencepiece": "a SentencePiece model", "word": "subword\\-nmt codes"}
+            assert refused and name[family] in refused[0], (page, [i.value for i in at.info])
+            assert "Tokens\\, Step through merges and Compare with GPT" in refused[0]
+
+
+def _sentencepiece(folder, text: str):
+    source = folder / "input.txt"
+    source.write_text(text, encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(source), model_prefix=str(folder / "m"), vocab_size=VOCAB, model_type="bpe",
+        character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
+        remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
+        num_threads=1, minloglevel=2)
+    return spm.SentencePieceProcessor(model_file=str(folder / "m.model"))
+
+
+def test_sentencepiece_pages_show_sentencepieces_ids_and_byte_pieces_as_bytes(at, tmp_path):
+    choose(at, "sentencepiece")
+    reference = _sentencepiece(tmp_path, TEXT)
+    ids = reference.encode(TEXT)
+    at.switch_page("pages/tokens.py").run()
+    shown = [int(x) for x in at.code[0].value.split(", ")]
+    assert shown == ids
+    assert titles(at) == [f"'{reference.id_to_piece(i)}'" for i in ids]
+    newline = reference.piece_to_id("<0x0A>")
+    assert newline in ids  # "\n" is no piece: byte fallback, drawn and said as a byte
+    assert f'aria-label="byte 0A, id {newline}"' in token_view(at)
+    assert '<span class="bytes">&lt;0x0A&gt;</span>' in token_view(at)
+    assert 'aria-label="space' in token_view(at)  # ▁ said as a space
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.metric[0].value == f"{len(ids):,}"  # the family's count beside GPT's
+
+
+def _codes(text: str) -> str:
+    out = io.StringIO()
+    learn_bpe.learn_bpe(io.StringIO(text), out, VOCAB, min_frequency=2, total_symbols=True)
+    return out.getvalue()
+
+
+def _pieces(segmented: str) -> list[str]:
+    """subword-nmt's output as pieces: ``low@@ er`` -> ``low``, ``er</w>``."""
+    return [t[:-2] if t.endswith("@@") else t + "</w>" for t in segmented.split()]
+
+
+def test_word_bpe_pages_show_subword_nmts_segmentation_and_its_first_merges(at):
+    choose(at, "word")
+    codes = _codes(TEXT)
+    theirs = apply_bpe.BPE(io.StringIO(codes))
+    lines = TEXT.split("\n")
+    at.switch_page("pages/tokens.py").run()
+    applied = "".join(theirs.process_line(line) for line in io.StringIO(TEXT))  # as on a file
+    assert at.code[0].value.rstrip("\n") == applied.rstrip("\n")  # (st.code drops the last)
+    assert titles(at) == [f"'{p}'" for line in lines for p in _pieces(theirs.segment(line))]
+    assert '<span class="ws">&lt;/w&gt;</span>' in token_view(at)  # the end-of-word marker
+    assert "end of word" in token_view(at)  # said so
+    at.switch_page("pages/steps.py").run()
+    at.slider(key="family_step").set_value(5).run()
+    assert not at.exception
+    first = apply_bpe.BPE(io.StringIO(codes), merges=5)
+    assert titles(at) == [f"'{p}'" for line in lines for p in _pieces(first.segment(line))]
+
+
+def test_choosing_byte_level_again_trains_it_and_the_pages_take_it_again(at):
+    choose(at, "word")
+    choose(at, "byte-level")
+    tok = at.session_state["tok"]
+    assert tok.family == "byte-level" and tok.vocab_size == VOCAB
+    at.switch_page("pages/health.py").run()
+    assert not at.exception
+    assert not [i.value for i in at.info if "tokenizers only" in i.value]
+    at.switch_page("pages/tokens.py").run()
+    assert [int(x) for x in at.code[0].value.split(", ")] == tok.encode(TEXT)
+
+
+def test_a_link_names_the_family_and_trains_it():
+    app = open_page("pages/tokens.py", {"family": "word", "sample": "english", "vocab": "300"})
+    assert app.session_state["tok_settings"].family == "word"
+    assert app.selectbox(key="family").value == "word"
+    assert dict(app.query_params)["family"] == "word"
