@@ -20,7 +20,7 @@ learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
 apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
 
 PAGES = [entry.path for entries in SECTIONS.values() for entry in entries]
-SHOWN = {"pages/tokens.py", "pages/steps.py", "pages/compare.py"}  # every family
+SHOWN = {"pages/tokens.py", "pages/steps.py", "pages/forest.py", "pages/compare.py"}  # every family
 # pages with no view of the sidebar's tokenizer, or whose view of another family is the other
 # helper's (Export & import, the Lesson): they open with no exception
 NEUTRAL = {"pages/check.py", "pages/lesson.py", "pages/exchange.py"}
@@ -67,7 +67,7 @@ def test_every_page_opens_for_each_family_and_the_others_say_so_by_name(at, fami
         else:  # says which family it is and which pages show it
             name = {"sentencepiece": "a SentencePiece model", "word": "subword\\-nmt codes"}
             assert refused and name[family] in refused[0], (page, [i.value for i in at.info])
-            assert "Tokens\\, Step through merges and Compare with GPT" in refused[0]
+            assert "Tokens\\, Step through merges\\, Merge forest and Compare with GPT" in refused[0]
 
 
 def _sentencepiece(folder, text: str):
@@ -97,6 +97,23 @@ def test_sentencepiece_pages_show_sentencepieces_ids_and_byte_pieces_as_bytes(at
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.metric[0].value == f"{len(ids):,}"  # the family's count beside GPT's
+    at.switch_page("pages/forest.py").run()
+    top, *parts = tree(at)
+    piece, merge = top
+    # sentencepiece's model lists the merged pieces after <unk>, <s>, </s> and the 256 bytes
+    assert reference.id_to_piece(3 + 256 + merge - 1) == piece
+    assert "".join(p for p, _ in parts[:2]) == piece or len(parts) > 2
+
+
+def tree(app) -> list[tuple[str, int]]:
+    """The Merge forest's tree: the piece, then its two parts (each with its merge number, 0
+    for none)."""
+    lines = app.code[0].value.split("\n")
+    out = []
+    for line in [lines[0]] + [x for x in lines[1:] if x[:3] in ("├─ ", "└─ ")]:
+        m = re.fullmatch(r"(?:[├└]─ )?(.*?)(?:  \(merge ([\d,]+)\))?", line)
+        out.append((m.group(1), int((m.group(2) or "0").replace(",", ""))))
+    return out
 
 
 def _codes(text: str) -> str:
@@ -126,6 +143,11 @@ def test_word_bpe_pages_show_subword_nmts_segmentation_and_its_first_merges(at):
     assert not at.exception
     first = apply_bpe.BPE(io.StringIO(codes), merges=5)
     assert titles(at) == [f"'{p}'" for line in lines for p in _pieces(first.segment(line))]
+    at.switch_page("pages/forest.py").run()
+    assert not at.exception
+    (piece, merge), (left, _), (right, _) = tree(at)
+    assert codes.splitlines()[merge] == f"{left} {right}"  # subword-nmt's merge number `merge`
+    assert piece == left + right
 
 
 def test_choosing_byte_level_again_trains_it_and_the_pages_take_it_again(at):

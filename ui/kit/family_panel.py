@@ -5,6 +5,9 @@ tokenizer (the sidebar's family, ``ui.kit.families``); the pieces are drawn by
 
 from __future__ import annotations
 
+from collections import Counter
+
+import pandas as pd
 import streamlit as st
 
 from bpe_core.word_bpe import WordBPE
@@ -14,8 +17,10 @@ from ui.kit.family_tokens import (
     after_merges,
     family_pieces,
     family_tokens_html,
+    merge_tree,
     merges_made,
     same_ids,
+    tree_lines,
 )
 from ui.kit.state import derived, projector_mode, tokenizer_label
 from ui.kit.tokens_html import MAX_IDS, cap_note, token_counts
@@ -96,6 +101,38 @@ def steps_view(tok: object, text: str) -> None:
     else:
         st.caption(f"{len(pieces):,} pieces before any merge: one a character.")
     _draw(pieces, name=f"Tokens after {k:,} merges")
+
+
+MAX_FOREST_PIECES = 500  # the text's merged pieces offered, the most used first
+
+
+def forest_view(tok: object, text: str) -> None:
+    """The Merge forest for a SentencePiece or word-BPE tokenizer: a piece of the text as the
+    tree of the merges that made it, and the text's merged pieces with their merge numbers."""
+    made = derived("family merges", tok, None, lambda: merges_made(tok))
+    number = {p: i + 1 for i, p in reversed(list(enumerate(made)))}
+    uses = Counter(p.piece for p in pieces_of(tok, text) if p.piece in number)
+    if not uses:
+        st.info("No piece of this text was made by a merge: every piece is one character.")
+        return
+    offered = [p for p, _ in uses.most_common(MAX_FOREST_PIECES)]
+    st.header("Piece tree")
+    piece = st.selectbox("A piece of the text (the most used first)", offered,
+                         key="forest_family_piece",
+                         format_func=lambda p: f"{p}  (merge {number[p]:,}, {uses[p]:,}×)")
+    if piece not in number:  # (the text or the tokenizer changed under the choice)
+        piece = offered[0]
+    tree = derived(("family tree", piece), tok, None, lambda: merge_tree(tok, piece, made))
+    st.code("\n".join(tree_lines(tree)), language=None)
+    if isinstance(tok, WordBPE):
+        st.caption("Each merge joins the two symbols written under it; </w> ends a word.")
+    else:
+        st.caption("A SentencePiece model keeps pieces, not pairs: under each piece, the pieces "
+                   "its encoder cuts it into with only the merges before it. ▁ is a space.")
+    st.header("The text's merged pieces")
+    frame = pd.DataFrame({"merge": [number[p] for p in offered], "piece": offered,
+                          "uses in the text": [uses[p] for p in offered]})
+    st.dataframe(frame.sort_values("merge"), hide_index=True, key="forest_family_table")
 
 
 def beside_gpt(tok: object, text: str) -> None:

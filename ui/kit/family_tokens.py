@@ -79,10 +79,11 @@ def merges_made(tok: object) -> list[str]:
     return [p for p, _, kind in tok.pieces if kind == NORMAL and len(p) > 1]
 
 
-def after_merges(tok: object, k: int) -> object:
+def after_merges(tok: object, k: int, **options: object) -> object:
     """``tok`` with only its first ``k`` merges: word BPE's first k merges (subword-nmt's
     ``apply_bpe --merges k``); SentencePiece without its merged pieces past the k-th (their ids
-    are not the model's: ``family_pieces`` of the result is mapped back by ``same_ids``)."""
+    are not the model's: ``family_pieces`` of the result is mapped back by ``same_ids``), with
+    ``options`` changed (``from_pieces``' options)."""
     if isinstance(tok, WordBPE):
         return WordBPE(tok.merges[:k], version=tok.version)
     kept, seen = [], 0
@@ -92,7 +93,7 @@ def after_merges(tok: object, k: int) -> object:
             if seen > k:
                 continue
         kept.append((piece, score, kind))
-    return SentencePieceBPE.from_pieces(kept, **tok.options())
+    return SentencePieceBPE.from_pieces(kept, **{**tok.options(), **options})
 
 
 def same_ids(pieces: Sequence[FamilyPiece], tok: object) -> list[FamilyPiece]:
@@ -101,6 +102,62 @@ def same_ids(pieces: Sequence[FamilyPiece], tok: object) -> list[FamilyPiece]:
         return list(pieces)
     return [p._replace(id=tok.piece_to_id(p.piece) if p.kind != "unknown" else tok.unk_id)
             for p in pieces]
+
+
+# -- the forest of merges: a piece as the tree of the merges that made it -----------------------
+
+class MergeNode(NamedTuple):
+    piece: str
+    merge: int  # the merge that made it (1 for the first), 0 for a piece no merge made
+    parts: tuple  # the MergeNodes it was made of: two (none for a character)
+
+
+def merge_tree(tok: object, piece: str, made: Sequence[str]) -> MergeNode:
+    """``piece`` as the tree of the merges that made it (``made``: ``merges_made(tok)``). Word
+    BPE: each merge's pair. SentencePiece, whose model keeps pieces and not pairs: the pieces
+    its encoder cuts the piece's text into with only the merges before it (two, for a piece the
+    encoder can make; more, when only the trainer could)."""
+    rank = {p: i for i, p in reversed(list(enumerate(made)))}
+
+    def node(p: str) -> MergeNode:
+        k = rank.get(p)
+        if k is None:
+            return MergeNode(p, 0, ())
+        if isinstance(tok, WordBPE):
+            parts = tok.merges[k]
+        else:
+            parts = after_merges(tok, k, add_dummy_prefix=False).encode_as_pieces(p)
+        if len(parts) < 2:  # (a piece a merge could not have made: a leaf)
+            return MergeNode(p, k + 1, ())
+        return MergeNode(p, k + 1, tuple(node(q) for q in parts))
+
+    return node(piece)
+
+
+def tree_lines(tree: MergeNode) -> list[str]:
+    """The tree as lines of text, a merged piece above its parts:
+
+    >>> leaf = lambda p: MergeNode(p, 0, ())
+    >>> print("\\n".join(tree_lines(MergeNode("low", 2, (MergeNode("lo", 1, (leaf("l"), leaf("o"))), leaf("w"))))))
+    low  (merge 2)
+    ├─ lo  (merge 1)
+    │  ├─ l
+    │  └─ o
+    └─ w
+    """
+    def label(n: MergeNode) -> str:
+        return f"{n.piece}  (merge {n.merge:,})" if n.merge else n.piece
+
+    lines = [label(tree)]
+
+    def walk(n: MergeNode, prefix: str) -> None:
+        for i, part in enumerate(n.parts):
+            last = i == len(n.parts) - 1
+            lines.append(prefix + ("└─ " if last else "├─ ") + label(part))
+            walk(part, prefix + ("   " if last else "│  "))
+
+    walk(tree, "")
+    return lines
 
 
 # -- one piece, for the eye and for the ear ------------------------------------------------------

@@ -44,6 +44,10 @@ SESSION_KEYS: dict[str, str] = {
     "family": "selectbox: the family of BPE (ui.kit.families: byte-level, sentencepiece, word)",
     "_family_chosen": "a family was just chosen in the sidebar: train it on this run",
     "tokens_family_ids": "toggle: the Tokens page draws a SentencePiece tokenizer's ids",
+    "forest_family_piece": "selectbox: the Merge forest's piece for a SentencePiece or word-BPE"
+                           " tokenizer",
+    "forest_family_table": "table: the text's merged pieces (Merge forest, SentencePiece or word"
+                           " BPE)",
     "family_step": "slider: Step through merges' step for a SentencePiece or word-BPE tokenizer",
     "kind": "selectbox: the tokenizer (a KINDS label)",
     "pattern": "text input: the custom split pattern",

@@ -195,7 +195,7 @@ def active_tokenizer(families: Sequence[str] = (BYTE_LEVEL,)) -> Any:
 
 
 # the pages that show every family (family_stop names them to a page that does not)
-FAMILY_PAGES = "Tokens, Step through merges and Compare with GPT"
+FAMILY_PAGES = "Tokens, Step through merges, Merge forest and Compare with GPT"
 
 
 def family_stop(families: Sequence[str] = (BYTE_LEVEL,)) -> None:
