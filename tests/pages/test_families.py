@@ -70,11 +70,11 @@ def test_every_page_opens_for_each_family_and_the_others_say_so_by_name(at, fami
             assert "Tokens\\, Step through merges\\, Merge forest and Compare with GPT" in refused[0]
 
 
-def _sentencepiece(folder, text: str):
+def _sentencepiece(folder, text: str, vocab_size: int = VOCAB):
     source = folder / "input.txt"
     source.write_text(text, encoding="utf-8")
     spm.SentencePieceTrainer.train(
-        input=str(source), model_prefix=str(folder / "m"), vocab_size=VOCAB, model_type="bpe",
+        input=str(source), model_prefix=str(folder / "m"), vocab_size=vocab_size, model_type="bpe",
         character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
         remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
         num_threads=1, minloglevel=2)
@@ -116,9 +116,9 @@ def tree(app) -> list[tuple[str, int]]:
     return out
 
 
-def _codes(text: str) -> str:
+def _codes(text: str, vocab_size: int = VOCAB) -> str:
     out = io.StringIO()
-    learn_bpe.learn_bpe(io.StringIO(text), out, VOCAB, min_frequency=2, total_symbols=True)
+    learn_bpe.learn_bpe(io.StringIO(text), out, vocab_size, min_frequency=2, total_symbols=True)
     return out.getvalue()
 
 
@@ -167,3 +167,26 @@ def test_a_link_names_the_family_and_trains_it():
     assert app.session_state["tok_settings"].family == "word"
     assert app.selectbox(key="family").value == "word"
     assert dict(app.query_params)["family"] == "word"
+
+
+def test_a_vocabulary_sentencepiece_cannot_reach_is_refused_with_its_least_size(at, tmp_path):
+    at.selectbox(key="family").set_value("byte-level").run()
+    at.number_input(key="vocab_size").set_value(300).run()
+    at.selectbox(key="family").set_value("sentencepiece").run()
+    assert not at.exception
+    with pytest.raises(RuntimeError, match=r"vs (\d+)") as refused:
+        _sentencepiece(tmp_path, TEXT, 300)
+    least = int(re.search(r"vs (\d+)", str(refused.value)).group(1))
+    assert any(f"use at least {least}" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["tok"].family == "byte-level"  # the previous tokenizer is kept
+    at.number_input(key="vocab_size").set_value(VOCAB).run()
+
+
+def test_word_bpe_trains_on_the_first_50000_characters_as_subword_nmt_would():
+    from ui.kit.families import MAX_WORD_TRAIN_CHARS, train_family
+
+    text = ("low lower lowest newer newest wider widest " * 1200)[:MAX_WORD_TRAIN_CHARS] + (
+        "quizzical jazz fuzzy buzz " * 600)  # words past the limit that would be merged
+    codes = "".join(f"{a} {b}\n" for a, b in train_family("word", text, 300).merges)
+    assert codes == _codes(text[:MAX_WORD_TRAIN_CHARS], 300).split("\n", 1)[1]
+    assert codes != _codes(text, 300).split("\n", 1)[1]

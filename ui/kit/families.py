@@ -8,7 +8,8 @@
   ``bpe_core.word_bpe.WordBPE``).
 
 ``train(text, settings, progress)`` trains the family ``settings.family`` names, bounded as
-the sidebar's training is (the text cut to ``MAX_TRAIN_CHARS``, the vocabulary from
+the sidebar's training is (the text cut to ``train_limit(family)``: ``MAX_TRAIN_CHARS``, word
+BPE's ``MAX_WORD_TRAIN_CHARS``; the vocabulary from
 ``MIN_VOCAB`` to ``MAX_VOCAB``, a ``progress`` callback at every merge, where the app's Stop
 button interrupts it); ``train_family(family, text, vocab_size)`` is the same for a page that
 wants one family on one text (the byte-level one with the sidebar's default split). A
@@ -52,6 +53,16 @@ DEFAULT_FAMILY = BYTE_LEVEL
 SENTENCEPIECE_OPTIONS = {"byte_fallback": True, "character_coverage": 1.0,
                          "remove_extra_whitespaces": False}
 WORD_MIN_FREQUENCY = 2
+# Word BPE (subword-nmt's algorithm, pure Python) trains on at most this much of the text: at
+# vocabulary 8,192 its worst text measured here (random words, no repeats) took 9.2 s of CPU at
+# 50,000 characters and 32 s at the sidebar's 200,000 (byte-level BPE: 0.5 s; SentencePiece:
+# 2.0 s), real prose 1.4 s and 5.0 s (load 12-15; docs/LIMITS.md)
+MAX_WORD_TRAIN_CHARS = 50_000
+
+
+def train_limit(family: str) -> int:
+    """The characters of the text a family trains on (a longer text is cut, with a note)."""
+    return MAX_WORD_TRAIN_CHARS if family == WORD else MAX_TRAIN_CHARS
 
 Progress = Callable[[int, int, Any], Any]
 
@@ -75,15 +86,15 @@ def family_settings(family: str, vocab_size: int, base: Settings | None = None) 
 
 
 def train(text: str, settings: Settings, progress: Progress | None = None) -> Any:
-    """A new tokenizer of ``settings.family`` trained on (the first ``MAX_TRAIN_CHARS`` of)
-    ``text``. ``progress(done, total, what)`` is called at every merge. A ValueError names what
+    """A new tokenizer of ``settings.family`` trained on (the first ``train_limit(family)``
+    characters of) ``text``. ``progress(done, total, what)`` is called at every merge. A ValueError names what
     to change: an empty text, a vocabulary outside ``MIN_VOCAB``..``MAX_VOCAB``, a vocabulary
     that sentencepiece's trainer cannot fill from this text (too small for its characters and
     the 259 special and byte pieces, or larger than the pieces the text can make)."""
     problem = text_problem(text)
     if problem:
         raise ValueError(problem)
-    text = cap_text(text, MAX_TRAIN_CHARS)[0]
+    text = cap_text(text, train_limit(settings.family))[0]
     size = settings.vocab_size
     if not MIN_VOCAB <= size <= MAX_VOCAB:
         raise ValueError(f"The vocabulary size must be between {MIN_VOCAB} and {MAX_VOCAB:,}.")

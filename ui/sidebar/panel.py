@@ -33,7 +33,6 @@ from ui.kit.choices import (
     MAX_PASTE_CHARS,
     MAX_PATTERN_CHARS,
     MAX_TEXT_CHARS,
-    MAX_TRAIN_CHARS,
     MAX_VOCAB,
     MIN_VOCAB,
     PASTE_CORPUS,
@@ -46,7 +45,14 @@ from ui.kit.choices import (
     train_command,
 )
 from ui.kit.escape import md_escape
-from ui.kit.families import BYTE_LEVEL, DEFAULT_FAMILY, FAMILIES, FAMILY_LABELS, train
+from ui.kit.families import (
+    BYTE_LEVEL,
+    DEFAULT_FAMILY,
+    FAMILIES,
+    FAMILY_LABELS,
+    train,
+    train_limit,
+)
 from ui.kit.samples import sample_label
 from ui.kit.session_keys import KEEP_PREFIX, KEPT
 from ui.kit.session_keys import keep as _keep
@@ -307,7 +313,7 @@ def _train_if_asked(clicked: bool) -> None:
         st.error(md_escape(str(e)))
         return
     clicked = ss.pop(FAMILY_CHOSEN, False) or clicked  # a family chosen trains it
-    text, note = cap_text(ss["text"], MAX_TRAIN_CHARS, "Training on")
+    text, note = cap_text(ss["text"], train_limit(settings.family), "Training on")
     # The first visit trains once by itself; if that fails (a link's pattern that times out),
     # the reruns that follow do not try again: the user changes something and presses Train.
     first_visit = "tok" not in ss and "_first_training_tried" not in ss
