@@ -13,7 +13,6 @@ from ui.kit.escape import code_span, md_escape
 from ui.kit.projector import explain
 from ui.kit.state import (
     active_tokenizer,
-    family_stop,
     projector_mode,
     tokenizer_label,
     trained_text,
@@ -36,7 +35,6 @@ CODE_CSS = """<style>
 </style>"""
 
 st.title("Classroom")
-family_stop()  # byte-level BPE only: another family is refused by name
 room = cr.membership()
 
 
