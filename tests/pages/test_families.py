@@ -162,6 +162,23 @@ def test_choosing_byte_level_again_trains_it_and_the_pages_take_it_again(at):
     assert [int(x) for x in at.code[0].value.split(", ")] == tok.encode(TEXT)
 
 
+def test_importing_a_file_under_another_family_makes_the_pages_show_the_file(at):
+    from bpe_core import BasicTokenizer
+    from bpe_core.formats import to_hf_json
+
+    choose(at, "word")
+    tok = BasicTokenizer()
+    tok.train("aaabdaaabac " * 20, 262)
+    at.switch_page("pages/exchange.py").run()
+    at.file_uploader(key="import_file").set_value(
+        [("tokenizer.json", to_hf_json(tok).encode(), "application/json")]).run()
+    assert not at.exception and at.selectbox(key="family").value == "byte-level"
+    at.switch_page("pages/tokens.py").run()
+    assert [int(x) for x in at.code[0].value.split(", ")] == at.session_state["imported"][0].encode(
+        TEXT)
+    at.selectbox(key="kind").set_value("Train: GPT-4 split").run()  # (the next tests' kind)
+
+
 def test_a_link_names_the_family_and_trains_it():
     app = open_page("pages/tokens.py", {"family": "word", "sample": "english", "vocab": "300"})
     assert app.session_state["tok_settings"].family == "word"
@@ -172,13 +189,14 @@ def test_a_link_names_the_family_and_trains_it():
 def test_a_vocabulary_sentencepiece_cannot_reach_is_refused_with_its_least_size(at, tmp_path):
     at.selectbox(key="family").set_value("byte-level").run()
     at.number_input(key="vocab_size").set_value(300).run()
+    before = at.session_state["tok"]
     at.selectbox(key="family").set_value("sentencepiece").run()
     assert not at.exception
     with pytest.raises(RuntimeError, match=r"vs (\d+)") as refused:
         _sentencepiece(tmp_path, TEXT, 300)
     least = int(re.search(r"vs (\d+)", str(refused.value)).group(1))
     assert any(f"use at least {least}" in e.value for e in at.error), [e.value for e in at.error]
-    assert at.session_state["tok"].family == "byte-level"  # the previous tokenizer is kept
+    assert at.session_state["tok"] is before  # the previous tokenizer is kept
     at.number_input(key="vocab_size").set_value(VOCAB).run()
 
 

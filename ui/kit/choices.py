@@ -268,7 +268,7 @@ PASTE_CORPUS = "my-text.txt"  # the file name offered for a pasted text
 
 
 def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
-                  specials_text: str) -> str:
+                  specials_text: str, family: str = "byte-level") -> str | None:
     """The ``bpe-lab train`` command that trains the sidebar's choice on all of ``corpus`` (a
     file the app could take only the start of), writing a .model that Export & import opens.
 
@@ -280,7 +280,17 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
     "bpe-lab train notes.txt --vocab-size=1024 --pattern=gpt2 '--special-token=<|endoftext|>' --out notes.model"
     >>> train_command("my notes.md", "Train: custom split pattern", "[a-z]+| ", 512, "")
     "bpe-lab train 'my notes.md' --vocab-size=512 '--pattern=[a-z]+| ' --out my-notes.model"
+
+    SentencePiece trains as the app trains it (byte fallback, every space kept); word BPE has no
+    ``bpe-lab train`` (None):
+
+    >>> train_command("notes.txt", "", "", 1024, "", "sentencepiece")
+    'bpe-lab train notes.txt --family sentencepiece --vocab-size=1024 --byte-fallback --keep-whitespace --out notes.model'
+    >>> train_command("notes.txt", "", "", 1024, "", "word") is None
+    True
     """
+    if family == "word":
+        return None
     try:
         size = int(vocab_size)  # type: ignore[call-overload]
         specials = parse_specials(specials_text)
@@ -295,6 +305,10 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
     stem = "-".join(PurePath(corpus).stem.split()).lstrip("-") or "corpus"
     if corpus.startswith("-"):  # a file name, not an option
         corpus = "./" + corpus
+    if family == "sentencepiece":
+        return shlex.join(["bpe-lab", "train", corpus, "--family", "sentencepiece",
+                           f"--vocab-size={size}", "--byte-fallback", "--keep-whitespace",
+                           "--out", f"{stem}.model"])
     # --option=value: a pattern or a special token starting with "-" is not read as an option
     words = ["bpe-lab", "train", corpus, f"--vocab-size={max(size, 256 + len(specials))}",
              f"--pattern={CLI_PATTERNS.get(pattern, pattern)}"]

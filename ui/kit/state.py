@@ -254,6 +254,7 @@ def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
             del memo[key]
     ss["imported"] = (tok, name)
     _keep("kind", "Imported file")
+    _keep("family", BYTE_LEVEL)  # an imported file is byte-level BPE: the pages show it
 
 
 def tokenizer_label(plain: bool = False) -> str:

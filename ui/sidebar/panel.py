@@ -233,13 +233,15 @@ def sidebar() -> None:
                          on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
         if ss.get("notice"):
             st.info(md_escape(ss["notice"]))  # it quotes links and file names
-        if ss.get("_cut_corpus"):
+        command = ss.get("_cut_corpus") and train_command(
+            ss["_cut_corpus"], ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"],
+            ss["family"])  # (none for word BPE: bpe-lab train has no such family)
+        if command:
             corpus = ss["_cut_corpus"]
             saved = "" if corpus != PASTE_CORPUS else f"save the whole text as {corpus}, "
             st.caption(f"To use all of it as a corpus: {md_escape(saved)}train on it with the "
                        "command line, then open the .model on the **Export & import** page.")
-            st.code(train_command(corpus, ss["kind"], ss["pattern"], ss["vocab_size"],
-                                  ss["specials"]), language="bash", wrap_lines=True)
+            st.code(command, language="bash", wrap_lines=True)
         ss["special_rule"] = rule_or_default(ss.get("special_rule"))  # a room's, a link's: checked
         st.radio("Special-token text such as <|endoftext|>", list(RULES), format_func=RULES.get,
                  key="special_rule", on_change=_keep, args=("special_rule",), help=RULE_HELP)
