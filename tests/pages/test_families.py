@@ -208,3 +208,20 @@ def test_word_bpe_trains_on_the_first_50000_characters_as_subword_nmt_would():
     codes = "".join(f"{a} {b}\n" for a, b in train_family("word", text, 300).merges)
     assert codes == _codes(text[:MAX_WORD_TRAIN_CHARS], 300).split("\n", 1)[1]
     assert codes != _codes(text, 300).split("\n", 1)[1]
+
+
+def test_sentencepiece_training_reports_each_merged_piece_so_stop_can_interrupt_it():
+    from ui.kit.families import train_family
+    from ui.kit.family_tokens import merges_made
+
+    seen = []
+    tok = train_family("sentencepiece", TEXT, VOCAB, lambda done, total, piece: seen.append(
+        (done, total, piece)))
+    made = merges_made(tok)
+    assert seen == [(i + 1, len(made), p) for i, p in enumerate(made)]
+
+    def stop(done, total, piece):
+        if done == 3:
+            raise KeyboardInterrupt  # as Streamlit's Stop raises in the callback
+    with pytest.raises(KeyboardInterrupt):
+        train_family("sentencepiece", TEXT, VOCAB, stop)

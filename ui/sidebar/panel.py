@@ -282,8 +282,9 @@ def sidebar() -> None:
         if ss.get("stop"):
             st.warning("Training was stopped; the previous tokenizer is kept.")
         _train_restored()
+        chosen = ss.pop(FAMILY_CHOSEN, False)  # a family just chosen trains it
         if not preset_chosen:
-            _train_if_asked(clicked)
+            _train_if_asked(clicked or chosen)
         _keep_lesson()
     for key in KEPT:
         _keep(key)
@@ -314,7 +315,6 @@ def _train_if_asked(clicked: bool) -> None:
     except ValueError as e:
         st.error(md_escape(str(e)))
         return
-    clicked = ss.pop(FAMILY_CHOSEN, False) or clicked  # a family chosen trains it
     text, note = cap_text(ss["text"], train_limit(settings.family), "Training on")
     # The first visit trains once by itself; if that fails (a link's pattern that times out),
     # the reruns that follow do not try again: the user changes something and presses Train.
