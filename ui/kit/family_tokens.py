@@ -47,12 +47,14 @@ class FamilyPiece(NamedTuple):
 def family_pieces(tok: object, text: str) -> list[FamilyPiece]:
     """The pieces of ``text`` under a SentencePiece or word-BPE tokenizer, in order.
 
-    SentencePiece: ``encode`` and ``encode_as_pieces`` side by side (an unknown run is its text,
-    id the unknown id). Word BPE: each line's words (cut at single spaces, as subword-nmt's
+    SentencePiece: ``encode_as_pieces``, each piece with its id (``piece_to_id``: a byte piece's
+    is its BYTE piece's, an unknown run's the unknown id; no NORMAL piece is spelled as a byte
+    piece), one encoding. Word BPE: each line's words (cut at single spaces, as subword-nmt's
     ``apply_bpe``), each word's pieces, the last with ``</w>``."""
     if isinstance(tok, SentencePieceBPE):
         out = []
-        for piece, idx in zip(tok.encode_as_pieces(text), tok.encode(text), strict=True):
+        for piece in tok.encode_as_pieces(text):
+            idx = tok.piece_to_id(piece)
             kind = tok.pieces[idx][2]
             out.append(FamilyPiece(idx, piece, {BYTE: "byte", UNKNOWN: "unknown",
                                                 CONTROL: "control"}.get(kind, "piece")))
