@@ -200,7 +200,7 @@ def test_a_vocabulary_sentencepiece_cannot_reach_is_refused_with_its_least_size(
     at.number_input(key="vocab_size").set_value(VOCAB).run()
 
 
-def test_word_bpe_trains_on_the_first_50000_characters_as_subword_nmt_would():
+def test_word_bpe_trains_on_the_start_of_the_text_as_subword_nmt_would():
     from ui.kit.families import MAX_WORD_TRAIN_CHARS, train_family
 
     text = ("low lower lowest newer newest wider widest " * 1200)[:MAX_WORD_TRAIN_CHARS] + (

@@ -54,10 +54,10 @@ SENTENCEPIECE_OPTIONS = {"byte_fallback": True, "character_coverage": 1.0,
                          "remove_extra_whitespaces": False}
 WORD_MIN_FREQUENCY = 2
 # Word BPE (subword-nmt's algorithm, pure Python) trains on at most this much of the text: at
-# vocabulary 8,192 its worst text measured here (random words, no repeats) took 9.2 s of CPU at
-# 50,000 characters and 32 s at the sidebar's 200,000 (byte-level BPE: 0.5 s; SentencePiece:
-# 2.0 s), real prose 1.4 s and 5.0 s (load 12-15; docs/LIMITS.md)
-MAX_WORD_TRAIN_CHARS = 50_000
+# vocabulary 8,192 on random words (benchmarks/family_training.py, load 22-25) it took 2.4 s of
+# CPU at 20,000 characters, 16.7 s at 50,000 and 59 s at the sidebar's 200,000 (byte-level BPE
+# 0.8 s and SentencePiece 3.1 s at 200,000); Python's help topics 0.5, 2.0 and 6.4 s
+MAX_WORD_TRAIN_CHARS = 20_000
 
 
 def train_limit(family: str) -> int:
