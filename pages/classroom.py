@@ -11,12 +11,7 @@ from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
 from ui.kit.escape import code_span, md_escape
 from ui.kit.projector import explain
-from ui.kit.state import (
-    active_tokenizer,
-    projector_mode,
-    tokenizer_label,
-    trained_text,
-)
+from ui.kit.state import active_tokenizer, projector_mode, tokenizer_label, trained_text
 from ui.quiz import questions as qz
 from ui.quiz.panel import text_after, text_after_merge
 from ui.sidebar.panel import sidebar
