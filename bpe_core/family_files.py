@@ -109,11 +109,12 @@ def _check_clip_vocab(tok: CLIPWordBPE, vocab: bytes, vocab_name: str) -> None:
                          f" <|endoftext|>): {detail}")
 
 
-def family_refusal(tok: object, name: str, where: str) -> str | None:
+def family_refusal(tok: object, name: str, where: str, instead: str | None = None) -> str | None:
     """For a place that takes byte-level ``Tokenizer`` objects only (``where``: "the app's
     pages", "bpe-lab's commands"): why a loaded SentencePiece, word-BPE or tekken tokenizer is
     not taken there,
-    naming its format and family; None for a ``Tokenizer``."""
+    naming its format and family; None for a ``Tokenizer``. ``instead``: what to do, for a
+    tokenizer that is no file (the app's trained ones); by default, how to load the file."""
     from .base import Tokenizer
 
     if isinstance(tok, Tokenizer) and tok.family == "byte-level":
@@ -122,6 +123,9 @@ def family_refusal(tok: object, name: str, where: str) -> str | None:
             "TekkenTokenizer": TEKKEN_WHAT, "SentencePieceBPE": "a SentencePiece model"}.get(
                 type(tok).__name__, type(tok).__name__)
     family = getattr(tok, "family", "another")
+    if instead is not None:
+        return (f"{name} is {what} ({family} BPE), and {where} take bpe_core's byte-level"
+                f" tokenizers only so far: {instead}")
     return (f"{name} is {what} ({family} BPE) and loads, but {where} take bpe_core's byte-level"
             f" tokenizers only so far: read it in Python with bpe_core.load({name!r})")
 

@@ -19,6 +19,7 @@ from ui.kit.state import (
     allowed_special,
     current_text,
     derived,
+    family_stop,
     import_tokenizer,
     parallel_set,
     projector_mode,
@@ -35,6 +36,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Superwords and fair merges")
+family_stop()  # byte-level BPE only: another family is refused by name
 explain(
     "Classical BPE merges the most frequent pair inside words, for everyone alike. Recent "
     "variants change one rule each. **SuperBPE** lets tokens span words (\"by the way\") once "

@@ -22,6 +22,7 @@ from ui.kit.state import (
     active_tokenizer,
     allowed_special,
     current_text,
+    family_stop,
     special_rule,
     tokenizer_label,
 )
@@ -32,6 +33,7 @@ MAX_TEXT_SHOWN = 100_000
 sidebar()
 
 st.title("Bytes & decoding")
+family_stop()  # byte-level BPE only: another family is refused by name
 explain(
     "A byte-level tokenizer never sees characters: it sees the UTF-8 bytes of the text. "
     "Here are the bytes of each character, what happens to bytes that are not valid UTF-8, "

@@ -13,12 +13,19 @@ from ui.chat.panel import (
 )
 from ui.kit.escape import md_escape
 from ui.kit.projector import explain, projector_mode
-from ui.kit.state import active_tokenizer, allowed_special, rule_caption, tokenizer_label
+from ui.kit.state import (
+    active_tokenizer,
+    allowed_special,
+    family_stop,
+    rule_caption,
+    tokenizer_label,
+)
 from ui.sidebar.panel import sidebar
 
 sidebar()
 
 st.title("Chat tokens")
+family_stop()  # byte-level BPE only: another family is refused by name
 explain(
     "A chat model never reads your messages alone: each one is wrapped in special tokens that "
     "say who speaks, and the prompt ends with the start of the model's reply. Those tokens count "

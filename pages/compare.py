@@ -14,6 +14,8 @@ from ui.compare.cuts import (
     summary_frame,
     tokens_to_draw,
 )
+from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of
+from ui.kit.family_panel import beside_gpt
 from ui.kit.projector import projector_mode
 from ui.kit.state import (
     active_tokenizer,
@@ -41,9 +43,12 @@ if not text:
     st.info("The text is empty: paste some text in the sidebar or pick a sample.")
     st.stop()
 
-tok = active_tokenizer()
+tok = active_tokenizer(FAMILIES)
 tokenizers = {}
-if tok is None:
+if tok is not None and family_of(tok) != BYTE_LEVEL:  # its pieces first, then GPT's tokens
+    beside_gpt(tok, text)
+    st.subheader("The GPT tokenizers")
+elif tok is None:
     st.info("You have no tokenizer of your own yet (press **Train** in the sidebar): "
             "comparing the GPT tokenizers only.")
 elif tok.name in PRESETS:

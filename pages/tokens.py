@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of
+from ui.kit.family_panel import tokens_view
 from ui.kit.state import (
     allowed_special,
     current_text,
@@ -32,10 +34,13 @@ sidebar()
 ss = st.session_state
 
 st.title("Tokens")
-tok = require_tokenizer()
+tok = require_tokenizer(FAMILIES)
 text = current_text()
 if not text:
     st.info("The text is empty: paste some text in the sidebar or pick a sample.")
+    st.stop()
+if family_of(tok) != BYTE_LEVEL:  # SentencePiece, word BPE: pieces drawn as what they are
+    tokens_view(tok, text)
     st.stop()
 
 try:

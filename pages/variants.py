@@ -13,6 +13,7 @@ from ui.kit.state import (
     allowed_special,
     current_text,
     derived,
+    family_stop,
     projector_mode,
     require_tokenizer,
     step_counts,
@@ -28,6 +29,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Variants of BPE")
+family_stop()  # byte-level BPE only: another family is refused by name
 explain(
     "BPE is one algorithm with many small choices. Which pair wins a tie? Are special tokens cut "
     "out before counting? Is a rare pair merged at all? The same vocabulary can also be used "

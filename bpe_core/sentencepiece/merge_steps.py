@@ -206,8 +206,11 @@ class MergeLoop:
         return merged
 
 
-def run(loop: MergeLoop, wanted: int) -> list[str]:
-    """Choose up to ``wanted`` pieces, as sentencepiece's main loop does; fewer when none is left."""
+def run(loop: MergeLoop, wanted: int,
+        progress: Callable[[int, int, str], object] | None = None) -> list[str]:
+    """Choose up to ``wanted`` pieces, as sentencepiece's main loop does; fewer when none is left.
+    ``progress(done, wanted, piece)`` is called after each piece (to show it, or to interrupt
+    the loop by raising)."""
     chosen: list[str] = []
     seen: set[str] = set()
     while len(chosen) < wanted:
@@ -223,4 +226,6 @@ def run(loop: MergeLoop, wanted: int) -> list[str]:
         seen.add(text)
         chosen.append(text)
         loop.merge(best)
+        if progress is not None:
+            progress(len(chosen), wanted, text)
     return chosen

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import regex
@@ -246,6 +246,7 @@ def train_pieces(
     pad_piece: str = "<pad>",
     control_symbols: Iterable[str] = (),
     user_defined_symbols: Iterable[str] = (),
+    progress: Callable[[int, int, str], object] | None = None,
     **other: object,
 ) -> list[TrainedPiece]:
     """The pieces of sentencepiece's BPE trainer on this text: ``(piece, score, type)`` by id.
@@ -254,7 +255,8 @@ def train_pieces(
     ``max_sentencepiece_length``). Its other options are refused by name (``REFUSED_OPTIONS``),
     and so is a normalization other than "identity". A ValueError says why, as sentencepiece
     would refuse: a vocabulary smaller than the special pieces and characters, or larger than
-    the pairs the text can make.
+    the pairs the text can make. ``progress(done, total, piece)`` is called after each merged
+    piece.
     """
     if "max_sentencepiece_length" in other:
         max_piece_length = other.pop("max_sentencepiece_length")  # type: ignore[assignment]
@@ -325,7 +327,7 @@ def train_pieces(
     rules = PieceRules(max_piece_length, split_by_whitespace, split_by_unicode_script,
                        split_by_number, split_digits)
     wanted = vocab_size - len(meta) - len(kept)
-    chosen = run(MergeLoop(pairs, UNK_CHAR, rules.valid), wanted)
+    chosen = run(MergeLoop(pairs, UNK_CHAR, rules.valid), wanted, progress)
     if len(chosen) < wanted:
         most = len(meta) + len(chosen) + len(kept)
         raise ValueError(f"vocab_size {vocab_size} is too high for this text: "

@@ -59,3 +59,44 @@ def test_a_reload_comes_back_at_the_same_step_with_the_same_text_and_tokenizer(a
     expected = [s.id for s in tok.step_through(TEXT, allowed_special="none").tokens_at(20)]
     assert len(after) > 100 and after == before == expected[:len(after)]
     assert app.sidebar.get_by_text("came back after the reload").count() == 1
+
+
+SENTENCEPIECE = "SentencePiece (Llama 2, Mistral, Gemma)"
+
+
+def test_a_reload_keeps_the_family_and_trains_the_same_sentencepiece_model(app, tmp_path):
+    """The sidebar's family comes back after F5 with its tokenizer: the Tokens page's ids are
+    those of the model the sentencepiece package trains from the same text and options."""
+    import re
+
+    spm = pytest.importorskip("sentencepiece")
+    from ui.kit.samples import load_samples
+
+    family = app.sidebar.get_by_role("combobox", name="Family of BPE")
+    family.click()
+    app.page.get_by_role("option", name=SENTENCEPIECE).click()
+    app.wait_idle()
+    marks = app.main.get_by_text("marks a space", exact=False)
+    app.go("Tokens", marks)
+    spans = app.main.locator(".bpe-tokens [role=listitem]")
+
+    def ids() -> list[int]:
+        return [int(re.search(r", id (\d+)$", label).group(1))
+                for label in spans.evaluate_all("s => s.map(e => e.getAttribute('aria-label'))")]
+
+    before = ids()
+    app.page.reload(wait_until="domcontentloaded")
+    app.page.locator(IDLE).wait_for(state="attached")
+    expect(family).to_have_value(SENTENCEPIECE)
+    app.wait_idle(marks)
+    after = ids()
+    text = load_samples()["English prose"]
+    source = tmp_path / "input.txt"
+    source.write_text(text, encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(source), model_prefix=str(tmp_path / "m"), vocab_size=512, model_type="bpe",
+        character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
+        remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
+        num_threads=1, minloglevel=2)
+    expected = spm.SentencePieceProcessor(model_file=str(tmp_path / "m.model")).encode(text)
+    assert len(after) > 100 and after == before == expected

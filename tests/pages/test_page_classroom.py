@@ -185,6 +185,17 @@ def test_teacher_shows_code_and_link_and_students_follow_text_tokenizer_and_step
     assert metrics(a)["Students"] == "2"
 
 
+def test_students_follow_the_teachers_family_of_bpe():
+    a, code = teacher()
+    a.selectbox(key="family").set_value("word").run()  # trains word BPE, the room shares it
+    assert not a.exception and a.session_state["tok"].family == "word"
+    b = new_app(room=code)
+    assert b.selectbox(key="family").value == "word"
+    assert b.session_state["tok"].merges == a.session_state["tok"].merges
+    a.switch_page(CLASSROOM).run()
+    assert not a.exception and metrics(a)["Students"] == "1"  # the room's controls stay
+
+
 def test_students_read_special_token_text_by_the_teachers_rule():
     """The class counts alike: the sidebar's rule for special-token text is the room's too."""
     a, code = teacher()

@@ -25,12 +25,23 @@ def test_a_kept_lesson_comes_back_whole():
     back = read_lesson(lesson(), TEXT, None, 20)
     assert back.text == TEXT and back.step == 20
     assert back.values == {"kind": DEFAULT_KIND, "pattern": "", "vocab_size": 300,
-                           "specials": "<|endoftext|>", "special_rule": "text", "projector": False}
+                           "specials": "<|endoftext|>", "family": "byte-level",
+                           "special_rule": "text", "projector": False}
     tok_text, values = back.tok
     assert tok_text == TEXT
     # the sidebar trains again from these: they make the Settings the first training had
     assert make_settings(values["kind"], values["pattern"], values["vocab_size"],
                          values["specials"]).specials == ("<|endoftext|>",)
+
+
+def test_the_family_comes_back_and_a_tab_kept_before_families_reads_as_byte_level():
+    word = settings_of(DEFAULT_KIND, "", 300, "", "word")
+    back = read_lesson(lesson(**word, tok={**word, "digest": digest(TEXT)}), TEXT)
+    assert back.values["family"] == "word" and back.tok[1]["family"] == "word"
+    older = lesson()
+    del older["family"], older["tok"]["family"]
+    assert read_lesson(older, TEXT).values["family"] == "byte-level"
+    assert read_lesson(lesson(family="unigram"), TEXT) is None  # not one of the three
 
 
 def test_a_tokenizer_trained_on_another_text_comes_back_with_that_text():

@@ -62,8 +62,9 @@ from ui.classroom.rooms import (
     show_code,
 )
 from ui.classroom.route import BROWSER_COOKIE, hold_member
-from ui.kit.choices import KINDS, MAX_TRAIN_CHARS, Settings, cap_text
+from ui.kit.choices import KINDS, Settings, cap_text
 from ui.kit.escape import md_escape
+from ui.kit.families import DEFAULT_FAMILY, FAMILIES, train_limit
 from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
 
 POLL_MS = 250  # how often a following student's browser asks the server "anything new?"
@@ -196,6 +197,7 @@ def shared_state() -> dict[str, Any]:
     state: dict[str, Any] = {
         "text": text, "kind": kind, "pattern": ss.get("pattern", ""),
         "vocab_size": ss.get("vocab_size"), "specials": ss.get("specials", ""),
+        "family": ss.get("family", DEFAULT_FAMILY),  # the family of BPE: students train it too
         "special_rule": ss.get("special_rule"),  # the class counts special-token text alike
         "step": ss.get("step") if isinstance(ss.get("step"), int) else 0,
         # the page only when students follow it: any other change reruns every student's page
@@ -204,10 +206,10 @@ def shared_state() -> dict[str, Any]:
         "trained": None, "train_text": None, "imported": None,
     }
     settings = ss.get("tok_settings")
-    if how in ("regex", "basic") and settings is not None:
+    if settings is not None and (how in ("regex", "basic") or settings.family != DEFAULT_FAMILY):
         state["trained"] = [settings.kind, settings.pattern, settings.vocab_size,
-                            list(settings.specials)]
-        if ss.get("tok_text") != cap_text(text, MAX_TRAIN_CHARS)[0]:
+                            list(settings.specials), settings.family]
+        if ss.get("tok_text") != cap_text(text, train_limit(settings.family))[0]:
             state["train_text"] = ss.get("tok_text")
     if how == "imported":
         state["imported"] = ss.get("_import_source")
@@ -546,8 +548,12 @@ def _take(room: Room, shared: Shared) -> None:
     trained = state.get("trained")
     try:
         if trained:
-            settings = Settings(trained[0], trained[1], int(trained[2]), tuple(trained[3]))
-            text = state.get("train_text") or cap_text(state.get("text", ""), MAX_TRAIN_CHARS)[0]
+            family = trained[4] if len(trained) > 4 else DEFAULT_FAMILY  # (a room before families)
+            if family not in FAMILIES:
+                raise ValueError(f"the room's family {str(family)[:30]!r} is none of {FAMILIES}")
+            settings = Settings(trained[0], trained[1], int(trained[2]), tuple(trained[3]), family)
+            text = state.get("train_text") or cap_text(state.get("text", ""),
+                                                       train_limit(family))[0]
             ss["tok"] = shared.tokenizer(text, settings)
             ss["tok_settings"], ss["tok_text"] = settings, text
         if state.get("imported"):
@@ -559,7 +565,7 @@ def _take(room: Room, shared: Shared) -> None:
     ss["_room_taken"] = _sidebar_now()
 
 
-SIDEBAR = ("text", "kind", "pattern", "vocab_size", "specials")
+SIDEBAR = ("text", "family", "kind", "pattern", "vocab_size", "specials")
 
 
 def _sidebar_now() -> tuple:

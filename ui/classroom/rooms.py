@@ -119,7 +119,7 @@ PREFIX = "bpelab:"
 
 # What the teacher's "state" may hold; anything else is refused (a student never writes it).
 STATE_FIELDS = {"text", "kind", "pattern", "vocab_size", "specials", "trained", "train_text",
-                "imported", "page", "follow_page", "step", "special_rule"}
+                "imported", "page", "follow_page", "step", "special_rule", "family"}
 
 
 # -- tokens (codes and names: ui/classroom/names.py) ------------------------------------------------

@@ -27,9 +27,13 @@ SESSION_TOKEN_BYTES = 640
 
 
 def tokenizer_bytes(tok: bpe_core.Tokenizer) -> int:
-    """The memory a session holding ``tok`` pays for it (estimated from its size, measured)."""
-    token_bytes = sum(map(len, tok.vocab.values()))
-    return len(tok.vocab) * SESSION_TOKEN_BYTES + 2 * token_bytes
+    """The memory a session holding ``tok`` pays for it (estimated from its size, measured). A
+    word-BPE tokenizer (``ui.kit.families``) has no vocabulary of ids: its merges count."""
+    if hasattr(tok, "vocab"):
+        sizes = [len(token) for token in tok.vocab.values()]
+    else:
+        sizes = [len((a + b).encode("utf-8", "surrogatepass")) for a, b in tok.merges]
+    return len(sizes) * SESSION_TOKEN_BYTES + 2 * sum(sizes)
 
 
 def size_bytes(vocab_size: int) -> int:

@@ -43,6 +43,8 @@ KIND_SLUGS = {
     "pretrained-cl100k": "Pretrained: GPT-4 (cl100k_base)",
     "pretrained-o200k": "Pretrained: GPT-4o (o200k_base)",
 }
+# the link's ?family= (ui.kit.families): absent for byte-level, as links made before it
+FAMILY_SLUGS = {"sentencepiece": "sentencepiece", "word": "word"}
 SAMPLE_SLUGS = {
     "english": "English prose",
     "code": "Source code",
@@ -61,18 +63,14 @@ def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[
     """
     values: dict[str, object] = {}
     notes = []
-    sample = query.get("sample")
-    if sample is not None:
-        if sample in SAMPLE_SLUGS:
-            values["sample"] = SAMPLE_SLUGS[sample]
+    for name, slugs in (("sample", SAMPLE_SLUGS), ("kind", KIND_SLUGS), ("family", FAMILY_SLUGS)):
+        raw = query.get(name)
+        if raw is None:
+            continue
+        if raw in slugs:
+            values[name] = slugs[raw]
         else:
-            notes.append(f"the link's sample {sample[:30]!r} is not one of {list(SAMPLE_SLUGS)}")
-    kind = query.get("kind")
-    if kind is not None:
-        if kind in KIND_SLUGS:
-            values["kind"] = KIND_SLUGS[kind]
-        else:
-            notes.append(f"the link's kind {kind[:30]!r} is not one of {list(KIND_SLUGS)}")
+            notes.append(f"the link's {name} {raw[:30]!r} is not one of {list(slugs)}")
     if "pattern" in query and values.get("kind") == KIND_SLUGS["custom"]:
         values["pattern"] = query["pattern"][:MAX_LINK_PATTERN_CHARS]
     for name, key, low, high in (("vocab", "vocab_size", MIN_VOCAB, MAX_VOCAB),
@@ -94,7 +92,8 @@ def settings_from_query(query: dict[str, str]) -> tuple[dict[str, object], list[
 
 
 def query_from_settings(sample: str | None, kind: str, vocab_size: int, pattern: str,
-                        step: int | None, special_rule: str = DEFAULT_RULE) -> dict[str, str]:
+                        step: int | None, special_rule: str = DEFAULT_RULE,
+                        family: str = "byte-level") -> dict[str, str]:
     """The link's query for these sidebar values (the inverse of ``settings_from_query``).
 
     ``sample`` is None when the text is the user's own: the link then names no sample (a link
@@ -108,18 +107,23 @@ def query_from_settings(sample: str | None, kind: str, vocab_size: int, pattern:
     {'kind': 'gpt2', 'vocab': '300', 'special': 'special'}
 
     The special-token rule is in the link only when it is not the default (older links read as
-    before).
+    before), and so is the family:
+
+    >>> query_from_settings(None, "Train: GPT-2 split", 300, "", None, family="word")
+    {'family': 'word', 'vocab': '300'}
     """
     query = {}
     sample_slug = {v: k for k, v in SAMPLE_SLUGS.items()}.get(sample)
     kind_slug = {v: k for k, v in KIND_SLUGS.items()}.get(kind)
     if sample_slug:
         query["sample"] = sample_slug
-    if kind_slug:
+    if family in FAMILY_SLUGS:  # the family trains at the size; the byte-level kind plays no part
+        query["family"] = family
+    elif kind_slug:
         query["kind"] = kind_slug
         if kind_slug == "custom":
             query["pattern"] = pattern
-    if KINDS.get(kind, ("",))[0] in ("regex", "basic"):
+    if family in FAMILY_SLUGS or KINDS.get(kind, ("",))[0] in ("regex", "basic"):
         query["vocab"] = str(vocab_size)
     if step is not None:
         query["step"] = str(step)
@@ -165,21 +169,27 @@ class Settings:
     pattern: str  # the split pattern ("" for Basic; the custom one for custom)
     vocab_size: int
     specials: tuple[str, ...]
+    family: str = "byte-level"  # ui.kit.families: the family of BPE trained
 
     @property
     def is_preset(self) -> bool:
-        return KINDS[self.kind][0] in ("preset", "imported")
+        return self.family == "byte-level" and KINDS[self.kind][0] in ("preset", "imported")
 
     @property
     def preset(self) -> str | None:
         kind, name = KINDS[self.kind]
-        return name if kind == "preset" else None
+        return name if kind == "preset" and self.family == "byte-level" else None
 
 
-def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_text: str) -> Settings:
-    """Check the sidebar's values and bundle them; ValueError says what to change."""
+def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_text: str,
+                  family: str = "byte-level") -> Settings:
+    """Check the sidebar's values and bundle them; ValueError says what to change. A family
+    other than byte-level (ui.kit.families) takes the vocabulary size only: it has no split
+    pattern and no special tokens of the user's."""
     if kind not in KINDS:
         raise ValueError(f"unknown tokenizer choice {kind!r}")
+    if family != "byte-level":
+        return Settings(kind, "", _vocab_size(vocab_size), (), family)
     how, pattern = KINDS[kind]
     if how == "regex" and pattern is None:
         pattern = custom_pattern
@@ -189,6 +199,16 @@ def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_t
             raise ValueError(f"The split pattern is {len(pattern):,} characters long; write one of at"
                              f" most {MAX_PATTERN_CHARS:,} (GPT-4o's is about 350).")
         bpe_core.RegexTokenizer(pattern)  # raises ValueError with the regex error
+    size = _vocab_size(vocab_size)
+    specials = parse_specials(specials_text)
+    if size < MIN_VOCAB + len(specials):
+        raise ValueError(f"The vocabulary size counts the special tokens too: with {len(specials)} "
+                         f"of them, make it at least {MIN_VOCAB + len(specials):,} (the 256 "
+                         f"bytes and the special tokens).")
+    return Settings(kind, pattern or "", size, specials)
+
+
+def _vocab_size(vocab_size: object) -> int:
     try:
         size = int(vocab_size)  # type: ignore[call-overload]
     except (TypeError, ValueError):
@@ -197,12 +217,7 @@ def make_settings(kind: str, custom_pattern: str, vocab_size: object, specials_t
         raise ValueError(
             f"The vocabulary size must be between {MIN_VOCAB} (the 256 bytes) and {MAX_VOCAB:,}."
         )
-    specials = parse_specials(specials_text)
-    if size < MIN_VOCAB + len(specials):
-        raise ValueError(f"The vocabulary size counts the special tokens too: with {len(specials)} "
-                         f"of them, make it at least {MIN_VOCAB + len(specials):,} (the 256 "
-                         f"bytes and the special tokens).")
-    return Settings(kind, pattern or "", size, specials)
+    return size
 
 
 def parse_specials(text: str) -> tuple[str, ...]:
@@ -253,7 +268,7 @@ PASTE_CORPUS = "my-text.txt"  # the file name offered for a pasted text
 
 
 def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
-                  specials_text: str) -> str:
+                  specials_text: str, family: str = "byte-level") -> str | None:
     """The ``bpe-lab train`` command that trains the sidebar's choice on all of ``corpus`` (a
     file the app could take only the start of), writing a .model that Export & import opens.
 
@@ -265,7 +280,17 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
     "bpe-lab train notes.txt --vocab-size=1024 --pattern=gpt2 '--special-token=<|endoftext|>' --out notes.model"
     >>> train_command("my notes.md", "Train: custom split pattern", "[a-z]+| ", 512, "")
     "bpe-lab train 'my notes.md' --vocab-size=512 '--pattern=[a-z]+| ' --out my-notes.model"
+
+    SentencePiece trains as the app trains it (byte fallback, every space kept); word BPE has no
+    ``bpe-lab train`` (None):
+
+    >>> train_command("notes.txt", "", "", 1024, "", "sentencepiece")
+    'bpe-lab train notes.txt --family sentencepiece --vocab-size=1024 --byte-fallback --keep-whitespace --out notes.model'
+    >>> train_command("notes.txt", "", "", 1024, "", "word") is None
+    True
     """
+    if family == "word":
+        return None
     try:
         size = int(vocab_size)  # type: ignore[call-overload]
         specials = parse_specials(specials_text)
@@ -280,6 +305,10 @@ def train_command(corpus: str, kind: str, pattern: str, vocab_size: object,
     stem = "-".join(PurePath(corpus).stem.split()).lstrip("-") or "corpus"
     if corpus.startswith("-"):  # a file name, not an option
         corpus = "./" + corpus
+    if family == "sentencepiece":
+        return shlex.join(["bpe-lab", "train", corpus, "--family", "sentencepiece",
+                           f"--vocab-size={size}", "--byte-fallback", "--keep-whitespace",
+                           "--out", f"{stem}.model"])
     # --option=value: a pattern or a special token starting with "-" is not read as an option
     words = ["bpe-lab", "train", corpus, f"--vocab-size={max(size, 256 + len(specials))}",
              f"--pattern={CLI_PATTERNS.get(pattern, pattern)}"]

@@ -12,7 +12,7 @@ import streamlit as st
 # is a new widget to Streamlit and starts from its default, so every value is mirrored under
 # "_keep_<key>" by an on_change callback (which runs before the script sees the new value) and
 # the widget is re-seeded from the mirror on every run (ui/sidebar/panel.py).
-KEPT = ("sample", "text", "kind", "pattern", "vocab_size", "specials", "projector",
+KEPT = ("sample", "text", "family", "kind", "pattern", "vocab_size", "specials", "projector",
         "special_rule")
 KEEP_PREFIX = "_keep_"
 
@@ -41,6 +41,14 @@ SESSION_KEYS: dict[str, str] = {
     "_cut_corpus": "the file a cut text came from (my-text.txt for a paste): the sidebar offers"
                    " the bpe-lab train command for all of it",
     "_cut_note_": "prefix (_cut_note_<box's key>): what ui.kit.state.cut_to cut from a box's text",
+    "family": "selectbox: the family of BPE (ui.kit.families: byte-level, sentencepiece, word)",
+    "_family_chosen": "a family was just chosen in the sidebar: train it on this run",
+    "tokens_family_ids": "toggle: the Tokens page draws a SentencePiece tokenizer's ids",
+    "forest_family_piece": "selectbox: the Merge forest's piece for a SentencePiece or word-BPE"
+                           " tokenizer",
+    "forest_family_table": "table: the text's merged pieces (Merge forest, SentencePiece or word"
+                           " BPE)",
+    "family_step": "slider: Step through merges' step for a SentencePiece or word-BPE tokenizer",
     "kind": "selectbox: the tokenizer (a KINDS label)",
     "pattern": "text input: the custom split pattern",
     "vocab_size": "number input: the vocabulary size",

@@ -23,12 +23,14 @@ from typing import Any, TypeVar
 import streamlit as st
 
 import bpe_core
+from bpe_core.family_files import family_refusal
 from bpe_lab.who_pays.languages import Language, load_parallel
 from bpe_lab.who_pays.report import load_report_texts
 from ui.kit import budget
 from ui.kit.charts import steps_template
 from ui.kit.choices import DEFAULT_KIND, KINDS, cap_text
 from ui.kit.escape import md_escape
+from ui.kit.families import BYTE_LEVEL, DEFAULT_FAMILY, FAMILIES, FAMILY_LABELS, family_of
 from ui.kit.projector import PROJECTOR_CSS, projector_mode  # noqa: F401 - pages read it here
 from ui.kit.samples import load_samples
 from ui.kit.session_keys import keep as _keep
@@ -162,18 +164,60 @@ def current_text() -> str:
     return cap_text(st.session_state.get("text", ""))[0]
 
 
-def active_tokenizer() -> bpe_core.Tokenizer | None:
-    """The chosen pretrained tokenizer, the imported one, or this session's trained one.
+def chosen_family() -> str:
+    """The family of BPE the sidebar names (``ui.kit.families``)."""
+    family = st.session_state.get("family", DEFAULT_FAMILY)
+    return family if family in FAMILIES else DEFAULT_FAMILY
 
-    None before training (or before an import, when "Imported file" is chosen).
+
+def active_tokenizer(families: Sequence[str] = (BYTE_LEVEL,)) -> Any:
+    """The chosen pretrained tokenizer, the imported one, or this session's trained one, when
+    its family is the sidebar's and one of ``families`` (what the caller can show: byte-level
+    only unless it says so).
+
+    None before training (or before an import, when "Imported file" is chosen), and while the
+    sidebar's family is one the caller does not show (``family_stop`` says so by name).
     """
     ss = st.session_state
+    family = chosen_family()
+    if family not in families:
+        return None
+    if family != BYTE_LEVEL:
+        tok = ss.get("tok")
+        return tok if tok is not None and family_of(tok) == family else None
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return preset(name)
     if how == "imported":
         return (ss.get("imported") or (None, ""))[0]
-    return ss.get("tok")
+    tok = ss.get("tok")
+    return tok if tok is not None and family_of(tok) == BYTE_LEVEL else None
+
+
+# the pages that show every family (family_stop names them to a page that does not)
+FAMILY_PAGES = "Tokens, Step through merges, Merge forest and Compare with GPT"
+
+
+def family_stop(families: Sequence[str] = (BYTE_LEVEL,)) -> None:
+    """A page that shows only ``families`` says, when the sidebar names another family, that it
+    does not show it (by the family's name, ``family_files.family_refusal``) and which pages
+    do, and stops there."""
+    family = chosen_family()
+    if family in families:
+        return
+    tok = st.session_state.get("tok")
+    if tok is not None and family_of(tok) == family:
+        what = family_refusal(tok, f"The sidebar's tokenizer ({tokenizer_label(plain=True)})",
+                              "this page's views",
+                              instead=f"the {FAMILY_PAGES} pages show it; choose"
+                                      f" {FAMILY_LABELS[BYTE_LEVEL]} in the sidebar for this"
+                                      " page.")
+    else:
+        what = (f"This page shows byte-level BPE only so far, and the sidebar's family is"
+                f" {FAMILY_LABELS[family]}: the {FAMILY_PAGES} pages show it; choose"
+                f" {FAMILY_LABELS[BYTE_LEVEL]} in the sidebar for this page.")
+    st.info(md_escape(what))
+    st.stop()
 
 
 def _imported_tok() -> bpe_core.Tokenizer | None:
@@ -210,12 +254,20 @@ def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
             del memo[key]
     ss["imported"] = (tok, name)
     _keep("kind", "Imported file")
+    _keep("family", BYTE_LEVEL)  # an imported file is byte-level BPE: the pages show it
 
 
 def tokenizer_label(plain: bool = False) -> str:
     """A short name for the active tokenizer, safe to put in Markdown (captions, metrics); with
     ``plain``, as text for ``textContent`` (no Markdown escapes)."""
     ss = st.session_state
+    if chosen_family() != BYTE_LEVEL:
+        tok = ss.get("tok")
+        if tok is None or family_of(tok) != chosen_family():
+            return "untrained"
+        size = tok.vocab_size if hasattr(tok, "vocab_size") else len(tok.merges)
+        noun = "vocabulary" if hasattr(tok, "vocab_size") else "merges"
+        return f"{FAMILY_LABELS[family_of(tok)]}, {noun} {size:,}"
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return bpe_core.PRESETS[name]["title"]
@@ -232,6 +284,8 @@ def tokenizer_label(plain: bool = False) -> str:
 
 def trained_text() -> str | None:
     """The text the session's tokenizer was trained on (None for presets and imports)."""
+    if chosen_family() != BYTE_LEVEL:
+        return st.session_state.get("tok_text")
     if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] in ("preset", "imported"):
         return None
     return st.session_state.get("tok_text")
@@ -323,11 +377,14 @@ def step_counts(tok: bpe_core.Tokenizer, text: str, keep_steps: bool = True) -> 
     return derived("counts", tok, text, make)
 
 
-def require_tokenizer() -> bpe_core.Tokenizer:
-    """The active tokenizer; without one, the page says how to get one and stops there."""
-    tok = active_tokenizer()
+def require_tokenizer(families: Sequence[str] = (BYTE_LEVEL,)) -> Any:
+    """The active tokenizer; without one, the page says how to get one and stops there. A page
+    that shows only ``families`` says so by name when the sidebar names another
+    (``family_stop``)."""
+    family_stop(families)
+    tok = active_tokenizer(families)
     if tok is None:
-        if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] == "imported":
+        if chosen_family() == BYTE_LEVEL and KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] == "imported":
             st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
         else:
             st.info("Press **Train** in the sidebar to train a tokenizer, or pick a pretrained "

@@ -12,6 +12,7 @@ import hashlib
 from typing import Any, NamedTuple
 
 from ui.kit.choices import KINDS, MAX_PATTERN_CHARS, MAX_TEXT_CHARS, MAX_VOCAB, MIN_VOCAB
+from ui.kit.families import DEFAULT_FAMILY, FAMILIES
 from ui.kit.special_rule import RULES
 
 VERSION = 1
@@ -34,9 +35,11 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def settings_of(kind: str, pattern: str, vocab_size: int, specials: str) -> dict[str, Any]:
+def settings_of(kind: str, pattern: str, vocab_size: int, specials: str,
+                family: str = DEFAULT_FAMILY) -> dict[str, Any]:
     """The sidebar's values that decide a tokenizer, as the tab stores them."""
-    return {"kind": kind, "pattern": pattern, "vocab_size": vocab_size, "specials": specials}
+    return {"kind": kind, "pattern": pattern, "vocab_size": vocab_size, "specials": specials,
+            "family": family}
 
 
 def _values(raw: Any) -> dict[str, Any] | None:
@@ -46,12 +49,13 @@ def _values(raw: Any) -> dict[str, Any] | None:
         return None
     kind, pattern, size, specials = (raw.get(k) for k in ("kind", "pattern", "vocab_size",
                                                           "specials"))
-    if (kind not in KINDS or not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS
+    family = raw.get("family", DEFAULT_FAMILY)  # a tab kept before families: byte-level
+    if (kind not in KINDS or family not in FAMILIES or not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS
             or not isinstance(size, int) or isinstance(size, bool)
             or not MIN_VOCAB <= size <= MAX_VOCAB
             or not isinstance(specials, str) or len(specials) > MAX_SPECIALS_CHARS):
         return None
-    return settings_of(kind, pattern, size, specials)
+    return settings_of(kind, pattern, size, specials, family)
 
 
 def read_lesson(lesson: Any, text: Any, tok_text: Any = None, step: Any = None) -> Lesson | None:

@@ -33,7 +33,6 @@ from ui.kit.choices import (
     MAX_PASTE_CHARS,
     MAX_PATTERN_CHARS,
     MAX_TEXT_CHARS,
-    MAX_TRAIN_CHARS,
     MAX_VOCAB,
     MIN_VOCAB,
     PASTE_CORPUS,
@@ -44,9 +43,16 @@ from ui.kit.choices import (
     settings_from_query,
     text_problem,
     train_command,
-    train_tokenizer,
 )
 from ui.kit.escape import md_escape
+from ui.kit.families import (
+    BYTE_LEVEL,
+    DEFAULT_FAMILY,
+    FAMILIES,
+    FAMILY_LABELS,
+    train,
+    train_limit,
+)
 from ui.kit.samples import sample_label
 from ui.kit.session_keys import KEEP_PREFIX, KEPT
 from ui.kit.session_keys import keep as _keep
@@ -86,6 +92,8 @@ def _init() -> None:
         ss["sample"] = first
         ss["text"] = samples()[first]
     ss.setdefault("kind", DEFAULT_KIND)
+    if ss.get("family") not in FAMILIES:  # a room's or a restored value is checked here too
+        ss["family"] = DEFAULT_FAMILY
     ss.setdefault("pattern", r"\w+|\s+|[^\w\s]+")
     ss.setdefault("vocab_size", DEFAULT_VOCAB)
     ss.setdefault("specials", "")
@@ -151,6 +159,14 @@ def _use_upload() -> None:
     _note_cut(" ".join(n for n in (note, cut) if n) or None, upload.name if cut else None)
 
 
+FAMILY_CHOSEN = "_family_chosen"  # the family was just chosen: train it on this run
+
+
+def _choose_family() -> None:
+    _keep("family")
+    st.session_state[FAMILY_CHOSEN] = True
+
+
 def _key(text: str, settings: Settings) -> tuple:
     return (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), settings)
 
@@ -178,7 +194,7 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
                 bar.progress(done / total, text=f"Merge {done:,} of {total:,}")
 
         try:
-            tok = train_tokenizer(text, settings, progress=progress)
+            tok = train(text, settings, progress=progress)
         finally:
             if bar is not None:
                 bar.empty()
@@ -217,18 +233,28 @@ def sidebar() -> None:
                          on_change=_use_upload, max_upload_size=MAX_UPLOAD_MB)
         if ss.get("notice"):
             st.info(md_escape(ss["notice"]))  # it quotes links and file names
-        if ss.get("_cut_corpus"):
+        command = ss.get("_cut_corpus") and train_command(
+            ss["_cut_corpus"], ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"],
+            ss["family"])  # (none for word BPE: bpe-lab train has no such family)
+        if command:
             corpus = ss["_cut_corpus"]
             saved = "" if corpus != PASTE_CORPUS else f"save the whole text as {corpus}, "
             st.caption(f"To use all of it as a corpus: {md_escape(saved)}train on it with the "
                        "command line, then open the .model on the **Export & import** page.")
-            st.code(train_command(corpus, ss["kind"], ss["pattern"], ss["vocab_size"],
-                                  ss["specials"]), language="bash", wrap_lines=True)
+            st.code(command, language="bash", wrap_lines=True)
         ss["special_rule"] = rule_or_default(ss.get("special_rule"))  # a room's, a link's: checked
         st.radio("Special-token text such as <|endoftext|>", list(RULES), format_func=RULES.get,
                  key="special_rule", on_change=_keep, args=("special_rule",), help=RULE_HELP)
-        st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
-        how = KINDS[ss["kind"]][0]
+        st.selectbox("Family of BPE", FAMILIES, format_func=FAMILY_LABELS.get, key="family",
+                     on_change=_choose_family,
+                     help="Byte-level BPE as GPT's tokenizers; SentencePiece's BPE over "
+                          "characters with ▁ for a space and <0xE4> byte fallback, as Llama 2's; "
+                          "the textbook word BPE with an end-of-word marker, as subword-nmt's. "
+                          "Choosing one trains it on the text at the vocabulary size.")
+        byte_level = ss["family"] == BYTE_LEVEL
+        if byte_level:
+            st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
+        how = KINDS[ss["kind"]][0] if byte_level else "family"
         preset_chosen = how in ("preset", "imported")
         if how == "imported":
             if ss.get("imported") is None:
@@ -240,22 +266,25 @@ def sidebar() -> None:
                 if pipeline is not None and pipeline.described:
                     # the pages show the text as BPE sees it: say what changed it
                     st.caption("Before BPE it does: " + md_escape("; ".join(pipeline.described)))
-        if ss["kind"] == "Train: custom split pattern":
+        if byte_level and ss["kind"] == "Train: custom split pattern":
             st.text_input("Split pattern (Python `regex` syntax)", key="pattern", on_change=_keep,
                           max_chars=MAX_PATTERN_CHARS,
                           args=("pattern",))
         st.number_input("Vocabulary size", min_value=MIN_VOCAB, max_value=MAX_VOCAB, step=64,
                         key="vocab_size", disabled=preset_chosen, on_change=_keep,
                         args=("vocab_size",))
-        st.text_input("Special tokens (comma-separated)", key="specials", disabled=preset_chosen,
-                      placeholder="<|endoftext|>", on_change=_keep, args=("specials",))
+        if byte_level:
+            st.text_input("Special tokens (comma-separated)", key="specials",
+                          disabled=preset_chosen, placeholder="<|endoftext|>", on_change=_keep,
+                          args=("specials",))
         clicked = st.button("Train", key="train", type="primary", disabled=preset_chosen,
                             use_container_width=True)
         if ss.get("stop"):
             st.warning("Training was stopped; the previous tokenizer is kept.")
         _train_restored()
+        chosen = ss.pop(FAMILY_CHOSEN, False)  # a family just chosen trains it
         if not preset_chosen:
-            _train_if_asked(clicked)
+            _train_if_asked(clicked or chosen)
         _keep_lesson()
     for key in KEPT:
         _keep(key)
@@ -272,7 +301,7 @@ def _update_link() -> None:
     ss = st.session_state
     step = ss.get("step") if isinstance(ss.get("step"), int) else None
     query = query_from_settings(ss["sample"], ss["kind"], ss["vocab_size"], ss["pattern"], step,
-                                special_rule())
+                                special_rule(), ss["family"])
     query.update(room_query())  # a student's reload comes back as the same member
     if {k: st.query_params[k] for k in st.query_params} != query:
         st.query_params.from_dict(query)
@@ -281,11 +310,12 @@ def _update_link() -> None:
 def _train_if_asked(clicked: bool) -> None:
     ss = st.session_state
     try:
-        settings = make_settings(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"])
+        settings = make_settings(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"],
+                                 ss["family"])
     except ValueError as e:
         st.error(md_escape(str(e)))
         return
-    text, note = cap_text(ss["text"], MAX_TRAIN_CHARS, "Training on")
+    text, note = cap_text(ss["text"], train_limit(settings.family), "Training on")
     # The first visit trains once by itself; if that fails (a link's pattern that times out),
     # the reruns that follow do not try again: the user changes something and presses Train.
     first_visit = "tok" not in ss and "_first_training_tried" not in ss
@@ -312,7 +342,7 @@ def _train_if_asked(clicked: bool) -> None:
 def room_tokenizer(text: str, settings: Settings) -> bpe_core.Tokenizer:
     """A classroom room's trained tokenizer: trained once per server for all its students
     (read-only, like the presets)."""
-    return train_tokenizer(text, settings)
+    return train(text, settings)
 
 
 @st.cache_resource(show_spinner="Reading the room's tokenizer file…", max_entries=4)
@@ -388,7 +418,7 @@ def _train_restored() -> None:
     st.session_state["_first_training_tried"] = True
     try:
         settings = make_settings(values["kind"], values["pattern"], values["vocab_size"],
-                                 values["specials"])
+                                 values["specials"], values.get("family", DEFAULT_FAMILY))
         _train(text, settings, show_progress=True)
     except ValueError as e:
         st.error(md_escape(str(e)))
@@ -409,7 +439,7 @@ def _keep_lesson() -> None:
     text = ss["text"]
     lesson: dict[str, Any] = {
         "v": VERSION, "digest": text_digest(text),
-        **settings_of(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"]),
+        **settings_of(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"], ss["family"]),
         "special_rule": special_rule(), "projector": bool(ss["projector"]), "tok": None}
     data: dict[str, Any] = {"session": _session_id(), "asked": bool(ss.get(ASKED)),
                             "lesson": lesson}
@@ -426,7 +456,8 @@ def _keep_lesson() -> None:
                 sent["tok_of"], sent["tok_digest"] = tok_text, digest(tok_text)
             tok_digest = sent["tok_digest"]
         lesson["tok"] = {**settings_of(settings.kind, settings.pattern, settings.vocab_size,
-                                       ", ".join(settings.specials)), "digest": tok_digest}
+                                       ", ".join(settings.specials), settings.family),
+                         "digest": tok_digest}
         if tok_digest != lesson["digest"] and sent.get("tok") != tok_digest:
             data["tok_text"] = tok_text
             sent["tok"] = tok_digest
