@@ -11,7 +11,8 @@ import streamlit as st
 from ui.exchange.families import export_problem, family_exports, loaded_rows
 from ui.exchange.files import Imported, file_stem, sidebar_refusal
 from ui.kit.escape import md_escape
-from ui.kit.family_view import family_of, family_pieces, family_title
+from ui.kit.families import family_of, family_title
+from ui.kit.family_view import family_pieces
 from ui.kit.state import derived
 from ui.kit.tokens_html import tokens_html
 

@@ -1,5 +1,5 @@
 """The Lesson's step that puts the three families of BPE side by side on the lesson's text: each
-family trained on it at a small size (``ui.kit.family_view.train_family``), and what each model
+family trained on it at a small size (``ui.kit.families.train_family``), and what each model
 sees for a space, for an emoji, for a word it never saw. Pure functions (no Streamlit).
 
     >>> [p.kind for p in probes("The cat sat.")]
@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import regex
 
-from ui.kit.family_view import FAMILIES, FAMILY_TITLES, train_family
+from ui.kit.families import FAMILIES, FAMILY_LABELS, train_family
 from ui.kit.tokens_html import Piece
 
 FAMILY_MERGES = 150  # merges each family learns from the lesson's text
@@ -45,12 +45,12 @@ def probes(text: str) -> list[Probe]:
 
 def train_three(text: str, merges: int = FAMILY_MERGES) -> dict[str, object]:
     """Each family trained on ``text`` with about ``merges`` merges: family -> tokenizer."""
-    return {family: train_family(family, text, merges) for family in FAMILIES}
+    return {family: train_family(family, text, merges=merges) for family in FAMILIES}
 
 
 def view_name(family: str, probe: Probe) -> str:
     """The name a screen reader hears for one family's tokens of one probe."""
-    return f"{FAMILY_TITLES[family]}: tokens of {probe.kind} {probe.text}"
+    return f"{FAMILY_LABELS[family]}: tokens of {probe.kind} {probe.text}"
 
 
 def _spaces(items: Sequence[Piece], family: str) -> int:
