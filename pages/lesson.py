@@ -8,7 +8,7 @@ from bpe_core import PRESETS
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import code_span
 from ui.kit.families import FAMILY_LABELS
-from ui.kit.family_view import family_pieces
+from ui.kit.family_tokens import family_pieces
 from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     active_tokenizer,

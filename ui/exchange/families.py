@@ -9,7 +9,7 @@ merged by rank (Whisper's multilingual.tiktoken). No Streamlit here.
   with ``export_problem`` for the reason one cannot be made.
 
 The family's name is ``ui.kit.families.family_title``; its tokens on a text
-``family_view.family_pieces``.
+``ui.kit.family_tokens.family_pieces``.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def what_it_sees(family: str, probe: Probe, items: Sequence[Piece]) -> str:
         if family == "word":
             return (f"{tokens}: the character itself, merged with nothing; a vocabulary of this"
                     " text's pieces does not hold it.")
-        parts = sum(1 for t in items if len(t.token) == 1 and t.token[0] >= 0x80)
+        parts = sum(1 for t in items if t.kind == "byte" or len(t.token) == 1 and t.token[0] >= 0x80)
         if family == "sentencepiece":
             return (f"{tokens}: not a piece, so byte fallback spells its {size} UTF-8 bytes,"
                     f" {parts} byte pieces." if parts else f"{tokens}: a piece of its own.")
@@ -84,5 +84,5 @@ def what_it_sees(family: str, probe: Probe, items: Sequence[Piece]) -> str:
     if n == 1:
         return "1 token: the word is in the vocabulary after all."
     if family == "word":
-        return f"Cut into {tokens}; @@ says the word goes on."
+        return f"Cut into {tokens}; </w> marks the end of the word."
     return f"Cut into {tokens}, pieces learned from other words."
