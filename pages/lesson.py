@@ -7,7 +7,8 @@ import streamlit as st
 from bpe_core import PRESETS
 from ui.kit.charts import Series, steps_chart
 from ui.kit.escape import code_span
-from ui.kit.family_view import FAMILY_TITLES, family_pieces
+from ui.kit.families import FAMILY_LABELS
+from ui.kit.family_tokens import family_pieces
 from ui.kit.special_rule import encode_by_rule
 from ui.kit.state import (
     active_tokenizer,
@@ -335,7 +336,7 @@ def step_families(text: str) -> None:
         for col, (family, tok) in zip(st.columns(len(toks)), toks.items(), strict=True):
             with col:
                 items = family_pieces(tok, probe.text)
-                st.markdown(f"*{FAMILY_TITLES[family]}*")
+                st.markdown(f"*{FAMILY_LABELS[family]}*")
                 draw_tokens(items, lf.what_it_sees(family, probe, items),
                             name=lf.view_name(family, probe))
 

@@ -82,10 +82,13 @@ def shown_ids(app) -> list[int]:
     return [int(i) for i in app.code[-1].value.split(", ")]
 
 
+def tokens_view(app) -> str:
+    return next(h.value for h in app.html if 'aria-label="Tokens of' in h.value)
+
+
 def token_names(app) -> list[str]:
     """What a screen reader hears for each of the sample's tokens."""
-    view = next(h.value for h in app.html if 'aria-label="Tokens of' in h.value)
-    return re.findall(r'role="listitem" title="[^"]*" aria-label="([^"]*)"', view)
+    return re.findall(r'role="listitem" title="[^"]*" aria-label="([^"]*)"', tokens_view(app))
 
 
 def download_keys(app) -> set[str]:
@@ -106,7 +109,8 @@ def test_a_sentencepiece_model_loads_with_sentencepieces_ids(at, llama_model):
     emoji = [f"byte {b:02X}" for b in "🦜".encode()]  # byte fallback, said byte by byte
     assert [p for p in pieces if p.startswith("<0xF0")] == ["<0xF0>"]
     assert all(any(n.startswith(e + ",") for n in names) for e in emoji)
-    assert any(n.startswith("▁the,") for n in names)  # ▁ drawn as the piece holds it
+    assert any(n.startswith("space the,") for n in names)  # ▁ said as a space
+    assert '<span class="ws">▁</span>the' in tokens_view(at)  # and drawn as the piece holds it
     assert {"export_spm_model", "export_spm_hf"} <= download_keys(at)
     assert "the other pages take bpe_core's byte-level tokenizers only" in at.info[0].value
     assert at.selectbox(key="kind").value != "Imported file"  # the sidebar keeps its own

@@ -63,7 +63,22 @@ def reference_spm(shown, tmp_path_factory):
 
 
 def ids_of(drawn: list[tuple[str, str]]) -> list[int]:
-    return [int(re.match(r"id (\d+) ·", title).group(1)) for title, _ in drawn]
+    return [int(re.search(r"(?:^|· )id (\d+)", title).group(1)) for title, _ in drawn]
+
+
+def pieces_of(drawn: list[tuple[str, str]]) -> list[str]:
+    """The pieces as their hover text names them (``piece '▁the' · id 5``)."""
+    return [re.match(r"piece '(.*?)'(?: · |$)", title).group(1) for title, _ in drawn]
+
+
+def said(piece: str) -> str:
+    """A SentencePiece piece as a screen reader hears it: ``▁`` as "space"."""
+    return " ".join(piece.replace("\u2581", " space ").split())
+
+
+def subword_nmt_pieces(segmented: list[str]) -> list[str]:
+    """subword-nmt's output as the merges spell pieces: ``low@@ er`` -> ``low``, ``er</w>``."""
+    return [t[:-2] if t.endswith("@@") else t + "</w>" for t in segmented]
 
 
 def test_sentencepiece_sees_the_space_as_sentencepiece_does(shown, reference_spm):
@@ -72,7 +87,8 @@ def test_sentencepiece_sees_the_space_as_sentencepiece_does(shown, reference_spm
     drawn = tokens(shown, "sentencepiece", "space")
     assert ids_of(drawn) == reference_spm.encode(pair)
     pieces = reference_spm.encode(pair, out_type=str)
-    assert all(said.startswith(piece + ",") for (_, said), piece in zip(drawn, pieces, strict=True))
+    assert pieces_of(drawn) == pieces
+    assert [s.split(", id ")[0] for _, s in drawn] == [said(p) for p in pieces]
     assert sum(p.startswith("\u2581") for p in pieces) == 2  # ▁ drawn: one per word
 
 
@@ -96,9 +112,10 @@ def test_word_bpe_cuts_the_new_word_as_subword_nmt(shown):
     codes = io.StringIO()
     learn_bpe.learn_bpe(io.StringIO(text), codes, lf.FAMILY_MERGES)
     theirs = apply_bpe.BPE(io.StringIO(codes.getvalue())).process_line(word).split(" ")
-    drawn = [s.split(",")[0] for _, s in tokens(shown, "word", "new word")]
-    assert drawn == theirs and len(theirs) > 1 and theirs[0].endswith("@@")
-    assert f"Cut into {len(theirs)} tokens; @@ says the word goes on." in captions
+    drawn = tokens(shown, "word", "new word")
+    assert pieces_of(drawn) == subword_nmt_pieces(theirs) and len(theirs) > 1
+    assert drawn[-1][1].endswith(" end of word")  # </w> said so
+    assert f"Cut into {len(theirs)} tokens; </w> marks the end of the word." in captions
     pair = next(p for p in lf.probes(text) if p.kind == "space").text
-    spaced = [s.split(",")[0] for _, s in tokens(shown, "word", "space")]
-    assert "".join(spaced).replace("@@", "") == pair.replace(" ", "")  # no token for the space
+    spaced = pieces_of(tokens(shown, "word", "space"))
+    assert "".join(spaced).replace("</w>", "") == pair.replace(" ", "")  # no token for the space

@@ -8,8 +8,8 @@ merged by rank (Whisper's multilingual.tiktoken). No Streamlit here.
 - ``family_exports(tok)``: the downloads its family can be written as (``files.Export``), each
   with ``export_problem`` for the reason one cannot be made.
 
-The family's name is ``ui.kit.family_view.family_title``; its tokens on a text
-``family_view.family_pieces``.
+The family's name is ``ui.kit.families.family_title``; its tokens on a text
+``ui.kit.family_tokens.family_pieces``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from bpe_core.sentencepiece.hf_json import to_hf_sentencepiece_json
 from bpe_core.tekken import TekkenTokenizer
 from bpe_core.word_bpe import CLIPWordBPE, WordBPE, codes_text
 from ui.exchange.files import FORMAT_TITLES, Export, Imported, import_summary
-from ui.kit.family_view import family_title
+from ui.kit.families import family_title
 
 _KINDS = ((NORMAL, "normal"), (BYTE, "byte (<0x00> to <0xFF>)"), (CONTROL, "control"),
           (UNKNOWN, "unknown"), (USER_DEFINED, "user-defined"), (UNUSED, "unused"))

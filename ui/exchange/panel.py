@@ -11,7 +11,8 @@ import streamlit as st
 from ui.exchange.families import export_problem, family_exports, loaded_rows
 from ui.exchange.files import Imported, file_stem, sidebar_refusal
 from ui.kit.escape import md_escape
-from ui.kit.family_view import family_of, family_pieces, family_title
+from ui.kit.families import family_of, family_title
+from ui.kit.family_tokens import family_pieces
 from ui.kit.state import derived
 from ui.kit.tokens_html import tokens_html
 
@@ -44,8 +45,8 @@ def sample_tokens(imported: Imported) -> None:
     st.html(body)
     if family_of(tok) == "word" and all(t.id is None for t in items):
         st.caption("subword-nmt's pieces, as `apply_bpe` writes them (word BPE has no ids):")
-        st.code(" ".join(t.token.decode("utf-8", "replace") for t in items) or "(none)",
-                language=None, wrap_lines=True)
+        st.code(derived("import sample segmented", tok, text, lambda: tok.apply(text),
+                        by_rule=False) or "(none)", language=None, wrap_lines=True)
     else:
         st.caption(f"{len(items):,} tokens; their ids:")
         st.code(", ".join(str(t.id) for t in items) or "(none)", language=None,

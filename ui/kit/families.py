@@ -12,9 +12,14 @@ the sidebar's training is (the text cut to ``train_limit(family)``: ``MAX_TRAIN_
 BPE's ``MAX_WORD_TRAIN_CHARS``; the vocabulary from
 ``MIN_VOCAB`` to ``MAX_VOCAB``, a ``progress`` callback at every merge, where the app's Stop
 button interrupts it); ``train_family(family, text, vocab_size)`` is the same for a page that
-wants one family on one text (the byte-level one with the sidebar's default split). A
-ValueError says what to change. The caller checks the session's memory bound first
-(``ui.kit.budget``), as the sidebar does.
+wants one family on one text (the byte-level one with the sidebar's default split, or
+``base``'s), at a vocabulary size or at a number of merges (the Lesson's side-by-side step:
+``train_family(family, text, merges=150)``). A ValueError says what to change. The caller
+checks the session's memory bound first (``ui.kit.budget``), as the sidebar does.
+
+``family_of(tok)`` and ``family_title(tok)`` say which family a tokenizer is and how the app
+names it (``FAMILY_LABELS``), for the sidebar's tokenizers and a file loaded on Export & import
+alike.
 """
 
 from __future__ import annotations
@@ -68,8 +73,22 @@ Progress = Callable[[int, int, Any], Any]
 
 
 def family_of(tok: object) -> str:
-    """The family of a tokenizer the app holds (``"byte-level"`` for bpe_core's own)."""
-    return getattr(tok, "family", BYTE_LEVEL)
+    """The family of a tokenizer the app holds (``"byte-level"`` for bpe_core's own, which
+    name none); a ValueError for a family the app does not know."""
+    family = getattr(tok, "family", BYTE_LEVEL)
+    if family not in FAMILY_LABELS:
+        raise ValueError(f"{type(tok).__name__} is of no family the app draws ({family!r})")
+    return family
+
+
+def family_title(tok: object) -> str:
+    """How the app names a tokenizer's family (its label in the sidebar).
+
+    >>> from bpe_core import RegexTokenizer
+    >>> family_title(RegexTokenizer())
+    'byte-level (GPT)'
+    """
+    return FAMILY_LABELS[family_of(tok)]
 
 
 def family_settings(family: str, vocab_size: int, base: Settings | None = None) -> Settings:
@@ -114,8 +133,63 @@ def train(text: str, settings: Settings, progress: Progress | None = None) -> An
     raise ValueError(f"unknown family {settings.family!r}: one of {list(FAMILY_LABELS)}")
 
 
-def train_family(family: str, text: str, vocab_size: int, progress: Progress | None = None,
-                 base: Settings | None = None) -> Any:
-    """``family`` (``"byte-level"``, ``"sentencepiece"``, ``"word"``) trained on ``text`` at
-    ``vocab_size``, bounded as the sidebar's training (``train``)."""
-    return train(text, family_settings(family, vocab_size, base), progress)
+SPM_META = 3 + 256  # <unk>, <s>, </s> and the 256 byte pieces of byte fallback
+
+
+def _spm_characters(text: str) -> int:
+    """How many characters sentencepiece keeps from ``text`` at character coverage 1.0, at most
+    (its lines as it normalizes them: a space is ``▁``, and one comes first)."""
+    return len(set(text.replace(" ", "\u2581").replace("\n", "")) | {"\u2581"})
+
+
+def merges_vocab_size(family: str, text: str, merges: int) -> int:
+    """The vocabulary size of ``family`` trained on ``text`` with ``merges`` merges: byte-level
+    BPE's 256 bytes, SentencePiece's special and byte pieces and the text's characters (at
+    most), word BPE's merges alone (subword-nmt's ``learn_bpe`` without ``--total-symbols``).
+
+    >>> merges_vocab_size("byte-level", "ab", 150), merges_vocab_size("sentencepiece", "ab", 150)
+    (406, 412)
+    """
+    if family == BYTE_LEVEL:
+        return 256 + merges
+    if family == SENTENCEPIECE:
+        return SPM_META + _spm_characters(text) + merges
+    if family == WORD:
+        return merges
+    raise ValueError(f"unknown family {family!r}: one of {list(FAMILY_LABELS)}")
+
+
+def train_family(family: str, text: str, vocab_size: int | None = None,
+                 progress: Progress | None = None, base: Settings | None = None, *,
+                 merges: int | None = None) -> Any:
+    """``family`` (``"byte-level"``, ``"sentencepiece"``, ``"word"``) trained on ``text``.
+
+    At ``vocab_size``: bounded as the sidebar's training (``train``). With ``merges`` instead
+    (the Lesson's small side-by-side models), the size is ``merges_vocab_size``'s and each
+    family trains as its own tool would at that size: byte-level BPE through ``train`` (with
+    ``base``'s split, GPT-4's by default); sentencepiece's BPE trainer with byte fallback and
+    character coverage 1.0 (fewer merges when the text holds fewer: sentencepiece refuses a
+    vocabulary larger than the pieces it finds, so the merges are halved until it fits);
+    subword-nmt's ``learn_bpe`` with ``merges`` merges. A ValueError says why it cannot train.
+    """
+    if merges is None:
+        if vocab_size is None:
+            raise ValueError("train_family needs a vocabulary size or a number of merges")
+        return train(text, family_settings(family, vocab_size, base), progress)
+    size = merges_vocab_size(family, text, merges)
+    if family == BYTE_LEVEL:
+        return train(text, family_settings(family, size, base), progress)
+    if family == WORD:
+        return WordBPE(learn_merges(text, size, min_frequency=WORD_MIN_FREQUENCY,
+                                    progress=progress))
+    longest = max((len(line.encode("utf-8")) for line in text.split("\n")), default=0)
+    wanted = merges
+    while True:
+        try:
+            return train_sentencepiece(text, size - merges + wanted, byte_fallback=True,
+                                       character_coverage=1.0, progress=progress,
+                                       max_sentence_length=max(4192, longest + 16))
+        except ValueError as e:
+            if "too high" not in str(e) or wanted == 0:
+                raise
+            wanted //= 2

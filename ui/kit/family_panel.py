@@ -1,6 +1,6 @@
 """The views of the Tokens, Step through merges and Compare pages for a SentencePiece or word-BPE
-tokenizer (the sidebar's family, ``ui.kit.families``); the pieces are drawn by
-``ui.kit.family_tokens``. Every derived list goes through the session's one cache
+tokenizer (the sidebar's family, ``ui.kit.families``); its pieces
+(``ui.kit.family_tokens``) are drawn by ``ui.kit.tokens_html``. Every derived list goes through the session's one cache
 (``state.derived``)."""
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ import streamlit as st
 
 from bpe_core.word_bpe import WordBPE
 from ui.kit.escape import md_escape
-from ui.kit.families import FAMILY_LABELS, family_of
+from ui.kit.families import family_of, family_title
 from ui.kit.family_tokens import (
     after_merges,
     family_pieces,
-    family_tokens_html,
     merge_tree,
     merges_made,
+    piece_text,
     same_ids,
     tree_lines,
 )
 from ui.kit.state import derived, projector_mode, tokenizer_label
-from ui.kit.tokens_html import MAX_IDS, cap_note, token_counts
+from ui.kit.tokens_html import MAX_IDS, cap_note, token_counts, tokens_html
 
 WHAT_MARKS = {
     "sentencepiece": "▁ marks a space (SentencePiece writes every space so); a piece such as "
@@ -40,7 +40,7 @@ def pieces_of(tok: object, text: str) -> list:
 
 
 def _draw(pieces: list, *, ids: bool = False, name: str = "Tokens") -> None:
-    body, missing = family_tokens_html(pieces, ids=ids, large=projector_mode(), name=name)
+    body, missing = tokens_html(pieces, ids=ids, large=projector_mode(), name=name)
     st.html(body)
     note = cap_note(len(pieces) - missing, len(pieces))
     if note:
@@ -96,7 +96,7 @@ def steps_view(tok: object, text: str) -> None:
                         f"“{md_escape(made[k - 1])}”")
         else:
             st.markdown(f"Merge {k:,} of {total:,}: the piece “{md_escape(made[k - 1])}”")
-        new = sum(p.piece == made[k - 1] for p in pieces)
+        new = sum(piece_text(p) == made[k - 1] for p in pieces)
         st.caption(f"{len(pieces):,} pieces after {k:,} merges; {new:,} made by merge {k:,}.")
     else:
         st.caption(f"{len(pieces):,} pieces before any merge: one a character.")
@@ -111,7 +111,7 @@ def forest_view(tok: object, text: str) -> None:
     tree of the merges that made it, and the text's merged pieces with their merge numbers."""
     made = derived("family merges", tok, None, lambda: merges_made(tok))
     number = {p: i + 1 for i, p in reversed(list(enumerate(made)))}
-    uses = Counter(p.piece for p in pieces_of(tok, text) if p.piece in number)
+    uses = Counter(t for t in map(piece_text, pieces_of(tok, text)) if t in number)
     if not uses:
         st.info("No piece of this text was made by a merge: every piece is one character.")
         return
@@ -138,7 +138,7 @@ def forest_view(tok: object, text: str) -> None:
 def beside_gpt(tok: object, text: str) -> None:
     """Compare with GPT: the family's pieces, before the GPT tokenizers' rows."""
     pieces = pieces_of(tok, text)
-    st.subheader(f"Yours: {FAMILY_LABELS[family_of(tok)]}")
+    st.subheader(f"Yours: {family_title(tok)}")
     st.metric("Tokens", f"{len(pieces):,}")
     st.caption(md_escape(WHAT_MARKS[family_of(tok)]))
     _draw(pieces, name=f"Your tokens ({tokenizer_label(plain=True)})")

@@ -1,64 +1,59 @@
-"""The tokens of a SentencePiece or word-BPE tokenizer, drawn as what they are (no Streamlit here).
+"""The tokens of a tokenizer of any family on a text, with its own tool's ids, as the kit's
+``Piece`` (drawn by ``ui.kit.tokens_html``); and a SentencePiece or word-BPE tokenizer's merges,
+one at a time (no Streamlit here).
 
-A byte-level token is bytes (``ui.kit.tokens_html``). A piece of the other families is text as
-its family writes it, and is drawn so:
+A byte-level token is bytes (GPT's, Whisper's files, Mistral's tekken.json: a part of a
+character drawn as its bytes, said "byte F0"). A piece of the other families is text as its
+family writes it (``Piece.kind``), and is drawn so (``tokens_html.piece_parts``):
 
 - SentencePiece: ``▁`` (its spelling of a space) is drawn as a space-marker and said "space";
   a byte-fallback piece ``<0xE4>`` (one UTF-8 byte of a character no piece holds) is drawn
   ``<0xE4>`` as a byte and said "byte E4"; the unknown piece and control pieces by name;
 - word BPE: a word's last piece carries the end-of-word marker ``</w>`` (as the merges spell it),
-  drawn as a marker and said "end of word"; spaces between words are no token at all.
+  drawn as a marker and said "end of word"; spaces between words are no token at all; CLIP's
+  pieces (bytes, ``</w>`` at a word's end) likewise, with CLIPTokenizer's ids.
 
-``family_pieces(tok, text)`` gives the pieces with their ids (sentencepiece's ids; word BPE, as
-subword-nmt, has pieces and no ids). ``after_merges(tok, k)`` is the tokenizer with only its
-first k merges (Step through merges).
+``family_pieces(tok, text)`` gives the tokens with their ids (sentencepiece's, CLIPTokenizer's,
+mistral-common's; word BPE, as subword-nmt, has pieces and no ids). ``after_merges(tok, k)`` is
+the tokenizer with only its first k merges (Step through merges).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bpe_core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, SentencePieceBPE, piece_byte
-from bpe_core.sentencepiece.model import SPACE
-from bpe_core.word_bpe import END_OF_WORD, WordBPE
-from ui.kit.tokens_html import (
-    CSS,
-    MAX_SPANS,
-    PALETTE,
-    TITLE_CHARS,
-    TOKEN_ROLE,
-    label_parts,
-    view_attrs,
-)
+from bpe_core.base import Tokenizer
+from bpe_core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, SentencePieceBPE
+from bpe_core.tekken import TekkenTokenizer
+from bpe_core.text import bytes_to_unicode
+from bpe_core.word_bpe import END_OF_WORD, CLIPWordBPE, WordBPE
+from ui.kit.tokens_html import Piece
 
-SPACE_MARK = SPACE  # drawn as it is, greyed like the byte-level view's whitespace markers
+_KIND = {BYTE: "byte", UNKNOWN: "unknown", CONTROL: "control"}  # SentencePiece's -> Piece.kind
+_CHAR_BYTE = {c: b for b, c in bytes_to_unicode().items()}
 
 
-class FamilyPiece(NamedTuple):
-    """One token of a SentencePiece or word-BPE encoding."""
+def _clip_token(token: str) -> bytes:
+    """A CLIP token (GPT-2's byte characters, ``</w>`` at a word's end) as bytes to draw."""
+    end = token.endswith(END_OF_WORD)
+    body = token[:-len(END_OF_WORD)] if end else token
+    if body in ("<|startoftext|>", "<|endoftext|>"):
+        return token.encode()
+    return bytes(_CHAR_BYTE[c] for c in body if c in _CHAR_BYTE) + (b"</w>" if end else b"")
 
-    id: int | None  # sentencepiece's id; None for word BPE (subword-nmt gives no ids)
-    piece: str  # as the family writes it: "▁the", "<0xE4>", "low", "er</w>"
-    kind: str  # "piece", "byte", "unknown", "control"
 
+def family_pieces(tok: object, text: str) -> list[Piece]:
+    """The tokens of ``text`` under ``tok``, in order, as its own tool gives them.
 
-def family_pieces(tok: object, text: str) -> list[FamilyPiece]:
-    """The pieces of ``text`` under a SentencePiece or word-BPE tokenizer, in order.
-
-    SentencePiece: ``encode_as_pieces``, each piece with its id (``piece_to_id``: a byte piece's
-    is its BYTE piece's, an unknown run's the unknown id; no NORMAL piece is spelled as a byte
-    piece), one encoding. Word BPE: each line's words (cut at single spaces, as subword-nmt's
-    ``apply_bpe``), each word's pieces, the last with ``</w>``."""
+    SentencePiece: ``encode_as_pieces`` with ``encode``'s ids (a byte piece's is its BYTE
+    piece's, an unknown run's the unknown id). Word BPE: each line's words (cut at single
+    spaces, as subword-nmt's ``apply_bpe``), each word's pieces, the last with ``</w>``, no id.
+    CLIP: CLIPTokenizer's ids (no start and end tokens). A tekken.json: mistral-common's ids. A
+    byte-level tokenizer: ``encode_ordinary``'s ids (special-token text read as text)."""
     if isinstance(tok, SentencePieceBPE):
-        out = []
-        for piece in tok.encode_as_pieces(text):
-            idx = tok.piece_to_id(piece)
-            kind = tok.pieces[idx][2]
-            out.append(FamilyPiece(idx, piece, {BYTE: "byte", UNKNOWN: "unknown",
-                                                CONTROL: "control"}.get(kind, "piece")))
-        return out
+        return [Piece(idx, piece.encode("utf-8"), kind=_KIND.get(tok.pieces[idx][2], "piece"))
+                for piece, idx in zip(tok.encode_as_pieces(text), tok.encode(text), strict=True)]
     if isinstance(tok, WordBPE):
         out = []
         for line in text.split("\n"):
@@ -66,10 +61,23 @@ def family_pieces(tok: object, text: str) -> list[FamilyPiece]:
                 if not word:
                     continue
                 parts = tok.segment_word(word)
-                out.extend(FamilyPiece(None, p, "piece") for p in parts[:-1])
-                out.append(FamilyPiece(None, parts[-1] + END_OF_WORD, "piece"))
+                out.extend(Piece(None, p.encode("utf-8"), kind="word") for p in parts[:-1])
+                out.append(Piece(None, (parts[-1] + END_OF_WORD).encode("utf-8"), kind="word"))
         return out
-    raise TypeError(f"not a SentencePiece or word-BPE tokenizer: {type(tok).__name__}")
+    if isinstance(tok, CLIPWordBPE):
+        return [Piece(i, _clip_token(tok.tokens[i]), kind="word")
+                for i in tok.encode(text, add_special_tokens=False)]
+    if isinstance(tok, TekkenTokenizer):
+        shift, vocab = tok.num_special_tokens, tok.encoding.vocab
+        return [Piece(i, vocab[i - shift]) for i in tok.encode(text)]
+    if isinstance(tok, Tokenizer):
+        return [Piece(i, tok.vocab[i]) for i in tok.encode_ordinary(text)]
+    raise ValueError(f"{type(tok).__name__}: no way to draw its tokens")
+
+
+def piece_text(p: Piece) -> str:
+    """A piece as its family writes it (``"▁the"``, ``"er</w>"``)."""
+    return p.token.decode("utf-8", "replace")
 
 
 def merges_made(tok: object) -> list[str]:
@@ -98,11 +106,11 @@ def after_merges(tok: object, k: int, **options: object) -> object:
     return SentencePieceBPE.from_pieces(kept, **{**tok.options(), **options})
 
 
-def same_ids(pieces: Sequence[FamilyPiece], tok: object) -> list[FamilyPiece]:
+def same_ids(pieces: Sequence[Piece], tok: object) -> list[Piece]:
     """Pieces of ``after_merges(tok, k)`` with ``tok``'s own ids."""
     if not isinstance(tok, SentencePieceBPE):
         return list(pieces)
-    return [p._replace(id=tok.piece_to_id(p.piece) if p.kind != "unknown" else tok.unk_id)
+    return [p._replace(id=tok.piece_to_id(piece_text(p)) if p.kind != "unknown" else tok.unk_id)
             for p in pieces]
 
 
@@ -160,85 +168,3 @@ def tree_lines(tree: MergeNode) -> list[str]:
 
     walk(tree, "")
     return lines
-
-
-# -- one piece, for the eye and for the ear ------------------------------------------------------
-
-def piece_parts(p: FamilyPiece) -> list[tuple[str, str]]:
-    """A piece's visible content as ``(class, text)`` parts, as ``tokens_html.label_parts``:
-    ``"ws"`` for the markers ``▁`` and ``</w>``, ``"bytes"`` for a byte-fallback piece.
-
-    >>> piece_parts(FamilyPiece(5, "▁the", "piece")), piece_parts(FamilyPiece(231, "<0xE4>", "byte"))
-    ([('ws', '▁'), ('', 'the')], [('bytes', '<0xE4>')])
-    >>> piece_parts(FamilyPiece(None, "er</w>", "piece"))
-    [('', 'er'), ('ws', '</w>')]
-    """
-    if p.kind in ("byte", "control"):
-        return [("bytes" if p.kind == "byte" else "ctl", p.piece)]
-    body, end = p.piece, ""
-    if p.id is None and body.endswith(END_OF_WORD):
-        body, end = body[:-len(END_OF_WORD)], END_OF_WORD
-    out: list[tuple[str, str]] = []
-    for i, run in enumerate(body.split(SPACE_MARK)):
-        if i:
-            out.append(("ws", SPACE_MARK))
-        if run:
-            out.extend(label_parts(run.encode("utf-8", "surrogatepass")))
-    if end:
-        out.append(("ws", end))
-    return out
-
-
-def piece_spoken(p: FamilyPiece) -> str:
-    """What a screen reader says for a piece: ``▁`` as "space", ``<0xE4>`` as "byte E4",
-    ``</w>`` as "end of word", and the id.
-
-    >>> piece_spoken(FamilyPiece(5, "▁the", "piece")), piece_spoken(FamilyPiece(231, "<0xE4>", "byte"))
-    ('space the, id 5', 'byte E4, id 231')
-    >>> piece_spoken(FamilyPiece(None, "er</w>", "piece"))
-    'er end of word'
-    """
-    if p.kind == "byte":
-        words = f"byte {piece_byte(p.piece):02X}"
-    elif p.kind in ("unknown", "control"):
-        words = f"{p.kind} piece {p.piece[:TITLE_CHARS]}"
-    else:
-        words = " ".join("space" if cls == "ws" and text == SPACE_MARK else
-                         "end of word" if cls == "ws" else text
-                         for cls, text in piece_parts(p))
-    return words if p.id is None else f"{words}, id {p.id}"
-
-
-def piece_title(p: FamilyPiece) -> str:
-    """The hover text: the piece as its family writes it, its id, and what a marker means."""
-    title = f"piece '{p.piece[:TITLE_CHARS]}'" + (f" · id {p.id}" if p.id is not None else "")
-    if p.kind == "byte":
-        title += f" · byte fallback: byte {piece_byte(p.piece):02X} of a character no piece holds"
-    elif p.kind == "unknown":
-        title += " · no piece holds it (unknown)"
-    elif SPACE_MARK in p.piece:
-        title += " · ▁ is a space"
-    elif p.id is None and p.piece.endswith(END_OF_WORD):
-        title += " · </w>: the end of a word"
-    return title
-
-
-def family_tokens_html(pieces: Sequence[FamilyPiece], *, ids: bool = False,
-                       large: bool = False, name: str = "Tokens",
-                       max_tokens: int = MAX_SPANS) -> tuple[str, int]:
-    """HTML for pieces, as ``tokens_html`` draws tokens (same styles, neighbours in different
-    colours, a list for a screen reader); returns ``(html, how many were left out)``."""
-    spans = []
-    for i, p in enumerate(pieces[:max_tokens]):
-        if ids and p.id is not None:
-            label = f'<span class="id">{int(p.id)}</span>'
-        else:
-            label = "".join(f'<span class="{cls}">{html.escape(text)}</span>' if cls
-                            else html.escape(text) for cls, text in piece_parts(p))
-        title = html.escape(piece_title(p))
-        spoken = html.escape(piece_spoken(p))
-        spans.append(f'<span class="t c{i % len(PALETTE)}" {TOKEN_ROLE} title="{title}"'
-                     f' aria-label="{spoken}">{label}</span>')
-    classes = "bpe-tokens" + (" large" if large else "") + (" ids" if ids else "")
-    body = f'<div class="{classes}" {view_attrs(name)}>{"".join(spans)}</div>'
-    return CSS + body, len(pieces) - len(spans)

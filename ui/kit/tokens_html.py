@@ -376,12 +376,106 @@ def _cut_utf8(data: bytes, n: int) -> bytes:
 
 class Piece(NamedTuple):
     """What ``tokens_html`` needs from a token (a TokenSpan has the same fields); ``id`` None for
-    a token its tool numbers not (subword-nmt's pieces)."""
+    a token its tool numbers not (subword-nmt's pieces). ``kind`` says what ``token`` is
+    (``PIECE_KINDS``): ``""`` a byte-level token's bytes, else a piece of another family of
+    BPE as its family writes it (UTF-8), drawn and said by ``piece_parts``, ``piece_spoken``
+    and ``piece_title``."""
 
     id: int | None
     token: bytes
     new: bool = False
     special: bool = False
+    kind: str = ""
+
+
+# -- a piece of SentencePiece's or word BPE's (ui.kit.family_tokens makes them) -------------------
+
+# Piece.kind: "" bytes (byte-level BPE), "piece" a SentencePiece piece (▁ a space), "word" a word
+# BPE piece (a trailing </w> ends a word: subword-nmt's merges, CLIP's), "byte" a byte-fallback
+# piece <0xE4>, "unknown" and "control" SentencePiece's pieces of those kinds
+PIECE_KINDS = ("", "piece", "word", "byte", "unknown", "control")
+SPACE_MARK = "\u2581"  # SentencePiece's spelling of a space, drawn as it is, greyed as a marker
+END_MARK = "</w>"  # word BPE's end of a word
+
+
+def _piece_text(token: bytes) -> str:
+    try:
+        return token.decode("utf-8")
+    except UnicodeDecodeError:  # (part of a character: a CLIP piece over bytes)
+        return token_text(token)
+
+
+def _piece_runs(token: bytes, kind: str) -> list[tuple[str, bytes]]:
+    """A piece as runs: ``("ws", ▁ or </w>)`` for a marker, ``("", bytes)`` for the rest."""
+    body, end = token, b""
+    if kind == "word" and body.endswith(END_MARK.encode()):
+        body, end = body[:-len(END_MARK)], END_MARK.encode()
+    runs: list[tuple[str, bytes]] = []
+    marks = body.split(SPACE_MARK.encode()) if kind in ("piece", "unknown") else [body]
+    for i, run in enumerate(marks):
+        if i:
+            runs.append(("ws", SPACE_MARK.encode()))
+        if run:
+            runs.append(("", run))
+    if end:
+        runs.append(("ws", end))
+    return runs
+
+
+def piece_parts(token: bytes, kind: str) -> list[tuple[str, str]]:
+    """A piece's visible content as ``(class, text)`` parts, as ``label_parts``: ``"ws"`` for
+    the markers ``▁`` and ``</w>``, ``"bytes"`` for a byte-fallback piece.
+
+    >>> piece_parts("▁the".encode(), "piece"), piece_parts(b"<0xE4>", "byte")
+    ([('ws', '▁'), ('', 'the')], [('bytes', '<0xE4>')])
+    >>> piece_parts(b"er</w>", "word")
+    [('', 'er'), ('ws', '</w>')]
+    """
+    if kind in ("byte", "control"):
+        return [("bytes" if kind == "byte" else "ctl", _piece_text(token))]
+    out: list[tuple[str, str]] = []
+    for cls, run in _piece_runs(token, kind):
+        out.extend([(cls, run.decode())] if cls else label_parts(run))
+    return out
+
+
+def piece_spoken(token_id: int | None, token: bytes, kind: str) -> str:
+    """What a screen reader says for a piece: ``▁`` as "space", ``<0xE4>`` as "byte E4",
+    ``</w>`` as "end of word", the rest as ``spoken_text`` says a token; and the id.
+
+    >>> piece_spoken(5, "▁the".encode(), "piece"), piece_spoken(231, b"<0xE4>", "byte")
+    ('space the, id 5', 'byte E4, id 231')
+    >>> piece_spoken(None, b"er</w>", "word")
+    'er end of word'
+    """
+    if kind == "byte":
+        words = f"byte {int(token[3:-1], 16):02X}"
+    elif kind in ("unknown", "control"):
+        words = f"{kind} piece {_piece_text(token)[:TITLE_CHARS]}"
+    else:
+        words = " ".join(spoken_text(run[:TITLE_CHARS]) if not cls else
+                         "space" if run == SPACE_MARK.encode() else "end of word"
+                         for cls, run in _piece_runs(token, kind))
+    return words if token_id is None else f"{words}, id {token_id}"
+
+
+def piece_title(token_id: int | None, token: bytes, kind: str) -> str:
+    """The hover text: the piece as its family writes it, its id, and what a marker means.
+
+    >>> piece_title(231, b"<0xE4>", "byte")
+    "piece '<0xE4>' · id 231 · byte fallback: byte E4 of a character no piece holds"
+    """
+    title = f"piece '{_piece_text(token)[:TITLE_CHARS]}'"
+    title += "" if token_id is None else f" · id {token_id}"
+    if kind == "byte":
+        title += f" · byte fallback: byte {int(token[3:-1], 16):02X} of a character no piece holds"
+    elif kind == "unknown":
+        title += " · no piece holds it (unknown)"
+    elif kind == "piece" and SPACE_MARK.encode() in token:
+        title += " · ▁ is a space"
+    elif kind == "word" and token.endswith(END_MARK.encode()):
+        title += " · </w>: the end of a word"
+    return title
 
 
 def view_attrs(label: str) -> str:
@@ -461,7 +555,7 @@ def tokens_html(
     for i, t in enumerate(tokens):
         if i >= max_tokens or (budget <= 0 and not ids):
             break
-        token = t.token
+        token, kind = t.token, getattr(t, "kind", "")
         seen = token if t.id is None else t.id  # a token without an id is known by its bytes
         step = 0 if t.special else step_of.get(t.id, 0)
         classes = "t " + colour_for(i, token, step, colour, max_step)
@@ -473,6 +567,8 @@ def tokens_html(
             classes += " new"
         if ids:
             label = f'<span class="id">{"–" if t.id is None else int(t.id)}</span>'
+        elif kind:  # a piece of SentencePiece's or word BPE's (short: no cut)
+            label = _parts_html(piece_parts(token, kind))
         elif len(token) > budget:
             shown = _cut_utf8(token, budget)
             label = token_label(shown, whitespace)
@@ -483,7 +579,11 @@ def tokens_html(
                 label = labels[seen] = token_label(token, whitespace)
         budget -= len(token)
         named = names.get(seen)
-        if named is None:  # hover text for the eye, a name for the ear (token_spoken)
+        if named is None and kind:  # a piece: named as its family writes it (quotes escaped)
+            title = html.escape(piece_title(t.id, token, kind))
+            spoken = html.escape(piece_spoken(t.id, token, kind))
+            named = names[seen] = f'title="{title}" aria-label="{spoken}"'
+        elif named is None:  # hover text for the eye, a name for the ear (token_spoken)
             title = _attr(token_title(t.id, token, step, special=t.special))
             spoken = _attr(token_spoken(t.id, token, step, special=t.special))
             named = names[seen] = f'title="{title}" aria-label="{spoken}"'

@@ -1,5 +1,5 @@
 """The Lesson's step that puts the three families of BPE side by side on the lesson's text: each
-family trained on it at a small size (``ui.kit.family_view.train_family``), and what each model
+family trained on it at a small size (``ui.kit.families.train_family``), and what each model
 sees for a space, for an emoji, for a word it never saw. Pure functions (no Streamlit).
 
     >>> [p.kind for p in probes("The cat sat.")]
@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import regex
 
-from ui.kit.family_view import FAMILIES, FAMILY_TITLES, train_family
+from ui.kit.families import FAMILIES, FAMILY_LABELS, train_family
 from ui.kit.tokens_html import Piece
 
 FAMILY_MERGES = 150  # merges each family learns from the lesson's text
@@ -45,12 +45,12 @@ def probes(text: str) -> list[Probe]:
 
 def train_three(text: str, merges: int = FAMILY_MERGES) -> dict[str, object]:
     """Each family trained on ``text`` with about ``merges`` merges: family -> tokenizer."""
-    return {family: train_family(family, text, merges) for family in FAMILIES}
+    return {family: train_family(family, text, merges=merges) for family in FAMILIES}
 
 
 def view_name(family: str, probe: Probe) -> str:
     """The name a screen reader hears for one family's tokens of one probe."""
-    return f"{FAMILY_TITLES[family]}: tokens of {probe.kind} {probe.text}"
+    return f"{FAMILY_LABELS[family]}: tokens of {probe.kind} {probe.text}"
 
 
 def _spaces(items: Sequence[Piece], family: str) -> int:
@@ -75,7 +75,7 @@ def what_it_sees(family: str, probe: Probe, items: Sequence[Piece]) -> str:
         if family == "word":
             return (f"{tokens}: the character itself, merged with nothing; a vocabulary of this"
                     " text's pieces does not hold it.")
-        parts = sum(1 for t in items if len(t.token) == 1 and t.token[0] >= 0x80)
+        parts = sum(1 for t in items if t.kind == "byte" or len(t.token) == 1 and t.token[0] >= 0x80)
         if family == "sentencepiece":
             return (f"{tokens}: not a piece, so byte fallback spells its {size} UTF-8 bytes,"
                     f" {parts} byte pieces." if parts else f"{tokens}: a piece of its own.")
@@ -84,5 +84,5 @@ def what_it_sees(family: str, probe: Probe, items: Sequence[Piece]) -> str:
     if n == 1:
         return "1 token: the word is in the vocabulary after all."
     if family == "word":
-        return f"Cut into {tokens}; @@ says the word goes on."
+        return f"Cut into {tokens}; </w> marks the end of the word."
     return f"Cut into {tokens}, pieces learned from other words."

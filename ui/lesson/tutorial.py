@@ -668,8 +668,8 @@ EXPLAIN = (
     "merges *characters*, writes every space as `▁` and keeps it inside the next piece; a "
     "character it never saw falls back to its UTF-8 bytes, pieces named `<0xF0>`. The "
     "**original word BPE** (Sennrich et al., 2016; subword-nmt, GPT-1, CLIP) cuts the text "
-    "into words at the spaces first, marks the end of a word, and merges inside words only: "
-    "the space itself is never a token, and `@@` says a word goes on. Below, each family "
+    "into words at the spaces first, marks the end of a word with `</w>`, and merges inside "
+    "words only: the space itself is never a token. Below, each family "
     "learns about 150 merges from this text (SentencePiece with byte fallback, word BPE "
     "with subword-nmt's settings, byte-level BPE with GPT-4's split) and is shown a space, "
     "an emoji and a word it never saw.",
