@@ -344,8 +344,8 @@ def playwright_kit():
     """What the fixtures above use, for a test that drives Playwright on its own.
 
     A dict: ``launch`` (keyword arguments for ``chromium.launch``), ``viewport``, ``idle`` (the
-    selector of an app whose script is not running) and ``serve_app`` (the context manager that
-    runs a server). Skips, or fails when CI is true, where the browser cannot run, like ``browser``.
+    selector of an app whose script is not running), ``serve_app`` (the context manager that
+    runs a server) and ``serve_apps`` (several, started at once). Skips, or fails when CI is true, where the browser cannot run, like ``browser``.
     """
     reason = missing_browser()
     if reason is not None:
@@ -354,4 +354,5 @@ def playwright_kit():
         pytest.skip(reason)
     launch = {"executable_path": CHROMIUM, "args": CHROMIUM_ARGS, "headless": True,
               "timeout": 30_000}  # fmt: skip
-    return {"launch": launch, "viewport": VIEWPORT, "idle": IDLE, "serve_app": serve_app}
+    return {"launch": launch, "viewport": VIEWPORT, "idle": IDLE, "serve_app": serve_app,
+            "serve_apps": serve_apps}
