@@ -144,6 +144,38 @@ def serve_app(as_readme: bool = False, env: dict[str, str] | None = None):
     ``env`` adds to (or overrides) the environment the server inherits from the tests, e.g.
     ``{"BPE_LAB_ROOMS": "redis://..."}``.
     """
+    with serve_apps(1, as_readme, env) as (served,):
+        yield served
+
+
+@contextlib.contextmanager
+def serve_apps(count: int, as_readme: bool = False, env: dict[str, str] | None = None):
+    """``count`` servers as ``serve_app`` runs one (the same ``env`` for each), started at once:
+    a tuple of ``ServedApp``, once every one is healthy. Their starts overlap, so two take
+    about as long as one where two cores are free."""
+    with contextlib.ExitStack() as stack:
+        starting = [stack.enter_context(_started(as_readme, env)) for _ in range(count)]
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        for proc, served in starting:
+            while _health(f"{served.url}/_stcore/health") != "ok":
+                if proc.poll() is not None:
+                    pytest.fail(f"streamlit exited with {proc.returncode}:\n{served.output()}",
+                                pytrace=False)
+                if time.monotonic() > deadline:
+                    pytest.fail(f"streamlit not healthy after {SERVER_START_TIMEOUT:.0f} s:\n"
+                                f"{served.output()}", pytrace=False)
+                time.sleep(0.2)
+        yield tuple(served for _, served in starting)
+        for _, served in starting:
+            if MARK in served.output():
+                pytest.fail(f"the app's server tried to reach beyond this machine:\n"
+                            f"{served.output()}", pytrace=False)
+
+
+@contextlib.contextmanager
+def _started(as_readme: bool, env: dict[str, str] | None):
+    """One ``streamlit run app.py`` process, started (not yet healthy): (Popen, ServedApp).
+    Its process group is killed on leaving."""
     port = _free_port()
     log = tempfile.TemporaryFile(mode="w+b")
     cmd = [sys.executable, str(ROOT / "tests" / "netguard.py"), "streamlit", "run", "app.py",
@@ -160,27 +192,13 @@ def serve_app(as_readme: bool = False, env: dict[str, str] | None = None):
         env=None if env is None else {**os.environ, **env},
         start_new_session=True,  # its own process group, killed as a whole below
     )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
 
     def output() -> str:
         log.seek(0)
         return log.read().decode("utf-8", "replace")[-20_000:]
 
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while _health(f"{url}/_stcore/health") != "ok":
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}:\n{output()}", pytrace=False)
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"streamlit not healthy after {SERVER_START_TIMEOUT:.0f} s:\n{output()}",
-                    pytrace=False,
-                )
-            time.sleep(0.2)
-        yield ServedApp(url, port, output, proc.pid)
-        if MARK in output():
-            pytest.fail(f"the app's server tried to reach beyond this machine:\n{output()}",
-                        pytrace=False)
+        yield proc, ServedApp(f"http://127.0.0.1:{port}", port, output, proc.pid)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -326,8 +344,8 @@ def playwright_kit():
     """What the fixtures above use, for a test that drives Playwright on its own.
 
     A dict: ``launch`` (keyword arguments for ``chromium.launch``), ``viewport``, ``idle`` (the
-    selector of an app whose script is not running) and ``serve_app`` (the context manager that
-    runs a server). Skips, or fails when CI is true, where the browser cannot run, like ``browser``.
+    selector of an app whose script is not running), ``serve_app`` (the context manager that
+    runs a server) and ``serve_apps`` (several, started at once). Skips, or fails when CI is true, where the browser cannot run, like ``browser``.
     """
     reason = missing_browser()
     if reason is not None:
@@ -336,4 +354,5 @@ def playwright_kit():
         pytest.skip(reason)
     launch = {"executable_path": CHROMIUM, "args": CHROMIUM_ARGS, "headless": True,
               "timeout": 30_000}  # fmt: skip
-    return {"launch": launch, "viewport": VIEWPORT, "idle": IDLE, "serve_app": serve_app}
+    return {"launch": launch, "viewport": VIEWPORT, "idle": IDLE, "serve_app": serve_app,
+            "serve_apps": serve_apps}

@@ -3,7 +3,8 @@
 checks in. The teacher's count goes up with them and falls back to the one student who stays
 within the join grace (JOIN_GRACE, 10 s) plus the watcher's poll and the server's sweep (1 s),
 not after MEMBER_TIMEOUT (60 s) as before. And a student's address opened in another browser is
-a new member, not the student. One app server per test, rooms in its memory.
+a new member, not the student. On the tests' shared app server (rooms in its memory), each
+test with a room of its own.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import serve_app
 from test_classroom_real_life import (  # noqa: F401  (crowd: the fixture, shared)
     crowd,
     join,
@@ -40,49 +40,47 @@ def room_with_ann(base: str, crowd):  # noqa: F811
     return teacher, code, ann
 
 
-def test_joins_through_real_sessions_that_close_fall_back_within_the_grace(browser, crowd):  # noqa: F811
+def test_joins_through_real_sessions_that_close_fall_back_within_the_grace(served_app, crowd):  # noqa: F811
     assert BACK_S < MEMBER_TIMEOUT  # what the count waited for before
-    with serve_app() as served:
-        teacher, code, ann = room_with_ann(served.url, crowd)
-        for i in range(SCRIPTED):
-            script = crowd(served.url, f"script{i}")
-            join(script, code)  # a real Streamlit session, a real page: it shows it joined
-            script.close()
-        closed = time.monotonic()
-        back = until(f"the count falls back to Ann alone within {BACK_S:.0f} s",
-                     lambda: teacher.status() == "Students here now: 1", [teacher, ann],
-                     timeout=BACK_S)
-        time.sleep(3.0)
-        assert teacher.status() == "Students here now: 1"  # Ann's page still counts
-        load = Path("/proc/loadavg").read_text().split()[0]
-        print(f"\ncount back {time.monotonic() - closed - 3.0:.1f} s after the last close "
-              f"(the until: {back:.1f} s; load average {load})")
+    teacher, code, ann = room_with_ann(served_app.url, crowd)
+    for i in range(SCRIPTED):
+        script = crowd(served_app.url, f"script{i}")
+        join(script, code)  # a real Streamlit session, a real page: it shows it joined
+        script.close()
+    closed = time.monotonic()
+    back = until(f"the count falls back to Ann alone within {BACK_S:.0f} s",
+                 lambda: teacher.status() == "Students here now: 1", [teacher, ann],
+                 timeout=BACK_S)
+    time.sleep(3.0)
+    assert teacher.status() == "Students here now: 1"  # Ann's page still counts
+    load = Path("/proc/loadavg").read_text().split()[0]
+    print(f"\ncount back {time.monotonic() - closed - 3.0:.1f} s after the last close "
+          f"(the until: {back:.1f} s; load average {load})")
 
 
-def test_a_students_address_opened_in_another_browser_is_a_new_member(browser, crowd):  # noqa: F811
+def test_a_students_address_opened_in_another_browser_is_a_new_member(served_app, crowd):  # noqa: F811
     """Ann's address (``?room=…&member=…``) opened in another browser joins as a new member (she
     is bound to the browser whose poll first spoke for her); in her own browser, a reload is
     still Ann."""
-    with serve_app() as served:
-        teacher, code, ann = room_with_ann(served.url, crowd)
-        address = ann.page.url
-        ann_id = member(ann)
-        assert ann_id and f"member={ann_id}" in address
+    teacher, code, ann = room_with_ann(served_app.url, crowd)
+    address = ann.page.url
+    ann_id = member(ann)
+    assert ann_id and f"member={ann_id}" in address
 
-        # her page's first poll gave her browser its key (an HttpOnly cookie) and bound her to it
-        until("Ann's browser holds its key", lambda: any(
-            c["name"] == "bpelab_browser" and c["httpOnly"] for c in ann.ctx.cookies()), [ann])
-        other = crowd(served.url, "other")  # another browser (its own cookies and storage)
-        other.open(address)
-        other.idle(other.sidebar.get_by_text(f"Classroom {code} · you are a student"))
-        until("the other browser has a member id of its own", lambda: member(other) != "",
-              [other])
-        assert member(other) != ann_id
-        until("the teacher counts two students",
-              lambda: teacher.status() == "Students here now: 2", [teacher, ann, other])
+    # her page's first poll gave her browser its key (an HttpOnly cookie) and bound her to it
+    until("Ann's browser holds its key", lambda: any(
+        c["name"] == "bpelab_browser" and c["httpOnly"] for c in ann.ctx.cookies()), [ann])
+    other = crowd(served_app.url, "other")  # another browser (its own cookies and storage)
+    other.open(address)
+    other.idle(other.sidebar.get_by_text(f"Classroom {code} · you are a student"))
+    until("the other browser has a member id of its own", lambda: member(other) != "",
+          [other])
+    assert member(other) != ann_id
+    until("the teacher counts two students",
+          lambda: teacher.status() == "Students here now: 2", [teacher, ann, other])
 
-        ann.page.reload(wait_until="domcontentloaded")  # Ann's own browser: still Ann
-        ann.idle(ann.sidebar.get_by_text(f"Classroom {code} · you are a student"))
-        assert member(ann) == ann_id
-        until("the teacher counts two students again (Ann once, the other once)",
-              lambda: teacher.status() == "Students here now: 2", [teacher, ann, other])
+    ann.page.reload(wait_until="domcontentloaded")  # Ann's own browser: still Ann
+    ann.idle(ann.sidebar.get_by_text(f"Classroom {code} · you are a student"))
+    assert member(ann) == ann_id
+    until("the teacher counts two students again (Ann once, the other once)",
+          lambda: teacher.status() == "Students here now: 2", [teacher, ann, other])

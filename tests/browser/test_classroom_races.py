@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import serve_app
+from conftest import serve_app, serve_apps
 from redis_server import require_redis, start_redis
 from test_classroom_real_life import (  # noqa: F401  (crowd: the fixture, shared)
     RECORD_STEPS_JS,
@@ -129,5 +129,5 @@ def test_the_take_over_race_never_sends_the_class_back_on_two_servers(browser, c
     require_redis("the take-over race on two servers")
     with start_redis() as url:
         env = {"BPE_LAB_ROOMS": url, **QUIET_TEACHER}
-        with serve_app(env=env) as a, serve_app(env=env) as b:
+        with serve_apps(2, env=env) as (a, b):
             run_races(a.url, b.url, crowd, "two servers")

@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import nav_here, nav_link, serve_app
+from conftest import nav_here, nav_link, serve_apps
 from redis_server import require_redis, restartable_redis
 from support import PAGE_STATE_JS, metric_value
 
@@ -62,7 +62,7 @@ def lesson(browser):
     require_redis("the Redis tests")
     with restartable_redis() as redis:
         env = {"BPE_LAB_ROOMS": redis.url, "BPE_LAB_TEACHER_TIMEOUT": str(TEACHER_TIMEOUT)}
-        with serve_app(env=env) as a, serve_app(env=env) as b:
+        with serve_apps(2, env=env) as (a, b):
             yield redis, a.url, b.url
     if measured:
         lines = [f"{k}: {v:.2f} s" if isinstance(v, float) else f"{k}: {v}"

@@ -14,8 +14,9 @@ behind one address that a script cannot keep out.
   refused; then 200 scripted joins that keep no page open; the teacher's "Remove idle members"
   clears them in one click, and a real latecomer gets in.
 
-One app server per test (rooms in its memory; the third test on a ``redis-server`` the test
-process shares). Each wait is bounded generously (the machine has 2 cores, shared).
+The first two tests on the tests' shared app server (rooms in its memory), each in a room of
+its own; the third on a server of its own, on a ``redis-server`` the test process shares. Each wait
+is bounded generously (the machine has 2 cores, shared).
 """
 
 from __future__ import annotations
@@ -77,92 +78,90 @@ def sidebar_says(p: Person, text: str) -> bool:
 
 
 def test_the_join_link_in_the_teachers_browser_joins_as_a_student_and_a_tab_takes_over(
-        browser, crowd):  # noqa: F811 - the fixture imported above
-    with serve_app() as served:
-        teacher = crowd(served.url, "teacher")
-        code = open_room(teacher)
+        served_app, crowd):  # noqa: F811 - the fixture imported above
+    teacher = crowd(served_app.url, "teacher")
+    code = open_room(teacher)
 
-        link_tab = Tab(teacher, "link")  # the teacher tries the join link in their own browser
-        join(link_tab, code)  # "you are a student"
-        assert not sidebar_says(link_tab, "you teach")
-        assert link_tab.sidebar.get_by_role("button", name=TAKE_OVER).count() == 0
-        assert teaches(teacher, code).is_visible()
+    link_tab = Tab(teacher, "link")  # the teacher tries the join link in their own browser
+    join(link_tab, code)  # "you are a student"
+    assert not sidebar_says(link_tab, "you teach")
+    assert link_tab.sidebar.get_by_role("button", name=TAKE_OVER).count() == 0
+    assert teaches(teacher, code).is_visible()
 
-        teacher.page.reload(wait_until="domcontentloaded")  # a reload keeps the tab's rights
-        teacher.idle(teaches(teacher, code))
+    teacher.page.reload(wait_until="domcontentloaded")  # a reload keeps the tab's rights
+    teacher.idle(teaches(teacher, code))
 
-        other = Tab(teacher, "other")  # a new tab of that browser: offered, not given
-        other.open()
-        take = other.sidebar.get_by_role("button", name=TAKE_OVER)
-        until("the other tab is offered to take over", lambda: take.count() == 1,
-              [teacher, other])
-        assert sidebar_says(other, "is taught from another tab of this browser")
-        assert not sidebar_says(other, "you teach")
-        # the offer stands still: the page is not rerun while nothing changes (it was rerun
-        # without end, about ten times a second, and a click could land between two runs)
-        other.page.evaluate(COUNT_RUNS_JS)
-        time.sleep(QUIET_S)
-        assert other.page.evaluate("() => window.__runs") <= 1
-        assert take.count() == 1
-        take.click()
-        other.idle(teaches(other, code))
-        until("the first tab says it lost the role", lambda: sidebar_says(teacher, LOST),
-              [teacher, other])
-        assert teaches(teacher, code).count() == 0
-        # and the first tab may take it back, explicitly
-        until("the first tab is offered to take over",
-              lambda: teacher.sidebar.get_by_role("button", name=TAKE_OVER).count() == 1,
-              [teacher, other])
-        teacher.page.evaluate(COUNT_RUNS_JS)
-        time.sleep(QUIET_S)
-        assert teacher.page.evaluate("() => window.__runs") <= 1
-        # the tab that teaches closes: the offer in the first tab goes (the storage event)
-        other.page.close()
-        until("the offer goes with the tab that taught",
-              lambda: teacher.sidebar.get_by_role("button", name=TAKE_OVER).count() == 0,
-              [teacher])
-        link_tab.page.close()
+    other = Tab(teacher, "other")  # a new tab of that browser: offered, not given
+    other.open()
+    take = other.sidebar.get_by_role("button", name=TAKE_OVER)
+    until("the other tab is offered to take over", lambda: take.count() == 1,
+          [teacher, other])
+    assert sidebar_says(other, "is taught from another tab of this browser")
+    assert not sidebar_says(other, "you teach")
+    # the offer stands still: the page is not rerun while nothing changes (it was rerun
+    # without end, about ten times a second, and a click could land between two runs)
+    other.page.evaluate(COUNT_RUNS_JS)
+    time.sleep(QUIET_S)
+    assert other.page.evaluate("() => window.__runs") <= 1
+    assert take.count() == 1
+    take.click()
+    other.idle(teaches(other, code))
+    until("the first tab says it lost the role", lambda: sidebar_says(teacher, LOST),
+          [teacher, other])
+    assert teaches(teacher, code).count() == 0
+    # and the first tab may take it back, explicitly
+    until("the first tab is offered to take over",
+          lambda: teacher.sidebar.get_by_role("button", name=TAKE_OVER).count() == 1,
+          [teacher, other])
+    teacher.page.evaluate(COUNT_RUNS_JS)
+    time.sleep(QUIET_S)
+    assert teacher.page.evaluate("() => window.__runs") <= 1
+    # the tab that teaches closes: the offer in the first tab goes (the storage event)
+    other.page.close()
+    until("the offer goes with the tab that taught",
+          lambda: teacher.sidebar.get_by_role("button", name=TAKE_OVER).count() == 0,
+          [teacher])
+    link_tab.page.close()
 
 
-def test_a_stale_teacher_tab_never_moves_the_class_back(browser, crowd):  # noqa: F811
-    with serve_app() as served:
-        teacher = crowd(served.url, "teacher")
-        ann = crowd(served.url, "ann")
-        code = open_room(teacher)
-        join(ann, code)
-        to_steps(ann)
-        to_steps(teacher)
-        start = press_right(teacher, 2)
-        until(f"Ann follows to {start}", lambda: ann.step() == start, [teacher, ann])
-        ann.page.evaluate(RECORD_STEPS_JS, ann.view().element_handle())
+def test_a_stale_teacher_tab_never_moves_the_class_back(served_app, crowd):  # noqa: F811
+    teacher = crowd(served_app.url, "teacher")
+    ann = crowd(served_app.url, "ann")
+    code = open_room(teacher)
+    join(ann, code)
+    to_steps(ann)
+    to_steps(teacher)
+    start = press_right(teacher, 2)
+    until(f"Ann follows to {start}", lambda: ann.step() == start, [teacher, ann])
+    ann.page.evaluate(RECORD_STEPS_JS, ann.view().element_handle())
 
-        fresh = Tab(teacher, "fresh")
-        fresh.open()
-        take = fresh.sidebar.get_by_role("button", name=TAKE_OVER)
-        until("the new tab is offered to take over", lambda: take.count() == 1,
-              [teacher, fresh])
-        # the first tab hears nothing more from the room (its poll is held back): it is stale
-        teacher.page.route("**/_bpelab/rooms/*/version?teacher=*", lambda route: route.abort())
-        take.click()
-        fresh.idle(teaches(fresh, code))
-        to_steps(fresh)
-        assert fresh.step() == start  # the room's step came with the take-over
-        k = press_right(fresh, 3)
-        assert k == start + 3
-        until(f"Ann follows the new tab to {k}", lambda: ann.step() == k, [fresh, ann])
+    fresh = Tab(teacher, "fresh")
+    fresh.open()
+    take = fresh.sidebar.get_by_role("button", name=TAKE_OVER)
+    until("the new tab is offered to take over", lambda: take.count() == 1,
+          [teacher, fresh])
+    # the first tab hears nothing more from the room (its poll is held back): it is stale
+    teacher.page.route("**/_bpelab/rooms/*/version?teacher=*", lambda route: route.abort())
+    take.click()
+    fresh.idle(teaches(fresh, code))
+    to_steps(fresh)
+    assert fresh.step() == start  # the room's step came with the take-over
+    k = press_right(fresh, 3)
+    assert k == start + 3
+    until(f"Ann follows the new tab to {k}", lambda: ann.step() == k, [fresh, ann])
 
-        assert teacher.step() == start  # the stale tab still shows the old step
-        press_right(teacher, 1)  # a move from start to start + 1: refused by the room
-        until("the stale tab says it no longer teaches", lambda: sidebar_says(teacher, LOST),
-              [teacher, fresh, ann])
-        time.sleep(2.0)  # any late move would show on Ann's screen now
-        assert ann.step() == k
-        steps = ann.page.evaluate("() => window.__steps")
-        assert all(x <= y for x, y in zip(steps, steps[1:])), steps
-        assert steps[-1] == k
-        k2 = press_right(fresh, 1)  # the tab that drives still does
-        until(f"Ann follows to {k2}", lambda: ann.step() == k2 == k + 1, [fresh, ann])
-        fresh.page.close()
+    assert teacher.step() == start  # the stale tab still shows the old step
+    press_right(teacher, 1)  # a move from start to start + 1: refused by the room
+    until("the stale tab says it no longer teaches", lambda: sidebar_says(teacher, LOST),
+          [teacher, fresh, ann])
+    time.sleep(2.0)  # any late move would show on Ann's screen now
+    assert ann.step() == k
+    steps = ann.page.evaluate("() => window.__steps")
+    assert all(x <= y for x, y in zip(steps, steps[1:])), steps
+    assert steps[-1] == k
+    k2 = press_right(fresh, 1)  # the tab that drives still does
+    until(f"Ann follows to {k2}", lambda: ann.step() == k2 == k + 1, [fresh, ann])
+    fresh.page.close()
 
 
 def test_a_class_of_60_behind_one_address_joins_and_a_flood_of_scripted_joins_is_cleared(
