@@ -125,16 +125,49 @@ def test_typing_updates_both_token_views_without_a_page_run(front):
           f"keys {keys})")
 
 
-def test_what_was_typed_is_kept_when_the_learner_leaves_at_once(front):
+def sent_reruns(page) -> list[tuple[str, str]]:
+    """The runs this page asks the server for, in the order sent: (page's script hash, fragment
+    id), the fragment id empty for a run of the whole page. Read from the app's websocket."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    sent = []
+
+    def frame(payload) -> None:
+        if isinstance(payload, bytes | bytearray):
+            msg = BackMsg()
+            msg.ParseFromString(bytes(payload))
+            if msg.WhichOneof("type") == "rerun_script":
+                sent.append((msg.rerun_script.page_script_hash, msg.rerun_script.fragment_id))
+
+    page.on("websocket", lambda ws: ws.on("framesent", frame))
+    return sent
+
+
+def test_what_was_typed_is_kept_when_the_learner_leaves_at_once(context, app_url):
     """Typing, then a click on another page before the pause that would tell the script: the
-    box is left, which tells it at once; coming back shows the typed text."""
-    page, _ = front
+    other page is drawn, whole (it was blank, with nothing running, in 6 runs of 8: the box told
+    its fragment after the click, and that late run of the old page cleared the new one), and
+    nothing of the old page's fragment is asked for after the page change; coming back shows the
+    typed text."""
+    page = context.new_page()
+    sent = sent_reruns(page)
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.locator('[data-view="gpt-4o"]').wait_for(state="visible")
+    page.locator(IDLE).wait_for(state="attached")
     box = page.get_by_label("Type here")
     box.fill("first words")
     box.press("End")
     box.press_sequentially(" and more", delay=20)
+    before = len(sent)
     nav_link(page, "Tokens").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Tokens", exact=True)).to_be_visible()
+    expect(main.locator(".bpe-tokens .t").first).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_label("Text", exact=True)).to_be_visible()
     page.locator(IDLE).wait_for(state="attached")
+    asked = sent[before:]
+    change = next(i for i, (_, fragment) in enumerate(asked) if not fragment)  # to Tokens
+    assert [run for run in asked[change + 1:] if run[1]] == [], asked
     nav_link(page, "Start here").click()
     expect(box).to_have_value("first words and more")
     expect(page.locator('[data-view="gpt-4o"]')).to_have_attribute(

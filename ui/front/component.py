@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ui.kit.focus import FOCUS_RULE
+from ui.kit.page_change import PAGE_CHANGE_JS
 from ui.kit.special_rule import DEFAULT_RULE, allowed_for, rule_note, specials_of
 from ui.kit.tokens_html import CSS_RULES, PALETTE, label_parts, token_spoken, token_title
 
@@ -155,7 +156,7 @@ _BOX_HTML = """
 </div>
 """
 
-_BOX_JS = r"""
+_BOX_JS = PAGE_CHANGE_JS + r"""
 const PALETTE_SIZE = @PALETTE_SIZE@;
 const ASK_AGAIN_MS = @ASK_AGAIN_MS@;
 
@@ -245,7 +246,8 @@ export default function (component) {
   // the page's script, the route's state, and the latest rerun's data and setStateValue
   const s = root.bpeType || (root.bpeType = {
     sent: null, at: 0, timer: null, settle: null, asking: false, broken: false, drawn: null,
-    asked: null, seq: 0 });
+    asked: null, seq: 0,
+    page: pageChange.count() });  // the page changes asked for in this tab when the box came
   // every text the box holds gets a number larger than any before it, a reload included (a
   // clock in ms): the server keeps the newest it heard, by the route or by the script
   s.seq = Math.max(s.seq, data.seq);
@@ -305,6 +307,10 @@ export default function (component) {
     clearTimeout(s.timer);
     s.timer = null;
     if (!root.isConnected) return;  // the page changed while a send waited: nothing to tell
+    // the user asked for another page since the box came (this page stays on screen until the
+    // server answers): a rerun of this page's fragment now would come after the page change,
+    // and blank the new page (ui/kit/page_change.py). The route has kept the text.
+    if (pageChange.count() !== s.page) return;
     if (box.value === s.data.text && s.sent === null) return;  // nothing new
     if (now === true && box.value === s.sent) return;  // already on its way
     const waited = performance.now() - s.at;
@@ -315,6 +321,7 @@ export default function (component) {
     s.sent = box.value;
     s.at = performance.now();
     s.setStateValue("text", { text: box.value, seq: s.seq });
+    pageChange.sent();  // a click on a page link now waits until this has gone
   };
   // The views follow every key: the route (ui/front/route.py) tokenizes the text with both
   // tokenizers and runs no script. One question at a time; what is typed meanwhile is asked
@@ -369,8 +376,8 @@ export default function (component) {
     clearTimeout(s.settle);
     s.settle = setTimeout(() => send(), s.broken ? s.data.debounce : s.data.settle);
   };
-  // leaving the box (a click on another page's link, say) tells the script at once: what was
-  // typed is kept, even if the page changes before the pause would have sent it
+  // leaving the box tells the script at once. A click on another page's link leaves it too:
+  // that click waits until this has gone (pageChange), so the page change comes last
   box.onblur = () => { clearTimeout(s.settle); send(true); };
   if (box.value === data.text) draw(data.views, data.text);  // the script's answer is current
   else {  // typed while that answer was on its way: the views ask the route; a text that

@@ -16,6 +16,7 @@ from typing import Any
 
 from bpe_core.steps import NEVER
 from ui.kit.focus import FOCUS_RULE
+from ui.kit.page_change import PAGE_CHANGE_JS
 from ui.kit.tokens_html import PALETTE, SPOKEN_NAMES, TITLE_CHARS, WHITESPACE_GLYPHS
 
 
@@ -101,7 +102,7 @@ _HTML = """
 </div>
 """
 
-_JS = r"""
+_JS = PAGE_CHANGE_JS + r"""
 function decode(b64, Type) {
   const raw = atob(b64 || "");
   const bytes = new Uint8Array(raw.length);
@@ -334,6 +335,7 @@ export default function (component) {
   let timer = null;
   root.bpeCurrent = current;
   if (root.bpeSendTimer === undefined) root.bpeSendTimer = null;
+  if (root.bpePage === undefined) root.bpePage = pageChange.count();  // when the view came
   root.bpeStop = () => { cancelAnimationFrame(timer); timer = null; };
   // the server hears the step at most every SEND_MS while it moves, and the last one always
   // (a send that is still waiting when a rerun comes keeps waiting: it sends root.bpeCurrent)
@@ -344,12 +346,16 @@ export default function (component) {
     // user went to another page): nothing to tell. Sent anyway, it reruns the old page's
     // fragment on the new page, which then draws nothing.
     if (!root.isConnected) return;
+    // nor once the user asked for another page: this page stays on screen until the server
+    // answers, and a rerun of its fragment would come after the page change (ui/kit/page_change.py)
+    if (pageChange.count() !== root.bpePage) return;
     root.bpeSentAt = performance.now();
     // with the step the moves since the last send were made from (a classroom room refuses a
     // move from a step it has left: ui/classroom/rooms.py)
     const from = root.bpeFromSent === undefined ? root.bpeCurrent : root.bpeFromSent;
     root.bpeFromSent = undefined;
     setStateValue("step", { k: root.bpeCurrent, seq: root.bpeSeq, from });
+    pageChange.sent();  // a click on a page link now waits until this has gone
   };
   root.bpeSend = send;  // the latest rerun's setStateValue
   const sendSoon = () => {
