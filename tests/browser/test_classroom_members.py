@@ -61,15 +61,14 @@ def test_joins_through_real_sessions_that_close_fall_back_within_the_grace(brows
 
 def test_a_students_address_opened_in_another_browser_is_a_new_member(browser, crowd):  # noqa: F811
     """Ann's address (``?room=…&member=…``) opened in another browser joins as a new member (she
-    is bound to the browser whose poll first spoke for her); in her own browser, a reload is
-    still Ann."""
+    is bound to the browser she joined in); in her own browser, a reload is still Ann."""
     with serve_app() as served:
         teacher, code, ann = room_with_ann(served.url, crowd)
         address = ann.page.url
         ann_id = member(ann)
         assert ann_id and f"member={ann_id}" in address
 
-        # her page's first poll gave her browser its key (an HttpOnly cookie) and bound her to it
+        # her page's load gave her browser its key (an HttpOnly cookie); her join bound her to it
         until("Ann's browser holds its key", lambda: any(
             c["name"] == "bpelab_browser" and c["httpOnly"] for c in ann.ctx.cookies()), [ann])
         other = crowd(served.url, "other")  # another browser (its own cookies and storage)

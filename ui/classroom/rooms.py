@@ -23,9 +23,10 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                token in another tab is refused (``NotDriver``) until that tab takes over;
 - ``lock``     present while the teacher has locked the room: only its members come back;
 - ``link``     the SHA-256 of the teacher link's one-time key (``new_link``, ``redeem_link``);
-- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) whose poll
-               first brought their join's claim (``claim:`` and the claim's SHA-256 until
-               then): their address in another browser is a new member;
+- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) of the page
+               that joined (or, for a page that brought no key, of the browser whose poll first
+               brought the join's claim: ``claim:`` and the claim's SHA-256 until then): their
+               address in another browser is a new member;
 - ``removed``  the student ids the teacher removed (they are told, and cannot come back as
                the same member);
 - ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
@@ -551,8 +552,9 @@ class Rooms(MembersMixin, QuizMixin):
         checking in make way). Right codes are not limited per address. ``browser``: the
         browser's key (route.py's cookie): ``student`` from an address is come back as only in
         the browser they are bound to (``comes_back``), else this is a new member; ``own``: the
-        member's own session asks (it holds the id, the store lost them). ``claim``: the page's
-        secret, which its first poll binds the member to its browser with (members.py).
+        member's own session asks (it holds the id, the store lost them). A new member is bound at
+        once to ``browser``; a page that brought none, to ``claim`` (the page's secret, which its
+        first poll binds the member to its browser with; members.py).
         """
         normal = normal_code(code)
         live = normal is not None and self.kv.exists(self._key(normal, "meta"))
@@ -586,7 +588,7 @@ class Rooms(MembersMixin, QuizMixin):
             if not (self._prune(normal) and self.kv.capped_hset(key, sid, value, MAX_STUDENTS,
                                                                   self.ttl)):
                 raise RoomError(f"Room {show_code(normal)} is full ({MAX_STUDENTS} students).")
-        self._claim(normal, sid, claim)
+        self._bind_join(normal, sid, browser, claim)
         quiz = self.quiz(normal)
         self._touch(normal, quiz["id"] if quiz else None)  # the answers live as long as the room
         return sid

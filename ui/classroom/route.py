@@ -19,7 +19,8 @@ a length, a malformed one or one over ``MAX_BODY`` (``ui.kit.route_limits``: rea
 the limit; every refusal is ``{"error": why}`` beside the route's fields). It reads one number
 from the room store (ui/classroom/rooms.py) and runs no Streamlit script, so a class of students
 asking twice a second costs the server little; a student's page reruns only when the number
-changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``).
+changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``), and ``BrowserKey`` gives each browser its key
+(the cookie a member is bound to) with its first page load.
 
 A script can ask as fast as it likes, with any code: each question is a few reads of the room
 store in a worker thread. ``ROOM_GATE`` bounds them server-wide: at most ``ROOM_GATE.slots`` in
@@ -32,11 +33,13 @@ from __future__ import annotations
 
 import secrets
 import threading
+from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from ui.classroom.members import is_browser_key
 from ui.classroom.rooms import (
     NotDriver,
     NotTeacher,
@@ -126,7 +129,7 @@ async def room_version(request: Request) -> JSONResponse:
     # to the browser whose poll first brought their join's claim (ui/classroom/members.py), so
     # their address opened in another browser is a new member (ui/classroom/panel.py)
     browser = request.cookies.get(BROWSER_COOKIE, "")
-    fresh = not 20 <= len(browser) <= 100  # none yet: this answer gives one
+    fresh = not is_browser_key(browser)  # none yet (cookies refused?): this answer gives one
     if fresh:
         browser = secrets.token_urlsafe(32)
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
@@ -139,9 +142,51 @@ async def room_version(request: Request) -> JSONResponse:
     answer = (JSONResponse({"version": None}, status_code=404, headers=NO_STORE) if pulse is None
               else JSONResponse(pulse, headers=NO_STORE))
     if member and fresh:
-        answer.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_S, httponly=True,
-                          samesite="lax", path="/")
+        answer.raw_headers.append(_browser_cookie(browser))
     return answer
+
+
+def _browser_cookie(browser: str) -> tuple[bytes, bytes]:
+    """The ``Set-Cookie`` header that gives a browser its key."""
+    carrier = JSONResponse(None)
+    carrier.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_S, httponly=True,
+                       samesite="lax", path="/")
+    return carrier.raw_headers[-1]
+
+
+class BrowserKey:
+    """ASGI middleware: a page's load (a document asked for with GET) gives a browser that has
+    no key its key, before the page's first run, so that a student's join binds them to their
+    browser at once (members.py) and a reload, however soon, comes back as the same member."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "GET" or _has_key(scope):
+            await self.app(scope, receive, send)
+            return
+        document = dict(scope.get("headers") or ()).get(b"sec-fetch-dest") == b"document"
+
+        async def give_key(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message.get("status", 500) < 400:
+                headers = list(message.get("headers") or ())
+                kind = dict(headers).get(b"content-type", b"")
+                if document or kind.startswith(b"text/html"):
+                    message = {**message, "headers": [
+                        *headers, _browser_cookie(secrets.token_urlsafe(32))]}
+            await send(message)
+
+        await self.app(scope, receive, give_key)
+
+
+def _has_key(scope: dict[str, Any]) -> bool:
+    for name, value in scope.get("headers") or ():
+        if name == b"cookie":
+            key = cookie_parser(value.decode("latin-1")).get(BROWSER_COOKIE)
+            if is_browser_key(key):
+                return True
+    return False
 
 
 async def room_step(request: Request) -> JSONResponse:
