@@ -92,8 +92,29 @@ export default function (component) {
                                                 data.recheck_ms);
         }
       }
+      // "Take over here" (the page's button, below this line) is answered at the click: the
+      // take-over waits for this tab's run on its server, which a busy server holds up; past a
+      // second without it, this line says so (the run's result replaces it)
+      if (box.dataset.kind === "taking") say("");
+      clearTimeout(window.bpeTakeLate);
+      window.bpeTakeSay = () => {
+        say(data.said.taking, "taking");
+        clearTimeout(window.bpeTakeLate);
+        window.bpeTakeLate = setTimeout(() => {
+          if (parentElement.isConnected && box.dataset.kind === "taking") say(data.said.slow, "taking");
+        }, data.take_late_ms);
+      };
+      if (!window.bpeTakeHeard) {
+        window.bpeTakeHeard = (e) => {
+          const on = e.target && e.target.closest && e.target.closest(".st-key-room_take_over");
+          if (on && window.bpeTakeSay) window.bpeTakeSay();
+        };
+        document.addEventListener("click", window.bpeTakeHeard, true);
+      }
     } else {
       window.bpeTeachingTell = undefined;  // in a room: another tab's key is not asked about
+      window.bpeTakeSay = undefined;
+      clearTimeout(window.bpeTakeLate);
     }
   } catch (e) { /* no storage (a private window): the teacher link still works */ }
   if (!data.url) { say(""); window.bpeRoomPublish = undefined; return; }
@@ -197,7 +218,11 @@ WATCH_SAID = {
     "gone": "Your teacher has left (or lost the connection). You keep what you have: explore "
             "on your own, or wait; your app follows again when your teacher is back.",
     "count": "Students here now: {n}",
+    "taking": "Taking over: this tab teaches the room as soon as its server has run the page.",
+    "slow": "Still taking over: this tab's server has not run the page for a second (it is "
+            "busy). This tab teaches as soon as it has; the other tab is told then.",
 }
+TAKE_LATE_MS = 1000  # a take-over not done this long after the click is said to be waiting
 
 
 def register_watcher() -> Any:
@@ -212,6 +237,7 @@ def register_watcher() -> Any:
 _WATCH_CSS = """
 .bpe-room-status { font-size: .9rem; padding: .25rem 0; }
 .bpe-room-status[data-kind=down], .bpe-room-status[data-kind=waiting],
-.bpe-room-status[data-kind=gone] { color: #8a4b00; font-weight: 600; }
+.bpe-room-status[data-kind=gone], .bpe-room-status[data-kind=taking] {
+  color: #8a4b00; font-weight: 600; }
 .bpe-room-status[data-kind=count] { font-weight: 600; }
 """
