@@ -167,14 +167,23 @@ export default function (component) {
     };
     next();
   };
-  parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); };
+  const quit = new AbortController();  // a poll the server holds ends with this loop
+  parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); quit.abort(); };
   const rerun = (version) => { stopped = true; setTriggerValue("changed", version); };
+  // A following student's poll names the version it has: the server holds it until the room
+  // changes (ui/classroom/route.py, at most a few seconds), and the next goes when it is
+  // answered (never sooner than every_ms after the one before).
+  let had = null;  // the room's version this page's last poll was told
   const tick = async () => {
     if (stopped) return;
     if (!parentElement.isConnected) { stopped = true; return; }  // another page now
     let answer = null, pulse = null;
+    const asked = Date.now();
+    const hold = data.role === "student" && data.following && !data.waiting && !data.down
+      && had !== null ? "&since=" + had : "";
     try {
-      answer = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
+      answer = await fetch(data.url + hold, {
+        cache: "no-store", credentials: "same-origin", signal: quit.signal });
       if (answer.ok) pulse = await answer.json();
     } catch (e) { answer = null; }  // the app's server itself does not answer
     if (stopped) return;
@@ -191,6 +200,7 @@ export default function (component) {
       if (window.bpeTeachKeep && pulse.drives !== false) window.bpeTeachKeep();
     } else if (pulse) {
       if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
+      had = pulse.version;
       say(pulse.teacher ? "" : data.said.gone, "gone");
       const view = window.bpeStepsView;
       const here = view && view.root.isConnected;
@@ -203,7 +213,7 @@ export default function (component) {
         return rerun(pulse.version);  // anything else, or no stepping view: the page takes it
       }
     }
-    timer = setTimeout(tick, data.every_ms);
+    timer = setTimeout(tick, Math.max(0, asked + data.every_ms - Date.now()));
   };
   timer = setTimeout(tick, data.first_ms);
 }

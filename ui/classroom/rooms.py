@@ -506,14 +506,27 @@ class Rooms(MembersMixin, QuizMixin):
         # had none) and the join's claim; a poll that does not speak for the member: None
         if browser and not self._poll_bound(code, member, browser, fresh, claim):
             return None
-        version, state, step, seen = self.kv.mget(
-            *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
-        if version is None or state is None:
+        said = self.followed(code)[0]
+        if said is None:
             return None
         if live:
             self._checked_in(key, member, record, now)
-        return {"version": int(version), "state": int(state), "step": int(step or 0),
-                "teacher": seen is not None and now - float(seen) < self.teacher_timeout}
+        return said
+
+    def followed(self, *codes: str) -> list[dict[str, Any] | None]:
+        """What a student's poll answers about each room (``{"version", "state", "step",
+        "teacher"}``; None for a room that is gone), all read in one request to the store: the
+        route reads it once for every poll it holds on a room (ui/classroom/route.py)."""
+        now = self.clock()
+        raw = self.kv.mget(*(self._key(code, k) for code in codes
+                             for k in ("v", "sv", "step", "teacher")))
+        out: list[dict[str, Any] | None] = []
+        for i in range(0, len(raw), 4):
+            version, state, step, seen = raw[i:i + 4]
+            out.append(None if version is None or state is None else {
+                "version": int(version), "state": int(state), "step": int(step or 0),
+                "teacher": seen is not None and now - float(seen) < self.teacher_timeout})
+        return out
 
     def quiz(self, code: str) -> dict[str, Any] | None:
         raw = self.kv.get(self._key(code, "quiz"))

@@ -3,7 +3,11 @@
 ``GET /_bpelab/rooms/<CODE>/version?member=<student id>&claim=<the join's claim>`` answers ``{"version": V, "state": S,
 "step": K, "teacher": true}`` (``Rooms.pulse``) for a student of that room, and
 ``?teacher=<presence id>`` answers the teacher's browser ``{"version", "students", "answered"}``
-(the live counts; ``&tab=`` adds ``"drives"``: whether that tab still drives the room); 404 for
+(the live counts; ``&tab=`` adds ``"drives"``: whether that tab still drives the room). A
+following student's page adds ``&since=V``, the version its last poll was told: while the room is
+still at V, the answer waits for a change (``Held``: HOLD_S at most), so that a step reaches the
+class within WAKE_S of the room taking it, one read of the store per room answering every poll
+held on it, instead of every page asking every POLL_MS; 404 for
 anyone else (the code alone tells nothing) and once the room is gone, 503 when the store does not
 answer. A student's poll is their check-in only while their Streamlit session is connected to
 this server (``live_member``): a script that polls with a member id, and holds no session open,
@@ -31,6 +35,8 @@ room's polls but never holds the threads Streamlit's own sessions need (docs/CLA
 
 from __future__ import annotations
 
+import asyncio
+import os
 import secrets
 import threading
 from typing import Any
@@ -124,6 +130,7 @@ async def room_version(request: Request) -> JSONResponse:
     if any(len(value) > MAX_FIELD for value in (code, *asked)):
         return Refused(400, f"an id over {MAX_FIELD} characters").response(version=None)
     member, teacher, tab, claim = asked
+    since = request.query_params.get("since", "")
     live = bool(member) and live_member(member)
     # the browser's own key (an HttpOnly cookie, made here at its first poll): a member is bound
     # to the browser whose poll first brought their join's claim (ui/classroom/members.py), so
@@ -135,6 +142,14 @@ async def room_version(request: Request) -> JSONResponse:
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
         pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live, tab,
                                     browser, fresh, claim)
+        if pulse is not None and member and since == str(pulse["version"]) and HOLD_S > 0:
+            # a following student's page that has this version: held until the room changes
+            changed = await HELD.wait(code, pulse["version"])
+            if changed is not None:
+                pulse = changed
+            elif HELD.failed:  # the store did not answer the watch: this poll says so
+                pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live,
+                                            tab, browser, fresh, claim)
     except Refused as e:
         return e.response(version=None)
     except RoomError:
@@ -144,6 +159,69 @@ async def room_version(request: Request) -> JSONResponse:
     if member and fresh:
         answer.raw_headers.append(_browser_cookie(browser))
     return answer
+
+
+class Held:
+    """Following students' polls held until their room changes (``?since=`` the version the page
+    has): one read of the store per room every WAKE_S answers every poll held on it, instead of
+    every page asking every POLL_MS. A poll is held HOLD_S at most (then answered as it is: the
+    page's check-in, the teacher's presence), and at most MAX_HELD at once on this server (past
+    that, answered at once). Lives on the server's event loop: no locks."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, list[tuple[int, asyncio.Future]]] = {}
+        self.held = 0
+        self.failed = False  # the last read of the store raised
+        self._task: asyncio.Task | None = None
+
+    async def wait(self, code: str, since: int) -> dict[str, Any] | None:
+        """Until room ``code`` is no longer at version ``since``: its pulse (``followed``), or
+        None when HOLD_S passed, or the store did not answer (``failed``)."""
+        if self.held >= MAX_HELD:
+            return None
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future = loop.create_future()
+        entry = (since, done)
+        self.waiting.setdefault(code, []).append(entry)
+        self.held += 1
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._watch())
+        try:
+            await asyncio.wait({done}, timeout=HOLD_S)
+        finally:
+            self.held -= 1
+            held = self.waiting.get(code, [])
+            if entry in held:
+                held.remove(entry)
+            if not held:
+                self.waiting.pop(code, None)
+        return done.result() if done.done() and not done.cancelled() else None
+
+    async def _watch(self) -> None:
+        while self.waiting:
+            await asyncio.sleep(WAKE_S)
+            codes = list(self.waiting)
+            try:
+                now = await ROOM_GATE.run(shared_rooms().followed, *codes)
+                self.failed = False
+            except (Refused, RoomError):  # busy, or the store is down: the polls ask again
+                now, self.failed = [None] * len(codes), True
+            for code, pulse in zip(codes, now):
+                for since, done in self.waiting.get(code, []):
+                    if done.done():
+                        continue
+                    if pulse is None:
+                        done.set_result(None)
+                    elif pulse["version"] != since:
+                        done.set_result(pulse)
+
+
+# a following student's poll waits at most this long for a change (BPE_LAB_HOLD_S; 0: answered
+# at once, and the page asks every POLL_MS, as before holding)
+HOLD_S = float(os.environ.get("BPE_LAB_HOLD_S", "2"))
+WAKE_S = 0.1  # how often this server reads the rooms its held polls wait on
+MAX_HELD = 4096  # polls held at once on a server (past that, answered at once)
+HELD = Held()
 
 
 def _browser_cookie(browser: str) -> tuple[bytes, bytes]:
