@@ -6,9 +6,10 @@ with its rooms there (``BPE_LAB_ROOMS``), so that this process can make simulate
 the teacher and ``--real`` students in Debian's Chromium (one browser context each: a Streamlit
 session each; the students join by the link and go to "Step through merges"), and adds
 ``--simulated`` followers: each a member of the room (``Rooms.join`` on the same Redis) and an
-HTTP client that asks the route ``/_bpelab/rooms/<CODE>/version?member=...`` every 250 ms after
-its last answer, as the browser's watcher does (and, as it does, counts a jump of 2 to 5 steps as
-walked through, 0.1 s a step). (On a 2-core machine 30 browser tabs starve the
+HTTP client that asks the route ``/_bpelab/rooms/<CODE>/version?member=...&since=V`` as the
+browser's watcher does (held by the server until the room is past version V, and asked again at
+most every 250 ms; ``--hold 0``: the server holds no poll, as before) and, as it does, counts a
+jump of 2 to 5 steps as walked through, 0.1 s a step. (On a 2-core machine 30 browser tabs starve the
 server; the simulated followers cost the server what a follower's polls cost, not its rerun.)
 
 Phases, the server's CPU read from /proc (user + system, the server and its waited-for children):
@@ -157,13 +158,17 @@ class Simulated(threading.Thread):
         self.done = False
 
     def run(self) -> None:
+        version = None
         while not self.done:
             if not self.running.is_set():
                 time.sleep(0.05)
                 continue
-            try:
-                with OPENER.open(self.url, timeout=10) as r:
+            asked = time.monotonic()
+            try:  # with the version it has, as the watcher does: held until the room changes
+                url = self.url + ("" if version is None else f"&since={version}")
+                with OPENER.open(url, timeout=10) as r:
                     pulse = json.loads(r.read())
+                version = pulse["version"]
                 now, step = time.time(), pulse["step"]
                 last = self.seen[-1][1] if self.seen else step
                 if 1 < step - last <= WALK_MOST:  # the watcher walks through them, as a view does
@@ -172,7 +177,7 @@ class Simulated(threading.Thread):
                 self.seen.append((now, step))
             except OSError:
                 self.failed += 1
-            time.sleep(POLL_S)
+            time.sleep(max(0.0, asked + POLL_S - time.monotonic()))
 
 
 def press_phase(teacher, pid: int, seconds: int) -> tuple[float, list[tuple[int, float]]]:
@@ -220,12 +225,15 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=20, help="nobody moves, seconds")
     parser.add_argument("--real-only", type=int, default=20,
                         help="stepping with the simulated followers stopped, seconds (0: skip)")
+    parser.add_argument("--hold", type=float, default=2.0,
+                        help="seconds the server holds a follower's poll (BPE_LAB_HOLD_S; 0: "
+                             "every follower asks every 250 ms, as before holding)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     load_before = Path("/proc/loadavg").read_text().split()[:3]
-    with start_redis() as redis_url, server({"BPE_LAB_ROOMS": redis_url}) as (url, pid), \
+    with start_redis() as redis_url, server({"BPE_LAB_ROOMS": redis_url, "BPE_LAB_HOLD_S": str(args.hold)}) as (url, pid), \
             sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         teacher = open_page(browser, url)
@@ -312,6 +320,7 @@ def main() -> None:
         ("server CPU per follower per second, nobody moving (polls)",
          f"{idle_cpu / args.idle / followers * 1000:.2f} ms"),
         ("the teacher alone, stepping once a second", f"{alone_rate * 1000:.0f} ms per second"),
+        ("the server holds a follower's poll (BPE_LAB_HOLD_S)", f"{args.hold:g} s"),
         ("load average before / during", f"{' '.join(load_before)} / {' '.join(load_during)}"),
     ]
     if args.markdown:

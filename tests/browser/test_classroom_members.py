@@ -60,14 +60,13 @@ def test_joins_through_real_sessions_that_close_fall_back_within_the_grace(serve
 
 def test_a_students_address_opened_in_another_browser_is_a_new_member(served_app, crowd):  # noqa: F811
     """Ann's address (``?room=…&member=…``) opened in another browser joins as a new member (she
-    is bound to the browser whose poll first spoke for her); in her own browser, a reload is
-    still Ann."""
+    is bound to the browser she joined in); in her own browser, a reload is still Ann."""
     teacher, code, ann = room_with_ann(served_app.url, crowd)
     address = ann.page.url
     ann_id = member(ann)
     assert ann_id and f"member={ann_id}" in address
 
-    # her page's first poll gave her browser its key (an HttpOnly cookie) and bound her to it
+    # her page's load gave her browser its key (an HttpOnly cookie); her join bound her to it
     until("Ann's browser holds its key", lambda: any(
         c["name"] == "bpelab_browser" and c["httpOnly"] for c in ann.ctx.cookies()), [ann])
     other = crowd(served_app.url, "other")  # another browser (its own cookies and storage)

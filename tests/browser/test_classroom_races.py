@@ -5,7 +5,7 @@ profile, also on "Step through merges", has its own view at its own step (near 0
 pressed twice and "Take over here" clicked at once, while T presses →. The room must never go
 back: T2 adopts the room's step (its own pending moves are refused, and its view brought up to the
 room's), the student's screen never shows a step lower than one it showed before, the click is
-not lost (T2 teaches), T is told it lost the role, and no tab shows Streamlit's connection error
+not lost (T2 teaches, and says "Taking over" at the click until it does), T is told it lost the role, and no tab shows Streamlit's connection error
 ("Cached ForwardMsg MISS"). Then the roles swap and the race runs again, the other way round.
 
 Once on one app server (rooms in its memory), once on two with the rooms in Redis (the teacher's
@@ -66,6 +66,9 @@ def race(driving, taking, student, code: str) -> float:
     taking.page.evaluate(TAKE_JS,
                          [taking.view().locator(".next").element_handle(),
                           take.element_handle()])
+    # the click is answered at once, in the tab: "Taking over" until its run has made it teach
+    answer = taking.status()
+    assert "Taking over" in answer or teaches(taking, code).count() == 1, answer
     press_right(driving, 1)  # meanwhile the tab that drives moves the class on
     taken = until("the taking tab teaches (the click is not lost)",
                   lambda: teaches(taking, code).count() == 1, [driving, taking, student])

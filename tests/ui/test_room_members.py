@@ -370,6 +370,22 @@ def test_a_member_is_bound_to_the_browser_that_first_polled_as_them(store):
     assert len(rooms.members(code, token)) == 3
 
 
+def test_a_page_that_brought_its_browsers_key_binds_its_member_at_once(store):
+    """Issue 44 (CI: a reload before the page's first poll made a new member): a page whose
+    browser brought its key (the page's load gives one) binds the member to it at the join, so
+    its reload, before any poll, is the same member; the address in another browser is not."""
+    rooms, _ = timed_rooms(store)
+    code, token = open_room(rooms)
+    mine, theirs = "ann-browser-key-0123456789", "someone-else-key-0123456789"
+    ann = rooms.join(code, client="school", nickname="Ann", browser=mine, claim="ann-page-claim")
+    assert rooms.join(code, client="school", student=ann, browser=mine) == ann  # her reload
+    other = rooms.join(code, client="school", student=ann, browser=theirs)
+    assert other != ann
+    assert rooms.pulse(code, ann, live=True, browser=theirs, claim="ann-page-claim") is None
+    assert rooms.pulse(code, ann, live=True, browser=mine, claim="ann-page-claim")
+    assert rooms.nickname(code, ann) == "Ann" and len(rooms.members(code, token)) == 2
+
+
 def test_a_page_joins_with_a_claim_and_until_its_first_poll_its_address_is_nobodys(store):
     """Issue 44: before Ann's page first polls (it has not yet given her browser its key), her
     address opened in another browser is a new member, and a poll with her id but without her

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,7 +18,14 @@ from starlette.requests import Request
 
 import ui.classroom.rooms as rooms_module
 from ui.classroom.rooms import MemoryKV, RedisKV, Rooms
-from ui.classroom.route import ROUTES, STEP_PATH, VERSION_PATH, room_step, room_version
+from ui.classroom.route import (
+    ROUTES,
+    STEP_PATH,
+    VERSION_PATH,
+    BrowserKey,
+    room_step,
+    room_version,
+)
 from ui.front.route import TOKENS_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,8 +38,10 @@ def rooms(monkeypatch):
     return made
 
 
-def ask(code: str, member: str | None) -> tuple[int, dict, dict]:
+def ask(code: str, member: str | None, since: int | None = None) -> tuple[int, dict, dict]:
     query = b"" if member is None else f"member={member}".encode()
+    if since is not None:
+        query += f"&since={since}".encode()
     scope = {"type": "http", "method": "GET", "path": VERSION_PATH.format(code=code),
              "path_params": {"code": code}, "query_string": query, "headers": []}
     # a thread of its own: an earlier test (Playwright's sync API) may leave an event loop running
@@ -53,6 +63,30 @@ def test_a_student_of_the_room_reads_its_version_and_sees_it_move(rooms):
     assert ask(code, sid)[:2] == (200, {"version": 3, "state": 2, "step": 3, "teacher": True})
     rooms.start_quiz(code, token, 1)
     assert ask(code, sid)[:2] == (200, {"version": 4, "state": 3, "step": 3, "teacher": True})
+
+
+def test_a_following_pages_poll_is_held_until_the_room_changes(rooms, monkeypatch):
+    """A poll that names the version the page has (``since``) is answered when the room moves
+    on, with the new step; with no change, when HOLD_S ends, with the same version; a poll
+    naming another version, or from no member, is answered at once."""
+    import ui.classroom.route as route_module
+
+    monkeypatch.setattr(route_module, "HOLD_S", 30.0)
+    code, token = rooms.create({"text": "aaab", "step": 0}, client="teacher")
+    sid = rooms.join(code, client="student")
+    version = ask(code, sid)[1]["version"]
+    with ThreadPoolExecutor(1) as pool:
+        held = pool.submit(ask, code, sid, version)
+        time.sleep(0.4)
+        assert not held.done()  # nothing new: the answer waits
+        rooms.update(code, token, step=3)
+        status, body, _ = held.result()
+    # the change answered it (a hold that ran out would answer the version it was asked with)
+    assert (status, body["version"], body["step"]) == (200, version + 1, 3)
+    assert ask(code, sid, version)[1]["step"] == 3  # a page that is behind: answered at once
+    assert ask(code, "not-a-member", version + 1)[0] == 404  # nobody's: at once, nothing told
+    monkeypatch.setattr(route_module, "HOLD_S", 0.5)
+    assert ask(code, sid, version + 1)[1]["version"] == version + 1  # no change: the hold ends
 
 
 def test_anyone_else_learns_nothing_from_a_code(rooms):
@@ -98,6 +132,39 @@ def test_streamlit_run_serves_the_route_beside_the_app():
     exec(compile((ROOT / "app.py").read_text(encoding="utf-8"), "app.py", "exec"), namespace)
     app = namespace["app"]
     assert [r.path for r in app._user_routes] == [VERSION_PATH, STEP_PATH, TOKENS_PATH]
+    assert [m.cls for m in app._user_middleware] == [BrowserKey]
+
+
+def test_a_page_load_gives_a_browser_its_key_once():
+    """The page's HTML brings a browser with no key its key (HttpOnly), before the page's first
+    run: a student's join binds them to it at once (a reload before any poll is the same
+    member). A browser with a key, and other answers, are given none."""
+
+    async def page(scope, receive, send):
+        kind = b"text/html" if scope["path"] == "/" else b"application/javascript"
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", kind)]})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def load(path: str, cookie: str | None = None) -> list[bytes]:
+        headers = [] if cookie is None else [(b"cookie", cookie.encode())]
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": path, "headers": headers}
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(lambda: asyncio.run(BrowserKey(page)(scope, None, send))).result()
+        return [v for k, v in sent[0]["headers"] if k == b"set-cookie"]
+
+    given = load("/")
+    assert len(given) == 1 and given[0].startswith(b"bpelab_browser=")
+    assert b"HttpOnly" in given[0] and b"Path=/" in given[0]
+    key = given[0].split(b";")[0].decode()
+    assert load("/", key) == []  # it has one
+    assert load("/static/js/main.js") == []  # not a page
+    assert load("/")[0] != given[0]  # each browser its own
 
 
 def push(code: str, body: object) -> tuple[int, dict]:

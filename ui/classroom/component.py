@@ -92,8 +92,29 @@ export default function (component) {
                                                 data.recheck_ms);
         }
       }
+      // "Take over here" (the page's button, below this line) is answered at the click: the
+      // take-over waits for this tab's run on its server, which a busy server holds up; past a
+      // second without it, this line says so (the run's result replaces it)
+      if (box.dataset.kind === "taking") say("");
+      clearTimeout(window.bpeTakeLate);
+      window.bpeTakeSay = () => {
+        say(data.said.taking, "taking");
+        clearTimeout(window.bpeTakeLate);
+        window.bpeTakeLate = setTimeout(() => {
+          if (parentElement.isConnected && box.dataset.kind === "taking") say(data.said.slow, "taking");
+        }, data.take_late_ms);
+      };
+      if (!window.bpeTakeHeard) {
+        window.bpeTakeHeard = (e) => {
+          const on = e.target && e.target.closest && e.target.closest(".st-key-room_take_over");
+          if (on && window.bpeTakeSay) window.bpeTakeSay();
+        };
+        document.addEventListener("click", window.bpeTakeHeard, true);
+      }
     } else {
       window.bpeTeachingTell = undefined;  // in a room: another tab's key is not asked about
+      window.bpeTakeSay = undefined;
+      clearTimeout(window.bpeTakeLate);
     }
   } catch (e) { /* no storage (a private window): the teacher link still works */ }
   if (!data.url) { say(""); window.bpeRoomPublish = undefined; return; }
@@ -146,14 +167,23 @@ export default function (component) {
     };
     next();
   };
-  parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); };
+  const quit = new AbortController();  // a poll the server holds ends with this loop
+  parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); quit.abort(); };
   const rerun = (version) => { stopped = true; setTriggerValue("changed", version); };
+  // A following student's poll names the version it has: the server holds it until the room
+  // changes (ui/classroom/route.py, at most a few seconds), and the next goes when it is
+  // answered (never sooner than every_ms after the one before).
+  let had = null;  // the room's version this page's last poll was told
   const tick = async () => {
     if (stopped) return;
     if (!parentElement.isConnected) { stopped = true; return; }  // another page now
     let answer = null, pulse = null;
+    const asked = Date.now();
+    const hold = data.role === "student" && data.following && !data.waiting && !data.down
+      && had !== null ? "&since=" + had : "";
     try {
-      answer = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
+      answer = await fetch(data.url + hold, {
+        cache: "no-store", credentials: "same-origin", signal: quit.signal });
       if (answer.ok) pulse = await answer.json();
     } catch (e) { answer = null; }  // the app's server itself does not answer
     if (stopped) return;
@@ -170,6 +200,7 @@ export default function (component) {
       if (window.bpeTeachKeep && pulse.drives !== false) window.bpeTeachKeep();
     } else if (pulse) {
       if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
+      had = pulse.version;
       say(pulse.teacher ? "" : data.said.gone, "gone");
       const view = window.bpeStepsView;
       const here = view && view.root.isConnected;
@@ -182,7 +213,7 @@ export default function (component) {
         return rerun(pulse.version);  // anything else, or no stepping view: the page takes it
       }
     }
-    timer = setTimeout(tick, data.every_ms);
+    timer = setTimeout(tick, Math.max(0, asked + data.every_ms - Date.now()));
   };
   timer = setTimeout(tick, data.first_ms);
 }
@@ -197,7 +228,11 @@ WATCH_SAID = {
     "gone": "Your teacher has left (or lost the connection). You keep what you have: explore "
             "on your own, or wait; your app follows again when your teacher is back.",
     "count": "Students here now: {n}",
+    "taking": "Taking over: this tab teaches the room as soon as its server has run the page.",
+    "slow": "Still taking over: this tab's server has not run the page for a second (it is "
+            "busy). This tab teaches as soon as it has; the other tab is told then.",
 }
+TAKE_LATE_MS = 1000  # a take-over not done this long after the click is said to be waiting
 
 
 def register_watcher() -> Any:
@@ -212,6 +247,7 @@ def register_watcher() -> Any:
 _WATCH_CSS = """
 .bpe-room-status { font-size: .9rem; padding: .25rem 0; }
 .bpe-room-status[data-kind=down], .bpe-room-status[data-kind=waiting],
-.bpe-room-status[data-kind=gone] { color: #8a4b00; font-weight: 600; }
+.bpe-room-status[data-kind=gone], .bpe-room-status[data-kind=taking] {
+  color: #8a4b00; font-weight: 600; }
 .bpe-room-status[data-kind=count] { font-weight: 600; }
 """

@@ -17,11 +17,14 @@ when they joined, "l": whether a live page has checked in, "a": admitted}``.
   teacher's word, or an answer. The bulk removals never remove an admitted member:
   "Remove idle members" (``remove_idle``: no live page for IDLE_S) and "Remove everyone not
   admitted" (``remove_unadmitted``: whatever their page does, whenever they joined).
-- **Bound to a browser.** A join made by a page gives the member a claim (a secret that only
-  that page's session holds, sent with its polls); the first poll that brings the claim binds
-  the member to that browser's key (the route's HttpOnly cookie, ``bound``: its SHA-256). Until
+- **Bound to a browser.** The page's load gives its browser a key (the route's HttpOnly
+  cookie, ui/classroom/route.py's ``BrowserKey``), which the join binds the member to at once
+  (``bound``: its SHA-256): only that browser comes back as them by their address, a reload
+  before the page's first poll included. A page whose browser brought no key (a script holding a
+  session) joins with a claim (a secret that only that page's session holds, sent with its
+  polls): the first poll that brings the claim binds the member to that browser's key; until
   then the member's address opened elsewhere is a new member, and a poll without the claim is
-  refused; after, only that browser comes back as them.
+  refused.
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ def _digest(token: str) -> str:
 
 def browser_digest(browser: str) -> str:
     return _digest("browser:" + browser)
+
+
+def is_browser_key(browser: object) -> bool:
+    """Whether ``browser`` can be a browser's key (route.py makes them: 43 characters)."""
+    return isinstance(browser, str) and 20 <= len(browser) <= 100
 
 
 class MembersMixin:
@@ -195,14 +203,22 @@ class MembersMixin:
         return sum(self.kv.hdel(self._key(code, "members"), sid) for sid in gone)
 
     # the browser a member is bound to
-    def _claim(self, code: str, student: str, claim: str | None) -> None:
-        """A page's join: bind ``student`` to the page's ``claim`` while it is bound to nothing
-        (the page's first poll then binds them to its browser)."""
-        if isinstance(claim, str) and claim:
-            key = self._key(code, "bound")
-            if self.kv.hget(key, student) is None:
-                self.kv.hset(key, student, CLAIM + _digest("claim:" + claim))
-                self.kv.expire(key, self.ttl)
+    def _bind_join(self, code: str, student: str, browser: str | None,
+                   claim: str | None) -> None:
+        """A page's join binds ``student``, while bound to nothing, to the page's browser when
+        its key came with the page (route.py's ``BrowserKey`` gives it at the page's load): a
+        reload of that page comes back as them however soon. A page whose browser brought no key
+        binds them to its ``claim`` instead, and its first poll to its browser."""
+        key = self._key(code, "bound")
+        if self.kv.hget(key, student) is not None:
+            return
+        if is_browser_key(browser):
+            self.kv.hset(key, student, browser_digest(browser))
+        elif isinstance(claim, str) and claim:
+            self.kv.hset(key, student, CLAIM + _digest("claim:" + claim))
+        else:
+            return
+        self.kv.expire(key, self.ttl)
 
     def comes_back(self, code: str, student: str, browser: str | None) -> bool:
         """Whether a page in the browser whose key is ``browser`` may come back as ``student``

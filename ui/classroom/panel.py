@@ -127,8 +127,9 @@ def _client() -> str:
 
 
 def _browser() -> str | None:
-    """This browser's key (the HttpOnly cookie the room route sets at a member's first poll,
-    ui/classroom/route.py), which a member is bound to; None without one (AppTest)."""
+    """This browser's key (the HttpOnly cookie ui/classroom/route.py's ``BrowserKey`` gives at
+    the page's load, or the room route at a member's first poll), which a member is bound to;
+    None without one (AppTest, a script that holds a session)."""
     try:
         return st.context.cookies.get(BROWSER_COOKIE)
     except Exception:  # no request behind this run

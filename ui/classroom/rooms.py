@@ -23,9 +23,10 @@ A room is a handful of keys in a key-value store, all under ``bpelab:room:<CODE>
                token in another tab is refused (``NotDriver``) until that tab takes over;
 - ``lock``     present while the teacher has locked the room: only its members come back;
 - ``link``     the SHA-256 of the teacher link's one-time key (``new_link``, ``redeem_link``);
-- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) whose poll
-               first brought their join's claim (``claim:`` and the claim's SHA-256 until
-               then): their address in another browser is a new member;
+- ``bound``    student id -> the SHA-256 of the browser key (route.py's cookie) of the page
+               that joined (or, for a page that brought no key, of the browser whose poll first
+               brought the join's claim: ``claim:`` and the claim's SHA-256 until then): their
+               address in another browser is a new member;
 - ``removed``  the student ids the teacher removed (they are told, and cannot come back as
                the same member);
 - ``teacher``  when the teacher's browser last checked in: ``teacher_timeout`` seconds without
@@ -505,14 +506,27 @@ class Rooms(MembersMixin, QuizMixin):
         # had none) and the join's claim; a poll that does not speak for the member: None
         if browser and not self._poll_bound(code, member, browser, fresh, claim):
             return None
-        version, state, step, seen = self.kv.mget(
-            *(self._key(code, k) for k in ("v", "sv", "step", "teacher")))
-        if version is None or state is None:
+        said = self.followed(code)[0]
+        if said is None:
             return None
         if live:
             self._checked_in(key, member, record, now)
-        return {"version": int(version), "state": int(state), "step": int(step or 0),
-                "teacher": seen is not None and now - float(seen) < self.teacher_timeout}
+        return said
+
+    def followed(self, *codes: str) -> list[dict[str, Any] | None]:
+        """What a student's poll answers about each room (``{"version", "state", "step",
+        "teacher"}``; None for a room that is gone), all read in one request to the store: the
+        route reads it once for every poll it holds on a room (ui/classroom/route.py)."""
+        now = self.clock()
+        raw = self.kv.mget(*(self._key(code, k) for code in codes
+                             for k in ("v", "sv", "step", "teacher")))
+        out: list[dict[str, Any] | None] = []
+        for i in range(0, len(raw), 4):
+            version, state, step, seen = raw[i:i + 4]
+            out.append(None if version is None or state is None else {
+                "version": int(version), "state": int(state), "step": int(step or 0),
+                "teacher": seen is not None and now - float(seen) < self.teacher_timeout})
+        return out
 
     def quiz(self, code: str) -> dict[str, Any] | None:
         raw = self.kv.get(self._key(code, "quiz"))
@@ -551,8 +565,9 @@ class Rooms(MembersMixin, QuizMixin):
         checking in make way). Right codes are not limited per address. ``browser``: the
         browser's key (route.py's cookie): ``student`` from an address is come back as only in
         the browser they are bound to (``comes_back``), else this is a new member; ``own``: the
-        member's own session asks (it holds the id, the store lost them). ``claim``: the page's
-        secret, which its first poll binds the member to its browser with (members.py).
+        member's own session asks (it holds the id, the store lost them). A new member is bound at
+        once to ``browser``; a page that brought none, to ``claim`` (the page's secret, which its
+        first poll binds the member to its browser with; members.py).
         """
         normal = normal_code(code)
         live = normal is not None and self.kv.exists(self._key(normal, "meta"))
@@ -586,7 +601,7 @@ class Rooms(MembersMixin, QuizMixin):
             if not (self._prune(normal) and self.kv.capped_hset(key, sid, value, MAX_STUDENTS,
                                                                   self.ttl)):
                 raise RoomError(f"Room {show_code(normal)} is full ({MAX_STUDENTS} students).")
-        self._claim(normal, sid, claim)
+        self._bind_join(normal, sid, browser, claim)
         quiz = self.quiz(normal)
         self._touch(normal, quiz["id"] if quiz else None)  # the answers live as long as the room
         return sid

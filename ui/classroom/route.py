@@ -3,7 +3,11 @@
 ``GET /_bpelab/rooms/<CODE>/version?member=<student id>&claim=<the join's claim>`` answers ``{"version": V, "state": S,
 "step": K, "teacher": true}`` (``Rooms.pulse``) for a student of that room, and
 ``?teacher=<presence id>`` answers the teacher's browser ``{"version", "students", "answered"}``
-(the live counts; ``&tab=`` adds ``"drives"``: whether that tab still drives the room); 404 for
+(the live counts; ``&tab=`` adds ``"drives"``: whether that tab still drives the room). A
+following student's page adds ``&since=V``, the version its last poll was told: while the room is
+still at V, the answer waits for a change (``Held``: HOLD_S at most), so that a step reaches the
+class within WAKE_S of the room taking it, one read of the store per room answering every poll
+held on it, instead of every page asking every POLL_MS; 404 for
 anyone else (the code alone tells nothing) and once the room is gone, 503 when the store does not
 answer. A student's poll is their check-in only while their Streamlit session is connected to
 this server (``live_member``): a script that polls with a member id, and holds no session open,
@@ -19,7 +23,8 @@ a length, a malformed one or one over ``MAX_BODY`` (``ui.kit.route_limits``: rea
 the limit; every refusal is ``{"error": why}`` beside the route's fields). It reads one number
 from the room store (ui/classroom/rooms.py) and runs no Streamlit script, so a class of students
 asking twice a second costs the server little; a student's page reruns only when the number
-changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``).
+changes (ui/classroom/panel.py). app.py serves it beside the app (``st.App``), and ``BrowserKey`` gives each browser its key
+(the cookie a member is bound to) with its first page load.
 
 A script can ask as fast as it likes, with any code: each question is a few reads of the room
 store in a worker thread. ``ROOM_GATE`` bounds them server-wide: at most ``ROOM_GATE.slots`` in
@@ -30,13 +35,17 @@ room's polls but never holds the threads Streamlit's own sessions need (docs/CLA
 
 from __future__ import annotations
 
+import asyncio
+import os
 import secrets
 import threading
+from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from ui.classroom.members import is_browser_key
 from ui.classroom.rooms import (
     NotDriver,
     NotTeacher,
@@ -121,17 +130,26 @@ async def room_version(request: Request) -> JSONResponse:
     if any(len(value) > MAX_FIELD for value in (code, *asked)):
         return Refused(400, f"an id over {MAX_FIELD} characters").response(version=None)
     member, teacher, tab, claim = asked
+    since = request.query_params.get("since", "")
     live = bool(member) and live_member(member)
     # the browser's own key (an HttpOnly cookie, made here at its first poll): a member is bound
     # to the browser whose poll first brought their join's claim (ui/classroom/members.py), so
     # their address opened in another browser is a new member (ui/classroom/panel.py)
     browser = request.cookies.get(BROWSER_COOKIE, "")
-    fresh = not 20 <= len(browser) <= 100  # none yet: this answer gives one
+    fresh = not is_browser_key(browser)  # none yet (cookies refused?): this answer gives one
     if fresh:
         browser = secrets.token_urlsafe(32)
     try:  # in a thread: a Redis round trip must not hold up the server's event loop
         pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live, tab,
                                     browser, fresh, claim)
+        if pulse is not None and member and since == str(pulse["version"]) and HOLD_S > 0:
+            # a following student's page that has this version: held until the room changes
+            changed = await HELD.wait(code, pulse["version"])
+            if changed is not None:
+                pulse = changed
+            elif HELD.failed:  # the store did not answer the watch: this poll says so
+                pulse = await ROOM_GATE.run(shared_rooms().pulse, code, member, teacher, live,
+                                            tab, browser, fresh, claim)
     except Refused as e:
         return e.response(version=None)
     except RoomError:
@@ -139,9 +157,114 @@ async def room_version(request: Request) -> JSONResponse:
     answer = (JSONResponse({"version": None}, status_code=404, headers=NO_STORE) if pulse is None
               else JSONResponse(pulse, headers=NO_STORE))
     if member and fresh:
-        answer.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_S, httponly=True,
-                          samesite="lax", path="/")
+        answer.raw_headers.append(_browser_cookie(browser))
     return answer
+
+
+class Held:
+    """Following students' polls held until their room changes (``?since=`` the version the page
+    has): one read of the store per room every WAKE_S answers every poll held on it, instead of
+    every page asking every POLL_MS. A poll is held HOLD_S at most (then answered as it is: the
+    page's check-in, the teacher's presence), and at most MAX_HELD at once on this server (past
+    that, answered at once). Lives on the server's event loop: no locks."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, list[tuple[int, asyncio.Future]]] = {}
+        self.held = 0
+        self.failed = False  # the last read of the store raised
+        self._task: asyncio.Task | None = None
+
+    async def wait(self, code: str, since: int) -> dict[str, Any] | None:
+        """Until room ``code`` is no longer at version ``since``: its pulse (``followed``), or
+        None when HOLD_S passed, or the store did not answer (``failed``)."""
+        if self.held >= MAX_HELD:
+            return None
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future = loop.create_future()
+        entry = (since, done)
+        self.waiting.setdefault(code, []).append(entry)
+        self.held += 1
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._watch())
+        try:
+            await asyncio.wait({done}, timeout=HOLD_S)
+        finally:
+            self.held -= 1
+            held = self.waiting.get(code, [])
+            if entry in held:
+                held.remove(entry)
+            if not held:
+                self.waiting.pop(code, None)
+        return done.result() if done.done() and not done.cancelled() else None
+
+    async def _watch(self) -> None:
+        while self.waiting:
+            await asyncio.sleep(WAKE_S)
+            codes = list(self.waiting)
+            try:
+                now = await ROOM_GATE.run(shared_rooms().followed, *codes)
+                self.failed = False
+            except (Refused, RoomError):  # busy, or the store is down: the polls ask again
+                now, self.failed = [None] * len(codes), True
+            for code, pulse in zip(codes, now):
+                for since, done in self.waiting.get(code, []):
+                    if done.done():
+                        continue
+                    if pulse is None:
+                        done.set_result(None)
+                    elif pulse["version"] != since:
+                        done.set_result(pulse)
+
+
+# a following student's poll waits at most this long for a change (BPE_LAB_HOLD_S; 0: answered
+# at once, and the page asks every POLL_MS, as before holding)
+HOLD_S = float(os.environ.get("BPE_LAB_HOLD_S", "2"))
+WAKE_S = 0.1  # how often this server reads the rooms its held polls wait on
+MAX_HELD = 4096  # polls held at once on a server (past that, answered at once)
+HELD = Held()
+
+
+def _browser_cookie(browser: str) -> tuple[bytes, bytes]:
+    """The ``Set-Cookie`` header that gives a browser its key."""
+    carrier = JSONResponse(None)
+    carrier.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_S, httponly=True,
+                       samesite="lax", path="/")
+    return carrier.raw_headers[-1]
+
+
+class BrowserKey:
+    """ASGI middleware: a page's load (a document asked for with GET) gives a browser that has
+    no key its key, before the page's first run, so that a student's join binds them to their
+    browser at once (members.py) and a reload, however soon, comes back as the same member."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "GET" or _has_key(scope):
+            await self.app(scope, receive, send)
+            return
+        document = dict(scope.get("headers") or ()).get(b"sec-fetch-dest") == b"document"
+
+        async def give_key(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message.get("status", 500) < 400:
+                headers = list(message.get("headers") or ())
+                kind = dict(headers).get(b"content-type", b"")
+                if document or kind.startswith(b"text/html"):
+                    message = {**message, "headers": [
+                        *headers, _browser_cookie(secrets.token_urlsafe(32))]}
+            await send(message)
+
+        await self.app(scope, receive, give_key)
+
+
+def _has_key(scope: dict[str, Any]) -> bool:
+    for name, value in scope.get("headers") or ():
+        if name == b"cookie":
+            key = cookie_parser(value.decode("latin-1")).get(BROWSER_COOKIE)
+            if is_browser_key(key):
+                return True
+    return False
 
 
 async def room_step(request: Request) -> JSONResponse:

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 from streamlit import session_state as ss
 
-from ui.classroom.component import WATCH_SAID
+from ui.classroom.component import TAKE_LATE_MS, WATCH_SAID
 from ui.classroom.panel import (
     CLASSROOM_PAGE,
     KEEP_S,
@@ -50,7 +50,7 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
         # the watcher tells the page of another tab's key only when it differs from the one
         # the page last heard of (each run renders the watcher anew: telling it at every render
         # would rerun the page without end), or after RECHECK_MS when its teacher was not live
-        data.update(ask=True, keep_ms=int(KEEP_S * 1000),
+        data.update(ask=True, keep_ms=int(KEEP_S * 1000), take_late_ms=TAKE_LATE_MS,
                     elsewhere_seen=ss.get("_room_elsewhere_seen"),
                     recheck_ms=RECHECK_MS if ss.get("_room_elsewhere_recheck") else 0)
     elif room["role"] == "teacher":

@@ -380,8 +380,9 @@ export default function (component) {
   };
   function go(k) {
     moved(k);
+    if (!timer) publish();  // a classroom's room hears it first: its students wait on it
     draw(current);
-    if (!timer) { sendSoon(); publish(); }
+    if (!timer) sendSoon();
   }
   // A learner who asks the system for reduced motion (prefers-reduced-motion) gets Play at one
   // step a second, and no speed above 5 steps a second: the text never flickers.
