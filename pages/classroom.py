@@ -6,6 +6,7 @@ import html
 import streamlit as st
 
 from ui.classroom import panel as cr
+from ui.classroom import teacher_tools as tools
 from ui.classroom.names import MAX_TYPED_NICKNAME
 from ui.classroom.rooms import MAX_NICKNAME, RoomError, show_code
 from ui.kit.charts import answers_chart
@@ -83,17 +84,17 @@ def _clear_controls() -> None:
     except cr.RoomError as e:
         st.warning(md_escape(str(e)))
         return
-    st.toggle("Lock the room", key="room_lock", on_change=cr.set_lock,
+    st.toggle("Lock the room", key="room_lock", on_change=tools.set_lock,
               help="No new student joins; members who reload come back.")
     admit, idle, others = st.columns(3)
-    admit.button("Admit everyone here now", key="room_admit_all", on_click=cr.admit,
+    admit.button("Admit everyone here now", key="room_admit_all", on_click=tools.admit,
                  width="stretch", help="Your class: the two removals never remove an admitted "
                  "student, nor one who answered the quiz.")
-    idle.button("Remove idle members", key="room_drop_idle", on_click=cr.remove_idle,
+    idle.button("Remove idle members", key="room_drop_idle", on_click=tools.remove_idle,
                 width="stretch", help="Everyone not admitted whose page has not checked in for "
-                f"{cr.IDLE_S:.0f} s (a closed tab, or a script that keeps no page open).")
+                f"{tools.IDLE_S:.0f} s (a closed tab, or a script that keeps no page open).")
     others.button("Remove everyone not admitted", key="room_drop_others",
-                  on_click=cr.remove_unadmitted, width="stretch",
+                  on_click=tools.remove_unadmitted, width="stretch",
                   help="Joins that are not your class, even those that keep a page open: admit "
                   "your students (or let them answer) and lock the room first.")
 
@@ -115,8 +116,8 @@ def _members() -> None:
         if sid in admitted:
             mid.caption("admitted")
         else:
-            mid.button("Admit", key=f"room_admit_{i}", on_click=cr.admit, args=(sid,))
-        right.button("Remove", key=f"room_remove_{i}", on_click=cr.remove_member, args=(sid,))
+            mid.button("Admit", key=f"room_admit_{i}", on_click=tools.admit, args=(sid,))
+        right.button("Remove", key=f"room_remove_{i}", on_click=tools.remove_member, args=(sid,))
 
 
 if room is None:
@@ -221,10 +222,10 @@ def teacher_view(room, current, tok, training) -> None:
                         key="room_quiz_k", help="The class sees the text after the merges "
                         "before it and guesses which pair this merge joins.")
         st.button("Start the class quiz", key="room_quiz_start", type="primary",
-                  on_click=lambda: cr.quiz_start(ss["room_quiz_k"] - 1))
+                  on_click=lambda: tools.quiz_start(ss["room_quiz_k"] - 1))
         st.stop()
     if question is None:
-        st.button("End the quiz", key="room_quiz_stop", on_click=cr.quiz_stop)
+        st.button("End the quiz", key="room_quiz_stop", on_click=tools.quiz_stop)
         st.stop()
     k = quiz["k"]
     text_col, ask_col = st.columns([3, 2])
@@ -235,11 +236,11 @@ def teacher_view(room, current, tok, training) -> None:
         for option in question.options:
             st.markdown("- " + code_span(option.label))
         b = st.columns(3)
-        b[0].button("Reveal", key="room_quiz_reveal", type="primary", on_click=cr.quiz_reveal,
+        b[0].button("Reveal", key="room_quiz_reveal", type="primary", on_click=tools.quiz_reveal,
                     disabled=quiz["revealed"], width="stretch")
-        b[1].button("Next ▶", key="room_quiz_next", on_click=cr.quiz_start, args=(k + 1,),
+        b[1].button("Next ▶", key="room_quiz_next", on_click=tools.quiz_start, args=(k + 1,),
                     disabled=k + 1 >= len(tok.history), width="stretch")
-        b[2].button("End the quiz", key="room_quiz_stop", on_click=cr.quiz_stop, width="stretch")
+        b[2].button("End the quiz", key="room_quiz_stop", on_click=tools.quiz_stop, width="stretch")
     if quiz["revealed"]:
         answers = cr.rooms().answers(room["code"], room["token"])
         frame = qz.tally(question, [a["pair"] for a in answers])

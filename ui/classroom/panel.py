@@ -45,7 +45,6 @@ from ui.classroom.addresses import local_addresses
 from ui.classroom.component import WATCH_SAID, register_watcher  # noqa: F401  (ui/sidebar/panel.py registers it)
 from ui.classroom.liveness import start_sweeper
 from ui.classroom.rooms import (
-    IDLE_S,
     MAX_NICKNAME,
     NotTeacher,
     Room,
@@ -339,70 +338,6 @@ def close_room() -> None:
         ss["_room_keys_saved"] = "forget"
     for key in ("_room", "_room_shared", "_room_quiz", "_room_teacher_link"):
         ss.pop(key, None)
-
-
-def remove_member(student: str) -> None:
-    """Callback of the teacher's "Remove": a member out of the room (told on their next poll)."""
-    room = membership()
-    if _call(rooms().remove, room["code"], room["token"], student, room.get("tab"))[0]:
-        _say("Removed from the room.", "info")
-
-
-def remove_idle() -> None:
-    """Callback of "Remove idle members": every member whose page went quiet, in one click."""
-    room = membership()
-    done, n = _call(rooms().remove_idle, room["code"], room["token"], room.get("tab"))
-    if done:
-        _say(f"Removed {n} idle member{'s' * (n != 1)} (no live page for "
-             f"{IDLE_S:.0f} s).", "info")
-
-
-def remove_unadmitted() -> None:
-    """Callback of "Remove everyone not admitted" (sessions a script holds, whenever joined)."""
-    room = membership()
-    done, n = _call(rooms().remove_unadmitted, room["code"], room["token"], tab=room.get("tab"))
-    if done:
-        _say(f"Removed {n} member{'s' * (n != 1)} you had not admitted (nor who answered)."
-             + ("" if rooms().locked(room["code"]) else " Lock the room, or they may join "
-                "again."), "info")
-
-
-def admit(student: str | None = None) -> None:
-    """Callback of a member's "Admit" and of "Admit everyone here now" (``student`` None): the
-    bulk removals never remove them (ui/classroom/members.py)."""
-    room = membership()
-    done, n = _call(rooms().admit, room["code"], room["token"], student, room.get("tab"))
-    if done and student is None:
-        _say(f"Admitted {n} member{'s' * (n != 1)}: the removals of many never remove them.",
-             "info")
-
-
-def set_lock() -> None:
-    """Callback of the teacher's "Lock the room" toggle."""
-    room = membership()
-    _call(rooms().lock, room["code"], room["token"], bool(ss.get("room_lock")), room.get("tab"))
-
-
-def quiz_start(k: int) -> None:
-    """Callback of "Start the class quiz" and "Next": following students go to the Classroom
-    page on their next arrival (``arrive``: a new quiz id)."""
-    room = membership()
-    done, quiz = _call(rooms().start_quiz, room["code"], room["token"], int(k), tab=room.get("tab"))
-    if done:
-        ss["_room_quiz"] = quiz
-
-
-def quiz_reveal() -> None:
-    room = membership()
-    done, quiz = _call(rooms().reveal_quiz, room["code"], room["token"], tab=room.get("tab"))
-    if done:
-        ss["_room_quiz"] = quiz
-
-
-def quiz_stop() -> None:
-    room = membership()
-    if _call(rooms().stop_quiz, room["code"], room["token"], tab=room.get("tab"))[0]:
-        ss["_room_quiz"] = None
 
 
 # -- a student ------------------------------------------------------------------------------------
