@@ -4,11 +4,12 @@ and in every state a learner reaches there, at the widths of a laptop (1440 px),
 says for a token, a button, a view and a chart.
 
 axe-core comes bundled in the pinned ``axe-playwright-python`` (requirements-dev.txt); nothing is
-fetched. One session per width walks every page through the sidebar, as a learner does, and runs
-axe on each once it is idle; then it drives the page through ``STATES`` (each Lesson step, a
-merge stepped, a quiz answered, a file loaded, ...) on the same page, every expander open, and
-runs axe again in each state. Every violation is reported with the rule, the page, the state and
-the first elements it names, so a failure says what to fix. Nothing is left out: the sidebar's
+fetched. One session walks every page through the sidebar, as a learner does, and runs axe on
+each once it is idle; then it drives the page through ``STATES`` (each Lesson step, a merge
+stepped, a quiz answered, a file loaded, a room opened, ...) on the same page, every expander
+open, and runs axe again in each state. Each page and state is reached once; axe runs in it at
+the three widths by resizing the window. Every violation is reported with the rule, the page,
+the state, the width and the first elements it names, so a failure says what to fix. Nothing is left out: the sidebar's
 navigation is the app's own (ui/kit/navigation.py), not Streamlit's, whose list markup axe flags
 (see docs/ACCESSIBILITY.md).
 """
