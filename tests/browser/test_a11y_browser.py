@@ -9,9 +9,9 @@ each once it is idle; then it drives the page through ``STATES`` (each Lesson st
 stepped, a quiz answered, a file loaded, a room opened, ...) on the same page, every expander
 open, and runs axe again in each state. Each page and state is reached once; axe runs in it at
 the three widths by resizing the window. Every violation is reported with the rule, the page,
-the state, the width and the first elements it names, so a failure says what to fix. Nothing is left out: the sidebar's
-navigation is the app's own (ui/kit/navigation.py), not Streamlit's, whose list markup axe flags
-(see docs/ACCESSIBILITY.md).
+the state, the width and the first elements it names, so a failure says what to fix. Nothing
+is left out: the sidebar's navigation is the app's own (ui/kit/navigation.py), not
+Streamlit's, whose list markup axe flags (see docs/ACCESSIBILITY.md).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ WIDTHS = [{"width": 1440, "height": 1000}, {"width": 1024, "height": 768},
           {"width": 390, "height": 844}]  # fmt: skip
 MAIN = "[data-testid=stMain]"
 TRAIN_TIMEOUT_MS = 90_000  # a page's own training (Language tax's two tokenizers) on a busy machine
-PHONE_BELOW = 768  # Streamlit opens a page with its sidebar closed below this width (px)
+PHONE_BELOW = 768  # a phone's width: Streamlit's sidebar is closed at 390 px, open at 1024 and 1440
 FOCUS_WIDTH = 1024  # where each page is tabbed through and every focus mark measured
 # axe-core goes into a page once (Streamlit changes pages without loading a new document); each run
 # hands back only what a failure reports
@@ -154,7 +154,7 @@ def step_quiz(app) -> None:
 
 def file_loaded(app) -> None:
     """A tokenizer file written by bpe_core's save, loaded on Export & import."""
-    path = app.page.context.bpe_model
+    path, _ = app.page.context.bpe_model
     app.main.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(path)
     app.wait_idle(app.main.get_by_role("heading", name="Loaded"))
 
@@ -177,11 +177,11 @@ def trained_by(button: str, shown: str) -> Callable:
 
 
 def merges_uploaded(app) -> None:
-    """Check your BPE with a merges file uploaded: a minbpe .model written by bpe_core's save
-    (256 merges), read and checked against the reference."""
-    app.main.locator(".st-key-check_file input[type=file]").set_input_files(
-        app.page.context.bpe_model)
-    app.wait_idle(app.main.get_by_text(re.compile(r"^Read 256 merges from english\.model")),
+    """Check your BPE with a merges file uploaded: a minbpe .model written by bpe_core's save,
+    read (as many merges as bpe_core made) and checked against the reference."""
+    path, merges = app.page.context.bpe_model
+    app.main.locator(".st-key-check_file input[type=file]").set_input_files(path)
+    app.wait_idle(app.main.get_by_text(re.compile(rf"^Read {merges:,} merges from english\.model")),
                   timeout=TRAIN_TIMEOUT_MS)
 
 
@@ -307,9 +307,9 @@ def test_every_page_and_state_passes_axe_wcag_22_aa(browser, app_url, tmp_path):
     assert AXE_SCRIPT is not None, "pip install -r requirements-dev.txt (axe-playwright-python)"
     context = browser.new_context(viewport=WIDTHS[0])
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
-    model = tmp_path / "english"
-    trained(ENGLISH).save(str(model))  # the file Export & import and Check your BPE load
-    context.bpe_model = str(model) + ".model"
+    model, tok = tmp_path / "english", trained(ENGLISH)
+    tok.save(str(model))  # the file Export & import and Check your BPE load
+    context.bpe_model = (str(model) + ".model", tok.num_merges)
     try:
         app = open_app(context, app_url)
         found: dict[str, list[str]] = {}
