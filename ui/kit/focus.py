@@ -22,10 +22,17 @@ FOCUS_RULE = (f"outline: calc(3px * var(--bpe-scale, 1)) solid {FOCUS_COLOUR} !i
               "outline-offset: 2px !important;")
 
 # Kept in focused rules of their own (projector mode's CSS lives in ui/kit/state.py).
-# - Everything that takes focus and draws it itself: links, buttons, summaries, token views.
+# - Everything that takes focus and draws it itself: links, buttons, summaries, token views;
+#   and a box that scrolls, which Chromium makes focusable without a tabindex: Streamlit's
+#   dataframe (its scroller) once its columns are wider than its box (the walk met them on
+#   Merge forest, Superwords, Language tax and Report card with the window narrowed from 1440
+#   to 1024 px: Chromium's own 1 px ring).
 # - Text boxes, number boxes and selects: the ring goes on Streamlit's box around the input
-#   (the input itself is clipped inside it), not on the input; a slider's on its thumb, which
-#   holds its range input.
+#   (the input itself is clipped inside it), not on the input.
+# - A slider: Streamlit's range input sits in a wrapper clipped to 1 px inside the thumb (a ring
+#   on the wrapper was clipped away: measured 1.55:1, the thumb's red under it), so the ring goes
+#   on the thumb, the wrapper's parent. A white gap between the thumb and the ring (in place of
+#   Streamlit's translucent red halo) keeps the ring on white where it crosses the track.
 # - Radios, checkboxes and switches (a checkbox with role switch): their input is transparent, so
 #   the ring goes on the label that holds the input, around the control and its text.
 # - A sidebar link: the ring, and none of Streamlit's grey fill (the page on screen's look).
@@ -35,7 +42,8 @@ FOCUS_RULE = (f"outline: calc(3px * var(--bpe-scale, 1)) solid {FOCUS_COLOUR} !i
 FOCUS_RULES = f"""
 .stApp a:focus-visible, .stApp button:focus-visible, .stApp summary:focus-visible,
 .stApp select:focus-visible,
-.stApp [tabindex]:not(input):not(textarea):focus-visible {{ {FOCUS_RULE} }}
+.stApp [tabindex]:not(input):not(textarea):focus-visible,
+.stApp div:not([tabindex]):focus-visible {{ {FOCUS_RULE} }}
 .stApp [data-testid$="RootElement"]:has(:focus-visible),
 .stApp [data-testid="stNumberInputContainer"]:has(input:focus-visible),
 .stApp [data-testid="stSelectbox"] [role="group"]:has(input:focus-visible),
@@ -45,5 +53,6 @@ FOCUS_RULES = f"""
 .st-key-nav a[data-testid="stPageLink-NavLink"]:focus-visible {{ background-color: transparent; }}
 [data-testid="stMain"], [data-testid="stSidebarContent"] {{ scroll-padding-top: 4.5rem; }}
 .stApp [data-testid="stElementToolbar"]:focus-within {{ z-index: 1000; }}
-.stApp [data-testid="stSlider"] div:has(> input[type="range"]:focus-visible) {{ {FOCUS_RULE} }}
+.stApp [data-testid="stSlider"] div:has(> div > input[type="range"]:focus-visible) {{ {FOCUS_RULE}
+  box-shadow: 0 0 0 2px #fff !important; }}
 """
