@@ -338,7 +338,7 @@ def step_families(text: str) -> None:
                 items = family_pieces(tok, probe.text)
                 st.markdown(f"*{FAMILY_LABELS[family]}*")
                 draw_tokens(items, lf.what_it_sees(family, probe, items),
-                            name=lf.view_name(family, probe))
+                            name=lf.probe_view_name(family, probe))
 
 
 STEP_VIEWS = (step_bytes, step_pairs, step_hand_merge, step_training, step_decode, step_encode,

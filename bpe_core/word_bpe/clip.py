@@ -147,6 +147,20 @@ class CLIPWordBPE:
         return data.decode("utf-8", errors="replace").replace(END_OF_WORD, " ").strip()
 
 
+def clip_token_bytes(token: str) -> bytes:
+    """A CLIP token's bytes as they are drawn: GPT-2's byte characters back to bytes, the
+    ``</w>`` at a word's end kept as its text, the two special tokens as their text.
+
+    >>> clip_token_bytes("hello</w>"), clip_token_bytes("Ġ"), clip_token_bytes(START)
+    (b'hello</w>', b' ', b'<|startoftext|>')
+    """
+    end = token.endswith(END_OF_WORD)
+    body = token[:-len(END_OF_WORD)] if end else token
+    if body in (START, END):
+        return token.encode()
+    return bytes(_CHAR_BYTE[c] for c in body if c in _CHAR_BYTE) + (END_OF_WORD.encode() if end else b"")
+
+
 def _cut_specials(text: str) -> list[tuple[str, bool]]:
     """``text`` cut at CLIP's two special tokens: ``(part, is special)``."""
     parts: list[tuple[str, bool]] = []

@@ -524,7 +524,7 @@ def test_a_failed_first_training_from_a_link_is_not_retried_on_every_rerun(monke
         calls.append(settings.kind)
         raise ValueError("the split pattern took longer than 2.0 s on this text")
 
-    monkeypatch.setattr(ui.sidebar.panel, "train_tokenizer", failing)
+    monkeypatch.setattr(ui.sidebar.panel, "train", failing)  # the sidebar trains by ui.kit.families.train
     at = AppTest.from_file(APP_PATH, default_timeout=60)
     at.query_params.update({"kind": "custom", "pattern": r"(\w+)+!"})
     at.run()

@@ -44,7 +44,7 @@ def shown():
 def tokens(shown, family: str, kind: str) -> list[tuple[str, str]]:
     text, views, _ = shown
     probe = next(p for p in lf.probes(text) if p.kind == kind)
-    return views[lf.view_name(family, probe)]
+    return views[lf.probe_view_name(family, probe)]
 
 
 @pytest.fixture(scope="module")

@@ -43,12 +43,12 @@ from ui.kit.choices import (
 
 BYTE_LEVEL = "byte-level"
 SENTENCEPIECE = "sentencepiece"
-WORD = "word"
+WORD_BPE = "word"
 # family -> its label in the sidebar
 FAMILY_LABELS = {
     BYTE_LEVEL: "byte-level (GPT)",
     SENTENCEPIECE: "SentencePiece (Llama 2, Mistral, Gemma)",
-    WORD: "word BPE (the textbook, subword-nmt)",
+    WORD_BPE: "word BPE (the textbook, subword-nmt)",
 }
 FAMILIES = tuple(FAMILY_LABELS)
 DEFAULT_FAMILY = BYTE_LEVEL
@@ -67,7 +67,7 @@ MAX_WORD_TRAIN_CHARS = 20_000
 
 def train_limit(family: str) -> int:
     """The characters of the text a family trains on (a longer text is cut, with a note)."""
-    return MAX_WORD_TRAIN_CHARS if family == WORD else MAX_TRAIN_CHARS
+    return MAX_WORD_TRAIN_CHARS if family == WORD_BPE else MAX_TRAIN_CHARS
 
 Progress = Callable[[int, int, Any], Any]
 
@@ -125,7 +125,7 @@ def train(text: str, settings: Settings, progress: Progress | None = None) -> An
                                        progress=progress, **SENTENCEPIECE_OPTIONS)
         except ValueError as e:
             raise ValueError(f"SentencePiece's BPE trainer: {e}.") from None
-    if settings.family == WORD:
+    if settings.family == WORD_BPE:
         # subword-nmt's --total-symbols: the vocabulary counts the characters, then the merges
         merges = learn_merges(text, size, total_symbols=True, min_frequency=WORD_MIN_FREQUENCY,
                               progress=progress)
@@ -154,7 +154,7 @@ def merges_vocab_size(family: str, text: str, merges: int) -> int:
         return 256 + merges
     if family == SENTENCEPIECE:
         return SPM_META + _spm_characters(text) + merges
-    if family == WORD:
+    if family == WORD_BPE:
         return merges
     raise ValueError(f"unknown family {family!r}: one of {list(FAMILY_LABELS)}")
 
@@ -179,7 +179,7 @@ def train_family(family: str, text: str, vocab_size: int | None = None,
     size = merges_vocab_size(family, text, merges)
     if family == BYTE_LEVEL:
         return train(text, family_settings(family, size, base), progress)
-    if family == WORD:
+    if family == WORD_BPE:
         return WordBPE(learn_merges(text, size, min_frequency=WORD_MIN_FREQUENCY,
                                     progress=progress))
     longest = max((len(line.encode("utf-8")) for line in text.split("\n")), default=0)

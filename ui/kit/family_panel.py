@@ -39,7 +39,7 @@ def pieces_of(tok: object, text: str) -> list:
     return derived("family pieces", tok, text, lambda: family_pieces(tok, text), by_rule=False)
 
 
-def _draw(pieces: list, *, ids: bool = False, name: str = "Tokens") -> None:
+def _draw_pieces(pieces: list, *, ids: bool = False, name: str = "Tokens") -> None:
     body, missing = tokens_html(pieces, ids=ids, large=projector_mode(), name=name)
     st.html(body)
     note = cap_note(len(pieces) - missing, len(pieces))
@@ -58,7 +58,7 @@ def tokens_view(tok: object, text: str) -> None:
     st.caption(f"Tokenizer: {tokenizer_label()} · {md_escape(WHAT_MARKS[family])}")
     has_ids = not isinstance(tok, WordBPE)
     ids = st.toggle("Ids instead of text", key="tokens_family_ids", disabled=not has_ids)
-    _draw(pieces, ids=ids and has_ids)
+    _draw_pieces(pieces, ids=ids and has_ids)
     fallback = sum(p.kind == "byte" for p in pieces)
     if fallback:
         st.caption(f"{fallback:,} pieces are bytes of characters no piece holds (byte fallback).")
@@ -83,7 +83,7 @@ def steps_view(tok: object, text: str) -> None:
     total = len(made)
     if total == 0:
         st.info("This tokenizer learned no merge: every piece is one character.")
-        _draw(pieces_of(tok, text))
+        _draw_pieces(pieces_of(tok, text))
         return
     k = st.slider("Merges applied", 0, total, total, key="family_step",
                   help="The text's pieces with only the first k merges learned.")
@@ -100,7 +100,7 @@ def steps_view(tok: object, text: str) -> None:
         st.caption(f"{len(pieces):,} pieces after {k:,} merges; {new:,} made by merge {k:,}.")
     else:
         st.caption(f"{len(pieces):,} pieces before any merge: one a character.")
-    _draw(pieces, name=f"Tokens after {k:,} merges")
+    _draw_pieces(pieces, name=f"Tokens after {k:,} merges")
 
 
 MAX_FOREST_PIECES = 500  # the text's merged pieces offered, the most used first
@@ -141,5 +141,5 @@ def beside_gpt(tok: object, text: str) -> None:
     st.subheader(f"Yours: {family_title(tok)}")
     st.metric("Tokens", f"{len(pieces):,}")
     st.caption(md_escape(WHAT_MARKS[family_of(tok)]))
-    _draw(pieces, name=f"Your tokens ({tokenizer_label(plain=True)})")
+    _draw_pieces(pieces, name=f"Your tokens ({tokenizer_label(plain=True)})")
 

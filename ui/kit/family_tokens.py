@@ -26,21 +26,11 @@ from typing import NamedTuple
 from bpe_core.base import Tokenizer
 from bpe_core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, SentencePieceBPE
 from bpe_core.tekken import TekkenTokenizer
-from bpe_core.text import bytes_to_unicode
 from bpe_core.word_bpe import END_OF_WORD, CLIPWordBPE, WordBPE
+from bpe_core.word_bpe.clip import clip_token_bytes
 from ui.kit.tokens_html import Piece
 
 _KIND = {BYTE: "byte", UNKNOWN: "unknown", CONTROL: "control"}  # SentencePiece's -> Piece.kind
-_CHAR_BYTE = {c: b for b, c in bytes_to_unicode().items()}
-
-
-def _clip_token(token: str) -> bytes:
-    """A CLIP token (GPT-2's byte characters, ``</w>`` at a word's end) as bytes to draw."""
-    end = token.endswith(END_OF_WORD)
-    body = token[:-len(END_OF_WORD)] if end else token
-    if body in ("<|startoftext|>", "<|endoftext|>"):
-        return token.encode()
-    return bytes(_CHAR_BYTE[c] for c in body if c in _CHAR_BYTE) + (b"</w>" if end else b"")
 
 
 def family_pieces(tok: object, text: str) -> list[Piece]:
@@ -65,7 +55,7 @@ def family_pieces(tok: object, text: str) -> list[Piece]:
                 out.append(Piece(None, (parts[-1] + END_OF_WORD).encode("utf-8"), kind="word"))
         return out
     if isinstance(tok, CLIPWordBPE):
-        return [Piece(i, _clip_token(tok.tokens[i]), kind="word")
+        return [Piece(i, clip_token_bytes(tok.tokens[i]), kind="word")
                 for i in tok.encode(text, add_special_tokens=False)]
     if isinstance(tok, TekkenTokenizer):
         shift, vocab = tok.num_special_tokens, tok.encoding.vocab

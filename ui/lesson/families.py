@@ -48,12 +48,12 @@ def train_three(text: str, merges: int = FAMILY_MERGES) -> dict[str, object]:
     return {family: train_family(family, text, merges=merges) for family in FAMILIES}
 
 
-def view_name(family: str, probe: Probe) -> str:
+def probe_view_name(family: str, probe: Probe) -> str:
     """The name a screen reader hears for one family's tokens of one probe."""
     return f"{FAMILY_LABELS[family]}: tokens of {probe.kind} {probe.text}"
 
 
-def _spaces(items: Sequence[Piece], family: str) -> int:
+def _space_tokens(items: Sequence[Piece], family: str) -> int:
     mark = "\u2581".encode() if family == "sentencepiece" else b" "
     return sum(1 for t in items if mark in t.token)
 
@@ -67,7 +67,7 @@ def what_it_sees(family: str, probe: Probe, items: Sequence[Piece]) -> str:
         if family == "word":
             return f"{tokens}: no token holds the space; the words are cut apart at it."
         spelled = "▁" if family == "sentencepiece" else "a space byte"
-        held = _spaces(items, family)
+        held = _space_tokens(items, family)
         return (f"{tokens}: the space is {spelled}, at the start of the word after it"
                 + ("" if held else " (here a token of its own)") + ".")
     if probe.kind == "emoji":
