@@ -136,7 +136,7 @@ def test_word_bpe_pages_show_subword_nmts_segmentation_and_its_first_merges(at):
     applied = "".join(theirs.process_line(line) for line in io.StringIO(TEXT))  # as on a file
     assert at.code[0].value.rstrip("\n") == applied.rstrip("\n")  # (st.code drops the last)
     assert titles(at) == [f"'{p}'" for line in lines for p in _pieces(theirs.segment(line))]
-    assert '<span class="ws">&lt;/w&gt;</span>' in token_view(at)  # the end-of-word marker
+    assert '<span class="eow">&lt;/w&gt;</span>' in token_view(at)  # the end-of-word marker
     assert "end of word" in token_view(at)  # said so
     at.switch_page("pages/steps.py").run()
     at.slider(key="family_step").set_value(5).run()
