@@ -169,7 +169,17 @@ export default function (component) {
   };
   const quit = new AbortController();  // a poll the server holds ends with this loop
   parentElement.bpeStop = () => { stopped = true; clearTimeout(timer); quit.abort(); };
-  const rerun = (version) => { stopped = true; setTriggerValue("changed", version); };
+  // The page's rerun takes the room's state, the step too, and may go to another page (a class
+  // quiz): the stepping view's followed step, still to be told after its settle pause, is not
+  // sent after it. Sent late, that fragment's rerun named the page the student had left, and
+  // the server's run of it cleared the new page (students on a blank Classroom page in CI).
+  const rerun = (version) => {
+    stopped = true;
+    clearTimeout(parentElement.bpeWalk);
+    const view = window.bpeStepsView;
+    if (view && view.hold) view.hold();
+    setTriggerValue("changed", version);
+  };
   // A following student's poll names the version it has: the server holds it until the room
   // changes (ui/classroom/route.py, at most a few seconds), and the next goes when it is
   // answered (never sooner than every_ms after the one before).

@@ -450,7 +450,9 @@ export default function (component) {
   // the view a classroom's watcher moves (ui/classroom/component.py); not one inside a fragment that the
   // page asks to keep out of it (data.follow false: the front page's), whose settle send would
   // rerun that fragment, and could do so just as the student goes to another page
-  if (data.follow !== false) window.bpeStepsView = { root, step: () => current, follow };
+  // hold: the page reruns with the room's step (ui/classroom/component.py): no settle send
+  const hold = () => clearTimeout(root.bpeSettle);
+  if (data.follow !== false) window.bpeStepsView = { root, step: () => current, follow, hold };
   draw(current);
 }
 """
