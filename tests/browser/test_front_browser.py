@@ -314,8 +314,12 @@ def test_projector_mode_enlarges_the_stepping_view_and_the_front_page(front):
     sidebar.locator(".st-key-projector label").first.click()
     page.locator(".st-key-projector input[type=checkbox]:checked").wait_for(state="attached")
     page.locator(IDLE).wait_for(state="attached")
-    page.wait_for_function("e => parseFloat(getComputedStyle(e).fontSize) > 20",
-                           arg=span.element_handle())
+    # the span is found again at each try: the view may redraw its spans (replaceChildren),
+    # and a handle to the old span would read no size for ever
+    for _ in range(200):
+        if font_px(span) > 20:
+            break
+        page.wait_for_timeout(100)
     large = font_px(span), font_px(button), font_px(steps.locator("select.speed"))
     assert large[0] >= 1.5 * normal[0], (normal, large)  # tokens
     assert large[1] >= 1.5 * normal[1] and large[2] >= 1.5 * normal[2], (normal, large)
