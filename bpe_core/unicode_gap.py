@@ -17,6 +17,34 @@ from typing import NamedTuple
 
 import regex
 
+# The oldest regex package whose Unicode has every block below (Unicode 17's: 2026.8.31 lacks
+# Jurchen, Seal and Bengali_Supplement); tests/core/test_oniguruma*.py pass with it (128 of 128,
+# checked 2026-12-06). pyproject.toml asks for it; an older one is refused at import, by name.
+REGEX_FLOOR = (2026, 9, 29)
+
+
+def regex_too_old(version: str) -> str | None:
+    """Why ``version`` of the regex package cannot hold the tables below, or None.
+
+    >>> regex_too_old("2026.11.15") is None
+    True
+    >>> regex_too_old("2026.5.9")
+    'bpe_core needs the regex package 2026.9.29 or newer (Unicode 17), and this Python has 2026.5.9: pip install -U regex'
+    """
+    parts = []
+    for part in version.split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit()) or "0"
+        parts.append(int(digits))
+    if tuple(parts) >= REGEX_FLOOR:
+        return None
+    floor = ".".join(map(str, REGEX_FLOOR))
+    return (f"bpe_core needs the regex package {floor} or newer (Unicode 17), and this Python"
+            f" has {version}: pip install -U regex")
+
+
+if (_why := regex_too_old(getattr(regex, "__version__", "0"))) is not None:
+    raise ImportError(_why)
+
 # Characters the regex package knows and Oniguruma (tokenizers 0.23) does not: unassigned there,
 # so in no class but the unassigned's (measured with tokenizers on every code point; tests/
 # core/test_oniguruma.py checks the table). And U+0295, Ll there and Lo here. Every class that

@@ -24,6 +24,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 import bpe_core
+from bpe_core.unicode_gap import REGEX_FLOOR
 from bpe_lab.who_pays.languages import LANGUAGES_DIR, load_parallel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,11 +122,25 @@ def test_the_wheels_metadata_says_the_version_and_what_it_needs(wheel):
     text = zipfile.ZipFile(wheel).read(meta).decode()
     assert f"\nVersion: {bpe_core.__version__}\n" in text
     assert "\nRequires-Python: >=3.11\n" in text
-    assert re.search(r"^Requires-Dist: regex\b", text, re.MULTILINE)
+    floor = ".".join(map(str, REGEX_FLOOR))  # the oldest regex whose Unicode holds the tables
+    assert re.search(rf"^Requires-Dist: regex>={re.escape(floor)}$", text, re.MULTILINE)
     assert re.search(r"^Requires-Dist: tqdm>=4\.66$", text, re.MULTILINE)  # the progress bars
     assert re.search(r"^Provides-Extra: dask$", text, re.MULTILINE)  # bpe-lab[dask]
     needs = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert [re.match(r"[\w-]+", n).group() for n in needs] == DEPENDENCIES  # regex and tqdm, nothing more
+
+
+def test_an_older_regex_is_refused_at_import_by_name():
+    """regex 2026.5.9 lacks blocks of Unicode 17 (Jurchen, Seal): bpe_core's import failed deep
+    in a translated pattern ("unknown property value at position 28"). It says what it needs."""
+    code = "import regex; regex.__version__ = '2026.5.9'; import bpe_core"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last == ("ImportError: bpe_core needs the regex package 2026.9.29 or newer"
+                    " (Unicode 17), and this Python has 2026.5.9: pip install -U regex"), last
+    ok = subprocess.run([sys.executable, "-c", "import bpe_core"], capture_output=True, cwd=ROOT)
+    assert ok.returncode == 0, ok.stderr
 
 
 def lowest_python(spec: str) -> str:
