@@ -265,11 +265,20 @@ class _Pool:
         self.starting: list[threading.Thread] = []  # refills under way
 
     def take(self, memory: int) -> _Worker:
-        with self.lock:
-            for i, worker in enumerate(self.idle):
-                if worker.memory == memory and worker.proc.poll() is None:
-                    return self.idle.pop(i)
-            self.started += 1
+        """An idle worker of ``memory``, or a new one. A start of one under way (a refill after
+        a kill) is waited for, not doubled: two interpreters starting at once on a busy machine
+        each take twice as long (a fuzzer's input waited 3 s on two such starts at load 8)."""
+        for waited in (False, True):
+            with self.lock:
+                for i, worker in enumerate(self.idle):
+                    if worker.memory == memory and worker.proc.poll() is None:
+                        return self.idle.pop(i)
+                under_way = [t for t in self.starting if t.is_alive()
+                             and getattr(t, "memory", None) == memory]
+                if waited or not under_way:
+                    self.started += 1
+                    break
+            under_way[0].join(START_SECONDS)
         return _Worker(memory)
 
     def give_back(self, worker: _Worker) -> None:
@@ -299,6 +308,7 @@ class _Pool:
                 pass
 
         thread = threading.Thread(target=start, name="bpe_core worker start", daemon=True)
+        thread.memory = memory  # type: ignore[attr-defined]  # what take() may wait for
         with self.lock:
             self.starting = [t for t in self.starting if t.is_alive()] + [thread]
         thread.start()

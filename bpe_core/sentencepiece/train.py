@@ -35,6 +35,7 @@ of the merged pair and a heap step; the text is bounded by ``MAX_SPM_TRAIN_CHARS
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -85,7 +86,8 @@ _SCRIPTS = (
 ).split()
 
 
-def _script_matcher() -> regex.Pattern[str]:
+@functools.cache  # compiled at the first use, not at import (0.1 s of CPU that every
+def _script_matcher() -> regex.Pattern[str]:  # import bpe_core and worker process paid)
     parts = []
     for name in _SCRIPTS:
         try:
@@ -96,7 +98,6 @@ def _script_matcher() -> regex.Pattern[str]:
     return regex.compile("|".join(parts))
 
 
-_SCRIPT = _script_matcher()
 _script_cache: dict[str, str] = {}
 _ANY = ""  # sentencepiece's "any script": joins with every script
 
@@ -105,7 +106,7 @@ def script_of(c: str) -> str:
     """The script sentencepiece gives ``c`` for splitting, before its special cases."""
     s = _script_cache.get(c)
     if s is None:
-        m = _SCRIPT.match(c)
+        m = _script_matcher().match(c)
         s = _script_cache[c] = m.lastgroup if m and m.lastgroup else "Zyyy"
     return s
 

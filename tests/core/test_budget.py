@@ -194,3 +194,19 @@ def test_a_server_finds_a_worker_ready_and_one_killed_at_its_budget_is_replaced(
     assert workers_started() == started + 1, "the killed worker is replaced"
     assert tok.split("ab") == ["a", "b"]
     assert workers_started() == started + 1, "and the next call found the replacement ready"
+
+
+def test_a_call_right_after_a_kill_waits_for_the_replacement_instead_of_starting_another():
+    # The fuzzer's encode_minbpe, at load 8: an input right after a killed one found no idle
+    # worker while the replacement was starting, started a second interpreter beside it, and
+    # waited 3 s for the two. One start serves it: the call takes the replacement.
+    set_untrusted_budget(seconds=1)
+    shutdown_workers()
+    tok = RegexTokenizer(BACKTRACKS)
+    assert tok.split("ab a") == ["a", "b", " ", "a"]  # a worker of this budget, now idle
+    with pytest.raises(BudgetExceeded):
+        tok.split(HOSTILE_TEXT)  # killed; its replacement starts in the background
+    started = workers_started()
+    assert tok.split("ab") == ["a", "b"]  # at once: the replacement is still starting
+    assert workers_started() == started, "the call waited for the replacement, started none"
+    shutdown_workers()
