@@ -10,7 +10,7 @@ import io
 import re
 
 import pytest
-from support import open_page
+from support import open_page, sentencepiece_as_the_app
 
 from ui.kit.navigation import SECTIONS
 from ui.kit.samples import load_samples
@@ -71,14 +71,7 @@ def test_every_page_opens_for_each_family_and_the_others_say_so_by_name(at, fami
 
 
 def _sentencepiece(folder, text: str, vocab_size: int = VOCAB):
-    source = folder / "input.txt"
-    source.write_text(text, encoding="utf-8")
-    spm.SentencePieceTrainer.train(
-        input=str(source), model_prefix=str(folder / "m"), vocab_size=vocab_size, model_type="bpe",
-        character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
-        remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
-        num_threads=1, minloglevel=2)
-    return spm.SentencePieceProcessor(model_file=str(folder / "m.model"))
+    return sentencepiece_as_the_app(folder, text, vocab_size)
 
 
 def test_sentencepiece_pages_show_sentencepieces_ids_and_byte_pieces_as_bytes(at, tmp_path):
