@@ -19,8 +19,15 @@ from ui.exchange.files import (
     sidebar_refusal,
     zip_bytes,
 )
-from ui.exchange.panel import family_downloads, loaded_table, sample_tokens
+from ui.exchange.panel import (
+    SIDEBAR_KEYS,
+    family_download_buttons,
+    family_downloads,
+    loaded_table,
+    sample_tokens,
+)
 from ui.kit.escape import md_escape
+from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of
 from ui.kit.projector import projector_mode
 from ui.kit.state import (
     active_tokenizer,
@@ -101,9 +108,13 @@ st.title("Export & import")
 
 # -- export ---------------------------------------------------------------------------------------
 st.header("Export")
-tok = active_tokenizer()
+tok = active_tokenizer(FAMILIES)
 if tok is None:
     st.info("Nothing to export yet: train a tokenizer in the sidebar, or import one below.")
+elif family_of(tok) != BYTE_LEVEL:  # SentencePiece, word BPE: the files of its own family
+    st.write(f"The tokenizer in the sidebar: **{tokenizer_label()}**. Files are made when you"
+             " press a button.")
+    family_download_buttons(tok, file_stem(tokenizer_label(plain=True)), SIDEBAR_KEYS)
 else:
     stem = file_stem(tokenizer_label())
     st.write(f"The tokenizer in the sidebar: **{tokenizer_label()}**. Files are made"

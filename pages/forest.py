@@ -37,15 +37,17 @@ sidebar()
 ss = st.session_state
 
 st.title("Merge forest")
+if chosen_family() != BYTE_LEVEL:  # SentencePiece, word BPE: a piece's tree of merges
+    st.write("Every merged piece was made by a merge of pieces before it, down to single "
+             "characters. Pick a piece of the text to see the merges that made it.")
+    forest_view(require_tokenizer(FAMILIES), current_text())
+    st.stop()
 st.write(
     "Every merged token has exactly two parents, down to single bytes: the merges form a "
     "*binary forest*. Pick a token to see its tree, see the forest of the text's tokens grow "
     "merge by merge, and trace how the encoder walks the forest for one word."
 )
-
-if chosen_family() != BYTE_LEVEL:  # SentencePiece, word BPE: a piece's tree of merges
-    forest_view(require_tokenizer(FAMILIES), current_text())
-    st.stop()
+st.caption(f"Tokenizer: {tokenizer_label()}")
 tok = require_tokenizer()
 try:
     steps = step_through(tok, current_text())

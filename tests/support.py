@@ -112,6 +112,22 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None):
     return app
 
 
+def sentencepiece_as_the_app(folder: Path, text: str, vocab_size: int):
+    """The ``sentencepiece`` package's BPE trainer run on ``text`` with the options the sidebar's
+    SentencePiece family trains with (ui/kit/families.py: byte fallback, character coverage 1.0,
+    runs of spaces kept; no normalization, every line used in order): its processor."""
+    import sentencepiece as spm
+
+    source = folder / "input.txt"
+    source.write_text(text, encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(source), model_prefix=str(folder / "m"), vocab_size=vocab_size, model_type="bpe",
+        character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
+        remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
+        num_threads=1, minloglevel=2)
+    return spm.SentencePieceProcessor(model_file=str(folder / "m.model"))
+
+
 # What a browser test's failed page showed: the app's state attributes and the start of its text.
 PAGE_STATE_JS = """() => {
   const app = document.querySelector('[data-testid=stApp]');

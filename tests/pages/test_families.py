@@ -10,7 +10,7 @@ import io
 import re
 
 import pytest
-from support import open_page
+from support import open_page, sentencepiece_as_the_app
 
 from ui.kit.navigation import SECTIONS
 from ui.kit.samples import load_samples
@@ -20,10 +20,12 @@ learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
 apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
 
 PAGES = [entry.path for entries in SECTIONS.values() for entry in entries]
-SHOWN = {"pages/tokens.py", "pages/steps.py", "pages/forest.py", "pages/compare.py"}  # every family
+# every family (Export & import: the family's own files)
+SHOWN = {"pages/tokens.py", "pages/steps.py", "pages/forest.py", "pages/compare.py",
+         "pages/exchange.py"}
 # pages with no view of the sidebar's tokenizer (a room's controls, Check's own merges), or whose
-# view of another family is still to come (Export & import, the Lesson): no exception there
-NEUTRAL = {"pages/check.py", "pages/lesson.py", "pages/exchange.py", "pages/classroom.py"}
+# view of another family is still to come (the Lesson): no exception there
+NEUTRAL = {"pages/check.py", "pages/lesson.py", "pages/classroom.py"}
 SAMPLES = load_samples()
 TEXT = SAMPLES["Multilingual + emoji"]  # byte fallback: its "\n" is in no SentencePiece piece
 VOCAB = 600  # at least the 259 special and byte pieces and the text's 259 characters
@@ -71,14 +73,7 @@ def test_every_page_opens_for_each_family_and_the_others_say_so_by_name(at, fami
 
 
 def _sentencepiece(folder, text: str, vocab_size: int = VOCAB):
-    source = folder / "input.txt"
-    source.write_text(text, encoding="utf-8")
-    spm.SentencePieceTrainer.train(
-        input=str(source), model_prefix=str(folder / "m"), vocab_size=vocab_size, model_type="bpe",
-        character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
-        remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
-        num_threads=1, minloglevel=2)
-    return spm.SentencePieceProcessor(model_file=str(folder / "m.model"))
+    return sentencepiece_as_the_app(folder, text, vocab_size)
 
 
 def test_sentencepiece_pages_show_sentencepieces_ids_and_byte_pieces_as_bytes(at, tmp_path):
@@ -225,3 +220,20 @@ def test_sentencepiece_training_reports_each_merged_piece_so_stop_can_interrupt_
             raise KeyboardInterrupt  # as Streamlit's Stop raises in the callback
     with pytest.raises(KeyboardInterrupt):
         train_family("sentencepiece", TEXT, VOCAB, stop)
+
+
+def test_export_offers_the_sidebars_family_files_beside_a_loaded_file_of_that_family(at, tmp_path):
+    """The sidebar's SentencePiece model and an uploaded one (written by sentencepiece) each get
+    their download buttons on the one page (keys of their own: no duplicate widget)."""
+    choose(at, "byte-level")  # (a choice trains only when the family changes)
+    choose(at, "sentencepiece")
+    at.switch_page("pages/exchange.py").run()
+    assert not at.exception
+    sidebars = {"sidebar_export_spm_model", "sidebar_export_spm_hf"}
+    assert {b.key for b in at.get("download_button")} == sidebars
+    _sentencepiece(tmp_path, TEXT)
+    at.file_uploader(key="import_file").set_value(
+        [("tokenizer.model", (tmp_path / "m.model").read_bytes(), "application/octet-stream")]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert {b.key for b in at.get("download_button")} == sidebars | {"export_spm_model",
+                                                                     "export_spm_hf"}

@@ -57,14 +57,27 @@ def family_downloads(imported: Imported) -> None:
     """The downloads of a file the sidebar cannot take, and why it cannot (family_refusal)."""
     tok = imported.tok
     st.info(sidebar_refusal(imported), icon="ℹ️")
-    exports = family_exports(tok)
-    if not exports:
+    if not family_exports(tok):
         st.caption("bpe_core reads this file and writes none of its kind: no download.")
         return
-    stem = file_stem(f"imported from {imported.name}")
+    st.markdown("**Download it as**")
+    family_download_buttons(tok, file_stem(f"imported from {imported.name}"))
+
+
+# the sidebar's SentencePiece or word-BPE tokenizer's downloads, which the page may show beside
+# those of a loaded file of the same family: export key -> the sidebar's
+SIDEBAR_KEYS = {"export_spm_model": "sidebar_export_spm_model",
+                "export_spm_hf": "sidebar_export_spm_hf",
+                "export_word_codes": "sidebar_export_word_codes"}
+
+
+def family_download_buttons(tok: object, stem: str, keys: dict[str, str] | None = None) -> None:
+    """A button for each file ``tok``'s family can be written as (``family_exports``), or why
+    it cannot be: for a file loaded here, and (with ``SIDEBAR_KEYS`` as ``keys``) for the
+    sidebar's SentencePiece or word-BPE tokenizer."""
+    exports = family_exports(tok)
     problems = derived("family export problems", tok, None,
                        lambda: {e.key: export_problem(e, tok) for e in exports})
-    st.markdown("**Download it as**")
     for export in exports:
         what, button = st.columns([3, 2], vertical_alignment="center")
         what.markdown(f"**{export.title}**: {export.what}")
@@ -73,4 +86,4 @@ def family_downloads(imported: Imported) -> None:
         else:
             button.download_button(f"Download {export.title}", partial(export.make, tok),
                                    file_name=stem + export.suffix, mime=export.mime,
-                                   key=export.key, on_click="ignore", icon="⬇️")
+                                   key=(keys or {}).get(export.key, export.key), on_click="ignore", icon="⬇️")

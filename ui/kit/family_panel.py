@@ -85,6 +85,7 @@ def steps_view(tok: object, text: str) -> None:
         st.info("This tokenizer learned no merge: every piece is one character.")
         _draw_pieces(pieces_of(tok, text))
         return
+    st.caption(f"Tokenizer: {tokenizer_label()} · {total:,} merges")
     k = st.slider("Merges applied", 0, total, total, key="family_step",
                   help="The text's pieces with only the first k merges learned.")
     pieces = derived(("family step", k), tok, text, by_rule=False,
@@ -112,6 +113,7 @@ def forest_view(tok: object, text: str) -> None:
     made = derived("family merges", tok, None, lambda: merges_made(tok))
     number = {p: i + 1 for i, p in reversed(list(enumerate(made)))}
     uses = Counter(t for t in map(piece_text, pieces_of(tok, text)) if t in number)
+    st.caption(f"Tokenizer: {tokenizer_label()}")
     if not uses:
         st.info("No piece of this text was made by a merge: every piece is one character.")
         return

@@ -230,6 +230,11 @@ SESSION_KEYS: dict[str, str] = {
     "export_word_codes": "download button: imported word BPE as subword-nmt codes",
     "export_clip_merges": "download button: imported CLIP merges as merges.txt",
     "export_clip_vocab": "download button: imported CLIP merges' vocab.json",
+    "sidebar_export_spm_model": "download button: the sidebar's SentencePiece model as "
+                                "tokenizer.model",
+    "sidebar_export_spm_hf": "download button: the sidebar's SentencePiece model as "
+                             "tokenizer.json",
+    "sidebar_export_word_codes": "download button: the sidebar's word BPE as subword-nmt codes",
     "_import_seen": "the uploads already read", "_import_last": "the last upload's names",
     # -- Bytes & decoding --
     "bytes_chars": "dataframe: characters", "bytes_each": "toggle", "bytes_fill": "button",
