@@ -48,6 +48,8 @@ that names a property against it.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -59,8 +61,8 @@ from .unicode_gap import (  # noqa: F401 - NEWER_THAN_ONIGURUMA, holds_gap: read
     GapGuarded,
     as_oniguruma,
     block_name,
+    full_mask,
     gap_matches,
-    gap_size,
     holds_gap,
     newer_block,
     short_block_name,
@@ -534,7 +536,7 @@ class _Translator:
         negated = self.peek() == "^"
         self.i += negated
         operands: list[list[tuple[str, str]]] = [[]]  # && parts, each a union of members
-        onig: list[set[int]] = [set()]  # per part: the gap's characters Oniguruma matches
+        onig: list[int] = [0]  # per part: the gap's characters Oniguruma matches (a mask)
         first = True
         letters: set[str] | None = set()
         while True:
@@ -549,7 +551,7 @@ class _Translator:
             if self.starts("&&"):
                 self.i += 2
                 operands.append([])
-                onig.append(set())
+                onig.append(0)
                 letters = None
                 continue
             if self.starts("[:"):
@@ -596,11 +598,11 @@ class _Translator:
         text = _class_regex(negated, operands)
         if ignore_case:
             text = _dotted_i(text, negated, _class_regex(False, operands))
-        matched = set.intersection(*onig)
+        matched = functools.reduce(operator.and_, onig)
         if negated:
-            matched = set(range(gap_size())) - matched
+            matched = full_mask() & ~matched
         if self.gap:
-            text = as_oniguruma(text, frozenset(matched))
+            text = as_oniguruma(text, matched)
         return _Leaf(text, frozenset(letters) if letters is not None and not negated else None)
 
     def _class_char(self, ignore_case: bool = False) -> str | tuple[str, str]:
