@@ -16,12 +16,12 @@ from ui.forest.chart import (
     vocab_frame,
     word_trace_frame,
 )
-from ui.kit.families import BYTE_LEVEL, FAMILIES
+from ui.kit.families import FAMILIES
 from ui.kit.family_panel import forest_view
 from ui.kit.state import (
     LINK_STEP,
-    chosen_family,
     current_text,
+    draws_pieces,
     projector_mode,
     require_tokenizer,
     step_through,
@@ -43,7 +43,7 @@ st.write(
     "merge by merge, and trace how the encoder walks the forest for one word."
 )
 
-if chosen_family() != BYTE_LEVEL:  # SentencePiece, word BPE: a piece's tree of merges
+if draws_pieces():  # SentencePiece, word BPE: a piece's tree of merges
     forest_view(require_tokenizer(FAMILIES), current_text())
     st.stop()
 tok = require_tokenizer()

@@ -220,3 +220,21 @@ def live_processes(field: str, value: int) -> list[int]:
         if int(fields[index]) == value and fields[0] != "Z":
             alive.append(int(entry))
     return alive
+
+
+def llama_shaped_json(vocab: dict[str, int]):
+    """A Llama-2-shaped ``tokenizers.Tokenizer`` (BPE with byte fallback, ``▁`` for a space
+    through Prepend/Replace, ByteFallback/Fuse/Strip decoders), built by HF tokenizers from a
+    SentencePiece model's pieces (``vocab``: piece -> id), as transformers' converter builds it."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
+    from transformers.tokenization_utils_base import generate_merges
+
+    tok = Tokenizer(models.BPE(vocab, generate_merges(vocab), unk_token="<unk>", fuse_unk=True,
+                               byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("\u2581"),
+                                           normalizers.Replace(" ", "\u2581")])
+    tok.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(),
+                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok.add_special_tokens([AddedToken(t, normalized=False, special=True)
+                            for t in ("<unk>", "<s>", "</s>")])
+    return tok
