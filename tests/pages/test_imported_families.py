@@ -128,3 +128,21 @@ def test_an_imported_tekken_json_has_mistral_commons_ids_and_step_through_says_i
     at.switch_page("pages/numbers.py").run()
     said = " ".join(i.value for i in at.info)
     assert md_escape("imported from tekken.json") in said and md_escape("Mistral tekken.json") in said
+
+
+def test_a_teachers_imported_sentencepiece_model_is_the_rooms_tokenizer(tmp_path, monkeypatch):
+    """A classroom room carries an imported file of any family, as it carries a byte-level one:
+    a student who joins sees sentencepiece's ids on Tokens."""
+    from test_page_classroom import student, teacher
+
+    import ui.classroom.rooms
+
+    monkeypatch.setattr(ui.classroom.rooms, "CREATES_PER_HOUR", 10_000)  # (as that module does)
+    reference = _sentencepiece(tmp_path, TEXT, 600)
+    app, code = teacher()
+    upload(app, "tokenizer.model", (tmp_path / "m.model").read_bytes())
+    pupil = student(code)
+    assert not pupil.exception and not pupil.warning, [w.value for w in pupil.warning]
+    assert pupil.session_state["family"] == "sentencepiece"
+    pupil.switch_page("pages/tokens.py").run()
+    assert shown_ids(pupil) == reference.encode(pupil.session_state["text"])

@@ -396,7 +396,7 @@ def room_tokenizer(text: str, settings: Settings) -> bpe_core.Tokenizer:
 
 
 @st.cache_resource(show_spinner="Reading the room's tokenizer file…", max_entries=4)
-def room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
+def room_import(source: str) -> tuple[Any, str]:
     """A classroom room's imported tokenizer, read once per server for all its students."""
     return read_room_import(source)
 
