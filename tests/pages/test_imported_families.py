@@ -150,3 +150,36 @@ def test_a_teachers_imported_sentencepiece_model_is_the_rooms_tokenizer(tmp_path
     assert pupil.session_state["family"] == "sentencepiece"
     pupil.switch_page("pages/tokens.py").run()
     assert shown_ids(pupil) == reference.encode(pupil.session_state["text"])
+
+
+def _keep_then_reload(name: str, size: int) -> None:
+    """(An AppTest script.) The sidebar hands the tab an imported file of ``size`` bytes, and a
+    reload reads back what it kept: the sentence the sidebar says after the reload."""
+    import base64
+
+    import streamlit as st
+
+    from ui.sidebar.panel import _keep_import, _restore_import
+
+    ss = st.session_state
+    ss["_import_source"] = {"files": [[name, base64.b64encode(bytes(size)).decode()]],
+                            "specials": None, "pattern": "GPT-2"}
+    ss["imported"] = (object(), name)
+    lesson, data = {}, {}
+    _keep_import(lesson, data, {})
+    ss["handed"] = "import" in data
+    st.write(_restore_import(lesson, data.get("import")))
+
+
+def test_a_file_too_large_to_keep_is_not_handed_to_the_tab_and_is_named_after_the_reload():
+    from streamlit.testing.v1 import AppTest
+
+    from ui.sidebar.lesson import MAX_KEPT_IMPORT_CHARS
+
+    size = MAX_KEPT_IMPORT_CHARS * 3 // 4 + 3  # its base64 alone is over the bound
+    app = AppTest.from_function(_keep_then_reload, args=("o200k_base.tiktoken", size),
+                                default_timeout=30).run()
+    assert not app.exception and app.session_state["handed"] is False
+    assert app.markdown[0].value == (
+        f"The imported file o200k_base.tiktoken ({size / 2**20:.1f} MB) is not kept across a"
+        " reload: upload it again on the Export & import page.")

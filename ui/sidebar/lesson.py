@@ -92,7 +92,7 @@ def read_lesson(lesson: Any, text: Any, tok_text: Any = None, step: Any = None) 
 # MAX_KEPT_IMPORT_CHARS of JSON is not kept, and the lesson says so by name and size: the tab's
 # sessionStorage holds about 5 MB per origin (Chromium counts 10 MiB of UTF-16, 5,242,880
 # characters), and the text and the trained tokenizer's text take up to 400,000 of them.
-MAX_KEPT_IMPORT_CHARS = 3_000_000  # base64 of about 2.2 MB of files
+MAX_KEPT_IMPORT_CHARS = 3_000_000  # base64 of about 2.1 MB of files
 MAX_IMPORT_NAME_CHARS = 200
 
 
