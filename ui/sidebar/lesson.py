@@ -90,8 +90,9 @@ def read_lesson(lesson: Any, text: Any, tok_text: Any = None, step: Any = None) 
 # The tab keeps the file(s) as ``ss["_import_source"]`` holds them (names, base64, the page's
 # options), as JSON beside the lesson; the lesson names it (``import_note``). A file past
 # MAX_KEPT_IMPORT_CHARS of JSON is not kept, and the lesson says so by name and size: the tab's
-# sessionStorage holds about 5 MB per origin (Chromium counts 10 MiB of UTF-16, 5,242,880
-# characters), and the text and the trained tokenizer's text take up to 400,000 of them.
+# sessionStorage holds about 5 MB per origin (Debian's Chromium took one key of 5,242,879
+# characters and refused one more: 10 MiB of UTF-16), and the text and the trained tokenizer's
+# text take up to 800,000 UTF-16 units of it (200,000 characters each, emoji two units).
 MAX_KEPT_IMPORT_CHARS = 3_000_000  # base64 of about 2.1 MB of files
 MAX_IMPORT_NAME_CHARS = 200
 
