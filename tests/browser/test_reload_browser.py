@@ -113,8 +113,8 @@ def test_a_reload_keeps_the_family_and_trains_the_same_sentencepiece_model(app, 
 def test_a_reload_keeps_an_imported_sentencepiece_model_with_its_ids(app, tmp_path):
     """A tokenizer.model uploaded on Export & import (written here by the sentencepiece
     package) is the session's tokenizer: after F5 the tab gives it back, the server reads it
-    again, and the Tokens page shows sentencepiece's ids. A file the tab did not keep is named
-    after the reload (here: the lesson says so, as it does for a file too large to keep)."""
+    again, and the Tokens page shows sentencepiece's ids. A file the tab has no room for is
+    named after the reload."""
     spm = pytest.importorskip("sentencepiece")
     from ui.kit.samples import load_samples
 
@@ -137,11 +137,22 @@ def test_a_reload_keeps_an_imported_sentencepiece_model_with_its_ids(app, tmp_pa
     expect(app.sidebar.get_by_role("combobox", name="Tokenizer")).to_have_value("Imported file")
     assert len(before) > 100 and drawn_ids(app) == before == expected
 
+    # a tab with no room left for the file (another page's data filled it): the file is not
+    # kept, the lesson says so, and after the reload the sidebar names it
     page.evaluate("""() => {
-        const lesson = JSON.parse(sessionStorage.getItem('bpe-lab.lesson'));
-        lesson.import.kept = false;
-        sessionStorage.setItem('bpe-lab.lesson', JSON.stringify(lesson));
+        sessionStorage.removeItem('bpe-lab.import');
+        sessionStorage.removeItem('bpe-lab.import.digest');
+        let used = 0;
+        for (let i = 0; i < sessionStorage.length; i++) {
+            const key = sessionStorage.key(i);
+            used += key.length + sessionStorage.getItem(key).length;
+        }
+        sessionStorage.setItem('junk', 'x'.repeat(5242880 - used - 'junk'.length - 2000));
     }""")
+    app.go("Compare with GPT", app.main.get_by_text("The GPT tokenizers"))  # a rerun: resent
+    page.wait_for_function("() => JSON.parse(sessionStorage.getItem('bpe-lab.lesson'))"
+                           ".import.kept === false")
+    assert page.evaluate("() => sessionStorage.getItem('bpe-lab.import')") is None
     page.reload(wait_until="domcontentloaded")
     page.locator(IDLE).wait_for(state="attached")
     expect(app.sidebar.get_by_text(re.compile(
