@@ -43,7 +43,7 @@ def _short(message: str) -> str:
     return message if len(message) <= MAX_ERROR_CHARS else message[:MAX_ERROR_CHARS] + "…"
 
 
-def ss_imported_family() -> bool:
+def _of_another_family() -> bool:
     """Whether the session's imported file is of another family than the five formats above."""
     imported = st.session_state.get("import_info")
     return imported is not None and bool(sidebar_refusal(imported))
@@ -109,7 +109,7 @@ st.title("Export & import")
 # -- export ---------------------------------------------------------------------------------------
 st.header("Export")
 tok = active_tokenizer()
-if tok is None and using_import() and ss_imported_family():
+if tok is None and using_import() and _of_another_family():
     st.info("The sidebar's tokenizer is an imported file of another family than byte-level"
             " BPE: the downloads its family can be written as are under **Import**, below.")
 elif tok is None:

@@ -57,7 +57,8 @@ def _reload_script(source: dict, name: str, text: str) -> None:
     lesson, data = {}, {}
     _keep_import(lesson, data, {})
     ss.clear()  # a new session
-    ss["said"] = _restore_import(lesson, data.get("import"))
+    ss["said"], back = _restore_import(lesson, data.get("import"))
+    assert back
     ss["pieces"] = [(p.id, p.token) for p in family_pieces(ss["imported"][0], text)]
 
 
@@ -219,7 +220,9 @@ def _keep_then_reload(name: str, size: int) -> None:
     lesson, data = {}, {}
     _keep_import(lesson, data, {})
     ss["handed"] = "import" in data
-    st.write(_restore_import(lesson, data.get("import")))
+    said, back = _restore_import(lesson, data.get("import"))
+    st.write(said)
+    ss["back"] = back
 
 
 def test_a_file_too_large_to_keep_is_not_handed_to_the_tab_and_is_named_after_the_reload():
@@ -231,6 +234,7 @@ def test_a_file_too_large_to_keep_is_not_handed_to_the_tab_and_is_named_after_th
     app = AppTest.from_function(_keep_then_reload, args=("o200k_base.tiktoken", size),
                                 default_timeout=30).run()
     assert not app.exception and app.session_state["handed"] is False
+    assert app.session_state["back"] is False
     assert app.markdown[0].value == (
         f"The imported file o200k_base.tiktoken ({size / 2**20:.1f} MB) is not kept across a"
         " reload: upload it again on the Export & import page.")

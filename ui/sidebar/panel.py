@@ -450,27 +450,28 @@ def _restore() -> None:
         ss["step"] = lesson.step
     if lesson.tok is not None:
         ss[RESTORED] = lesson.tok
-    file = _restore_import(told.get("lesson"), told.get("import"))
+    file, file_back = _restore_import(told.get("lesson"), told.get("import"))
     _note_cut(("The text, settings and tokenizer of this tab came back after the reload."
-               if lesson.tok is not None or (file or "").startswith("The imported file") else
+               if lesson.tok is not None or file_back else
                "The text and settings of this tab came back after the reload: press Train.")
               + (" " + file if file else ""))
 
 
-def _restore_import(lesson: Any, raw: Any) -> str | None:
+def _restore_import(lesson: Any, raw: Any) -> tuple[str | None, bool]:
     """The imported file the tab kept, read again through Export & import's one bounded reader
     (``read_uploads``: what the tab holds can be edited) and made the session's imported
-    tokenizer, as the page made it; what to say of it after the reload (None: no file)."""
+    tokenizer, as the page made it: what to say of it after the reload (None: no file), and
+    whether it came back."""
     from ui.exchange.files import IMPORT_PATTERNS, MAX_IMPORT_FILES, read_uploads
 
     kept = read_kept_import(lesson.get("import") if isinstance(lesson, dict) else None, raw,
                             MAX_IMPORT_FILES, IMPORT_PATTERNS)
     if kept is None:
-        return None
+        return None, False
     name = kept.name
     if kept.source is None:
         return (f"The imported file {name} ({kept.size / 2**20:.1f} MB) is not kept across a"
-                " reload: upload it again on the Export & import page.")
+                " reload: upload it again on the Export & import page."), False
     source = kept.source
     try:
         files = [(n, base64.b64decode(data)) for n, data in source["files"]]
@@ -484,12 +485,12 @@ def _restore_import(lesson: Any, raw: Any) -> str | None:
             raise ValueError(problem)
     except Exception as e:  # an edited tab's file is never a traceback
         return (f"The imported file {name} could not be read again after the reload"
-                f" ({str(e)[:300]}): upload it again on the Export & import page.")
+                f" ({str(e)[:300]}): upload it again on the Export & import page."), False
     ss = st.session_state
     ss["imported"] = (imported.tok, imported.name)
     ss["import_info"] = imported
     ss["_import_source"] = source
-    return f"The imported file {imported.name} came back too."
+    return f"The imported file {imported.name} came back too.", True
 
 
 def _resend() -> None:
@@ -560,15 +561,15 @@ def _keep_import(lesson: dict[str, Any], data: dict[str, Any], sent: dict[str, A
     source, imported = ss.get("_import_source"), ss.get("imported")
     if not source or not imported:
         return
-    if sent.get("import_of") is not source:  # the JSON and its digest, once per file
+    text = None  # the JSON, made when it is hashed or handed over (never kept: up to 3 MB)
+    if sent.get("import_of") is not source:  # its digest, once per file
         text = import_json(source)
         fits = len(text) <= MAX_KEPT_IMPORT_CHARS
-        sent["import_of"], sent["import_json"] = source, text if fits else None
-        sent["import_digest"] = digest(text) if fits else None
-    size = sum(len(data) * 3 // 4 for _, data in source["files"])
+        sent["import_of"], sent["import_digest"] = source, digest(text) if fits else None
+    size = sum(len(b64) * 3 // 4 for _, b64 in source["files"])
     lesson["import"] = import_note(imported[1], size, sent["import_digest"])
     if sent["import_digest"] is not None and sent.get("import") != sent["import_digest"]:
-        data["import"] = sent["import_json"]
+        data["import"] = text if text is not None else import_json(source)
         sent["import"] = sent["import_digest"]
 
 
