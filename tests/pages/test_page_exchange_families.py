@@ -165,6 +165,10 @@ def test_clips_merges_load_with_clip_tokenizers_ids(at, folder):
     theirs = transformers.CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
     assert shown_ids(at) == theirs(SAMPLE_TEXT)["input_ids"][1:-1]  # without start and end
     assert {"export_clip_merges", "export_clip_vocab"} <= download_keys(at)
+    at.switch_page("pages/tokens.py").run()  # the session's tokenizer: CLIPTokenizer's ids
+    text = at.session_state["text"]
+    assert [int(i) for i in at.code[0].value.split(", ")] == theirs(text)["input_ids"][1:-1]
+    at.switch_page("pages/exchange.py").run()
 
 
 def test_whispers_multilingual_shape_loads_with_tiktokens_ids(at):
