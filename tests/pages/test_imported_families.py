@@ -10,7 +10,7 @@ import io
 import json
 
 import pytest
-from support import llama_shaped_json, open_page
+from support import after_reload, llama_shaped_json, open_page
 from test_families import NEUTRAL, PAGES, SHOWN, TEXT, _codes, _pieces, _sentencepiece, titles, tree
 
 import bpe_core
@@ -43,37 +43,6 @@ def shown_ids(app) -> list[int]:
     return [int(x) for x in app.code[0].value.split(", ")]
 
 
-def _reload_script(source: dict, name: str, text: str) -> None:
-    """(An AppTest script.) F5's server side for an imported file: the sidebar hands the tab the
-    session's ``_import_source`` (``_keep_import``), and the next session reads what the tab
-    gave back (``_restore_import``); the pieces of ``text`` under what came back."""
-    import streamlit as st
-
-    from ui.kit.family_tokens import family_pieces
-    from ui.sidebar.panel import _keep_import, _restore_import
-
-    ss = st.session_state
-    ss["_import_source"], ss["imported"] = source, (None, name)
-    lesson, data = {}, {}
-    _keep_import(lesson, data, {})
-    ss.clear()  # a new session
-    ss["said"], back = _restore_import(lesson, data.get("import"))
-    assert back
-    ss["pieces"] = [(p.id, p.token) for p in family_pieces(ss["imported"][0], text)]
-
-
-def after_reload(app) -> list:
-    """The session's imported file, kept for a reload and read back: its pieces of TEXT."""
-    from streamlit.testing.v1 import AppTest
-
-    source, name = app.session_state["_import_source"], app.session_state["imported"][1]
-    back = AppTest.from_function(_reload_script, args=(source, name, TEXT),
-                                 default_timeout=30).run()
-    assert not back.exception and back.session_state["said"] == (
-        f"The imported file {name} came back too.")
-    return back.session_state["pieces"]
-
-
 def test_an_imported_sentencepiece_model_is_drawn_with_its_ids_on_every_family_page(at, tmp_path):
     reference = _sentencepiece(tmp_path, TEXT, 600)
     upload(at, "tokenizer.model", (tmp_path / "m.model").read_bytes())
@@ -83,7 +52,7 @@ def test_an_imported_sentencepiece_model_is_drawn_with_its_ids_on_every_family_p
     assert shown_ids(at) == ids
     assert md_escape("imported from tokenizer.model") in at.caption[0].value
     assert titles(at) == [f"'{reference.id_to_piece(i)}'" for i in ids]
-    assert [i for i, _ in after_reload(at)] == ids  # F5 keeps it
+    assert [i for i, _ in after_reload(at, TEXT)] == ids  # F5 keeps it
     at.switch_page("pages/steps.py").run()
     # sentencepiece's merged pieces: after <unk>, <s>, </s> and the 256 bytes, those longer
     # than a character (the text's characters are pieces too)
@@ -118,7 +87,7 @@ def test_a_llama_shaped_tokenizer_json_gives_hf_tokenizers_ids_on_tokens(at, tmp
     upload(at, "tokenizer.json", (tmp_path / "tokenizer.json").read_bytes())
     at.switch_page("pages/tokens.py").run()
     assert shown_ids(at) == hf.encode(TEXT, add_special_tokens=False).ids
-    assert [i for i, _ in after_reload(at)] == shown_ids(at)  # F5 keeps it
+    assert [i for i, _ in after_reload(at, TEXT)] == shown_ids(at)  # F5 keeps it
 
 
 def test_imported_subword_nmt_codes_give_apply_bpes_segmentation_and_its_first_merges(at):
@@ -129,7 +98,7 @@ def test_imported_subword_nmt_codes_give_apply_bpes_segmentation_and_its_first_m
     at.switch_page("pages/tokens.py").run()
     applied = "".join(theirs.process_line(line) for line in io.StringIO(TEXT))
     assert at.code[0].value.rstrip("\n") == applied.rstrip("\n")
-    assert [t.decode() for _, t in after_reload(at)] == [  # F5 keeps it
+    assert [t.decode() for _, t in after_reload(at, TEXT)] == [  # F5 keeps it
         p for line in TEXT.split("\n") for p in _pieces(theirs.segment(line))]
     at.switch_page("pages/steps.py").run()
     at.slider(key="family_step").set_value(5).run()
@@ -154,7 +123,7 @@ def test_an_imported_tekken_json_has_mistral_commons_ids_and_step_through_says_i
                               special_tokens={})
     at.switch_page("pages/tokens.py").run()
     assert shown_ids(at) == [i + 10 for i in inner.encode(TEXT)]
-    assert [i for i, _ in after_reload(at)] == shown_ids(at)  # F5 keeps it
+    assert [i for i, _ in after_reload(at, TEXT)] == shown_ids(at)  # F5 keeps it
     for page, view in (("pages/steps.py", "Step through merges"),
                        ("pages/forest.py", "the Merge forest")):
         at.switch_page(page).run()
@@ -201,7 +170,7 @@ def test_a_byte_level_tiktoken_file_comes_back_after_a_reload_with_the_pages_opt
     assert at.selectbox(key="family").value == "byte-level"
     theirs = tiktoken.Encoding("ranks", pat_str=gpt2._pat_str, mergeable_ranks=ranks,
                                special_tokens={"<|endoftext|>": 2000})
-    assert [i for i, _ in after_reload(at)] == theirs.encode_ordinary(TEXT)
+    assert [i for i, _ in after_reload(at, TEXT)] == theirs.encode_ordinary(TEXT)
 
 
 def _keep_then_reload(name: str, size: int) -> None:

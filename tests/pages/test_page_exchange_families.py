@@ -20,7 +20,7 @@ import tiktoken
 import transformers
 from streamlit.testing.v1 import AppTest
 from subword_nmt import apply_bpe, learn_bpe
-from support import CORPORA, llama_shaped_json
+from support import CORPORA, after_reload, llama_shaped_json
 from tokenizers import Tokenizer
 from transformers.tokenization_utils_base import generate_merges
 
@@ -168,6 +168,7 @@ def test_clips_merges_load_with_clip_tokenizers_ids(at, folder):
     at.switch_page("pages/tokens.py").run()  # the session's tokenizer: CLIPTokenizer's ids
     text = at.session_state["text"]
     assert [int(i) for i in at.code[0].value.split(", ")] == theirs(text)["input_ids"][1:-1]
+    assert [i for i, _ in after_reload(at, text)] == theirs(text)["input_ids"][1:-1]  # F5
     at.switch_page("pages/exchange.py").run()
 
 
