@@ -264,7 +264,7 @@ def family_stop(families: Sequence[str] = (BYTE_LEVEL,)) -> None:
     st.stop()
 
 
-def _imported_tok() -> bpe_core.Tokenizer | None:
+def _imported_tok() -> Any:
     return (st.session_state.get("imported") or (None, ""))[0]
 
 
@@ -279,7 +279,8 @@ def import_refusal(tok: Any, files: Sequence[bytes] = ()) -> str | None:
         tokens = budget.file_tokens(files)
         return budget.refusal(f"A file of up to {tokens:,} tokens",
                               tokens * budget.SESSION_TOKEN_BYTES, held)
-    what = (f"{tok.vocab_size:,} tokens" if hasattr(tok, "vocab_size")
+    what = (f"{len(tok.vocab):,} tokens" if isinstance(tok, bpe_core.Tokenizer)
+            else f"{tok.vocab_size:,} tokens" if hasattr(tok, "vocab_size")
             else f"{len(tok.merges):,} merges")  # word BPE: subword-nmt's codes
     return budget.refusal(f"This tokenizer ({what})",
                           budget.tokenizer_bytes(tok), held)
