@@ -47,7 +47,7 @@ if not text.strip():
 
 imported = ss.get("imported")
 task = cv.task_from_sidebar(ss.get("kind"), ss.get("pattern"), ss.get("vocab_size"),
-                            ss.get("specials"), imported[0].pattern if imported else None)
+                            ss.get("specials"), getattr(imported[0], "pattern", None) if imported else None)
 follow = ss.get("_check_task_from") != task  # the sidebar changed: the task follows it
 for key, value in (("check_pattern", task.pattern_label), ("check_specials", task.specials),
                    ("check_vocab", task.vocab_size),

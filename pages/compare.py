@@ -14,13 +14,14 @@ from ui.compare.cuts import (
     summary_frame,
     tokens_to_draw,
 )
-from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of
+from ui.kit.families import FAMILIES
 from ui.kit.family_panel import beside_gpt
 from ui.kit.projector import projector_mode
 from ui.kit.state import (
     active_tokenizer,
     current_text,
     derived,
+    draws_pieces,
     preset,
     rule_caption,
     step_through,
@@ -45,7 +46,7 @@ if not text:
 
 tok = active_tokenizer(FAMILIES)
 tokenizers = {}
-if tok is not None and family_of(tok) != BYTE_LEVEL:  # its pieces first, then GPT's tokens
+if tok is not None and draws_pieces():  # its pieces first, then GPT's tokens
     beside_gpt(tok, text)
     st.subheader("The GPT tokenizers")
 elif tok is None:

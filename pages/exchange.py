@@ -27,13 +27,15 @@ from ui.exchange.panel import (
     sample_tokens,
 )
 from ui.kit.escape import md_escape
-from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of
+from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of, family_title
 from ui.kit.projector import projector_mode
 from ui.kit.state import (
+    FAMILY_PAGES,
     active_tokenizer,
     import_refusal,
     import_tokenizer,
     tokenizer_label,
+    using_import,
     vocabulary_fact,
 )
 from ui.sidebar.panel import sidebar
@@ -45,6 +47,12 @@ sidebar()
 
 def _short(message: str) -> str:
     return message if len(message) <= MAX_ERROR_CHARS else message[:MAX_ERROR_CHARS] + "…"
+
+
+def _of_another_family() -> bool:
+    """Whether the session's imported file is of another family than the five formats above."""
+    imported = st.session_state.get("import_info")
+    return imported is not None and bool(sidebar_refusal(imported))
 
 
 def read_import(changed: str) -> None:
@@ -89,15 +97,13 @@ def read_import(changed: str) -> None:
     except Exception as e:  # a hostile file must never become a traceback
         ss["import_error"] = _short(f"This file could not be read ({type(e).__name__}: {e}).")
         return
-    if sidebar_refusal(imported):  # another family: shown here, the sidebar keeps its tokenizer
-        ss["import_info"] = imported
-        return
     problem = import_refusal(imported.tok)
     if problem:
         ss["import_error"] = problem
         return
     ss["import_info"] = imported
-    # what a classroom room carries to re-read the same tokenizer (ui/classroom/panel.py)
+    # what a classroom room carries to re-read the same tokenizer (ui/classroom/panel.py), and
+    # what the tab keeps over a reload (ui/sidebar/panel.py)
     ss["_import_source"] = {"files": [[files[i][0], base64.b64encode(files[i][1]).decode()]
                                       for i in chosen],
                             "specials": specials, "pattern": ss["import_pattern"]}
@@ -109,7 +115,10 @@ st.title("Export & import")
 # -- export ---------------------------------------------------------------------------------------
 st.header("Export")
 tok = active_tokenizer(FAMILIES)
-if tok is None:
+if tok is not None and using_import() and _of_another_family():
+    st.info("The sidebar's tokenizer is an imported file of another family than byte-level"
+            " BPE: the downloads its family can be written as are under **Import**, below.")
+elif tok is None:
     st.info("Nothing to export yet: train a tokenizer in the sidebar, or import one below.")
 elif family_of(tok) != BYTE_LEVEL:  # SentencePiece, word BPE: the files of its own family
     st.write(f"The tokenizer in the sidebar: **{tokenizer_label()}**. Files are made when you"
@@ -174,23 +183,26 @@ ss = st.session_state
 if ss.get("import_error"):
     st.error(f"Not imported: {md_escape(ss['import_error'])} The current tokenizer is kept.")
 imported = ss.get("import_info")
-if imported is not None and sidebar_refusal(imported):  # another family than the sidebar's
+if imported is not None and (ss.get("imported") or (None,))[0] is imported.tok:
+    other_family = sidebar_refusal(imported)  # SentencePiece, word BPE, CLIP, tekken.json
     st.subheader("Loaded")
     loaded_table(imported)
+    if not other_family:
+        st.code(shown_pattern(imported.tok) or "(no split pattern)", language=None,
+                wrap_lines=True)
     for note in imported.notes:
         st.caption(md_escape(note))
     sample_tokens(imported)
-    family_downloads(imported)
-elif imported is not None and (ss.get("imported") or (None,))[0] is imported.tok:
-    st.subheader("Loaded")
-    loaded_table(imported)
-    st.code(shown_pattern(imported.tok) or "(no split pattern)", language=None, wrap_lines=True)
-    for note in imported.notes:
-        st.caption(md_escape(note))
-    sample_tokens(imported)
-    if ss.get("kind") == "Imported file":
+    if other_family:
+        family_downloads(imported)
+    if using_import() and other_family:
+        st.success(f"The {FAMILY_PAGES} pages now use this tokenizer: the sidebar's"
+                   " **Tokenizer** says *Imported file*. The pages of byte-level BPE only say"
+                   " so by name. Choose another one in the sidebar to go back.")
+    elif using_import():
         st.success("Every page now uses this tokenizer: the sidebar's **Tokenizer** says"
                    " *Imported file*. Pick another one there to go back.")
     else:
-        st.info("The imported tokenizer is kept: choose *Imported file* as the sidebar's"
-                " **Tokenizer** to use it again.")
+        st.info(md_escape(f"The imported tokenizer is kept: choose its family"
+                          f" ({family_title(imported.tok)}) and Imported file as the sidebar's"
+                          " Tokenizer to use it again."))

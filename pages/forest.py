@@ -16,12 +16,12 @@ from ui.forest.chart import (
     vocab_frame,
     word_trace_frame,
 )
-from ui.kit.families import BYTE_LEVEL, FAMILIES
+from ui.kit.families import FAMILIES
 from ui.kit.family_panel import forest_view
 from ui.kit.state import (
     LINK_STEP,
-    chosen_family,
     current_text,
+    draws_pieces,
     projector_mode,
     require_tokenizer,
     step_through,
@@ -37,7 +37,7 @@ sidebar()
 ss = st.session_state
 
 st.title("Merge forest")
-if chosen_family() != BYTE_LEVEL:  # SentencePiece, word BPE: a piece's tree of merges
+if draws_pieces():  # SentencePiece, word BPE (trained or imported): a piece's tree of merges
     st.write("Every merged piece was made by a merge of pieces before it, down to single "
              "characters. Pick a piece of the text to see the merges that made it.")
     forest_view(require_tokenizer(FAMILIES), current_text())

@@ -10,14 +10,14 @@ import streamlit as st
 
 from ui.classroom.panel import publish
 from ui.kit.charts import Series, sized_spec, steps_alt, steps_spec
-from ui.kit.families import BYTE_LEVEL, FAMILIES
+from ui.kit.families import FAMILIES
 from ui.kit.family_panel import steps_view
 from ui.kit.projector import explain
 from ui.kit.state import (
     chart_template,
-    chosen_family,
     current_text,
     derived,
+    draws_pieces,
     projector_mode,
     require_tokenizer,
     rule_caption,
@@ -58,7 +58,7 @@ def _jump_to_row() -> None:
 
 
 st.title("Step through merges")
-if chosen_family() != BYTE_LEVEL:  # SentencePiece, word BPE
+if draws_pieces():  # SentencePiece, word BPE, an imported file of their kind
     family_tok = require_tokenizer(FAMILIES)
     st.write("Training made its merges one at a time. Move the slider to see the text's pieces "
              "with only the first **k** merges (k = 0: every character is a piece).")

@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from ui.kit.families import BYTE_LEVEL, FAMILIES, family_of
+from ui.kit.families import FAMILIES
 from ui.kit.family_panel import tokens_view
 from ui.kit.state import (
     allowed_special,
     current_text,
     derived,
+    draws_pieces,
     projector_mode,
     require_tokenizer,
     rule_caption,
@@ -39,7 +40,7 @@ text = current_text()
 if not text:
     st.info("The text is empty: paste some text in the sidebar or pick a sample.")
     st.stop()
-if family_of(tok) != BYTE_LEVEL:  # SentencePiece, word BPE: pieces drawn as what they are
+if draws_pieces():  # SentencePiece, word BPE, a tekken.json: pieces drawn as what they are
     tokens_view(tok, text)
     st.stop()
 

@@ -236,3 +236,54 @@ def live_processes(field: str, value: int) -> list[int]:
         if int(fields[index]) == value and fields[0] != "Z":
             alive.append(int(entry))
     return alive
+
+
+def llama_shaped_json(vocab: dict[str, int]):
+    """A Llama-2-shaped ``tokenizers.Tokenizer`` (BPE with byte fallback, ``▁`` for a space
+    through Prepend/Replace, ByteFallback/Fuse/Strip decoders), built by HF tokenizers from a
+    SentencePiece model's pieces (``vocab``: piece -> id), as transformers' converter builds it."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
+    from transformers.tokenization_utils_base import generate_merges
+
+    tok = Tokenizer(models.BPE(vocab, generate_merges(vocab), unk_token="<unk>", fuse_unk=True,
+                               byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("\u2581"),
+                                           normalizers.Replace(" ", "\u2581")])
+    tok.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(),
+                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok.add_special_tokens([AddedToken(t, normalized=False, special=True)
+                            for t in ("<unk>", "<s>", "</s>")])
+    return tok
+
+
+def _reload_script(source: dict, name: str, text: str) -> None:
+    """(An AppTest script.) F5's server side for an imported file: the sidebar hands the tab the
+    session's ``_import_source`` (``_keep_import``), and the next session reads what the tab
+    gave back (``_restore_import``); the pieces of ``text`` under what came back."""
+    import streamlit as st
+
+    from ui.kit.family_tokens import family_pieces
+    from ui.sidebar.panel import _keep_import, _restore_import
+
+    ss = st.session_state
+    ss["_import_source"], ss["imported"] = source, (None, name)
+    lesson, data = {}, {}
+    _keep_import(lesson, data, {})
+    ss.clear()  # a new session
+    ss["said"], back = _restore_import(lesson, data.get("import"))
+    assert back
+    ss["pieces"] = [(p.id, p.token) for p in family_pieces(ss["imported"][0], text)]
+
+
+def after_reload(app, text: str) -> list:
+    """The AppTest session's imported file, kept for a reload and read back (a new session):
+    its pieces of ``text`` as ``(id, bytes)``."""
+    from streamlit.testing.v1 import AppTest
+
+    source, name = app.session_state["_import_source"], app.session_state["imported"][1]
+    back = AppTest.from_function(_reload_script, args=(source, name, text),
+                                 default_timeout=30).run()
+    assert not back.exception and back.session_state["said"] == (
+        f"The imported file {name} came back too.")
+    return back.session_state["pieces"]
+

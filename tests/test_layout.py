@@ -43,7 +43,9 @@ PAGE_FEATURES = {
 }
 # feature folder -> other folders it may import (ui.kit aside)
 FEATURE_TIES = {
-    "sidebar": {"classroom"},  # a classroom room's part of the sidebar
+    # a classroom room's part of the sidebar; an imported file read again after a reload, by
+    # Export & import's one reader
+    "sidebar": {"classroom", "exchange"},
     "classroom": {"exchange"},  # a room's imported tokenizer is read as an upload is
     "quiz": {"lesson"},  # the question's text is the lesson's
     "who_pays": {"forest"},  # a token id typed in a search, read as the forest reads it

@@ -4,6 +4,8 @@ Expected tokens come from bpe_core's own training."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import IDLE
 from test_steps_in_browser import go_to, shown_ids, view
@@ -64,11 +66,29 @@ def test_a_reload_comes_back_at_the_same_step_with_the_same_text_and_tokenizer(a
 SENTENCEPIECE = "SentencePiece (Llama 2, Mistral, Gemma)"
 
 
+def sentencepiece_model(folder, text: str, vocab_size: int) -> str:
+    """A model the sentencepiece package trains on ``text`` with the sidebar's SentencePiece
+    options (Llama 2's: byte fallback, every character, spaces kept); its path."""
+    spm = pytest.importorskip("sentencepiece")
+    (folder / "input.txt").write_text(text, encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(folder / "input.txt"), model_prefix=str(folder / "tokenizer"),
+        vocab_size=vocab_size, model_type="bpe", character_coverage=1.0,
+        normalization_rule_name="identity", byte_fallback=True, remove_extra_whitespaces=False,
+        input_sentence_size=0, shuffle_input_sentence=False, num_threads=1, minloglevel=2)
+    return str(folder / "tokenizer.model")
+
+
+def drawn_ids(app) -> list[int]:
+    """The ids of the Tokens page's pieces, as each piece's name says them."""
+    labels = app.main.locator(".bpe-tokens [role=listitem]").evaluate_all(
+        "s => s.map(e => e.getAttribute('aria-label'))")
+    return [int(re.search(r", id (\d+)$", label).group(1)) for label in labels]
+
+
 def test_a_reload_keeps_the_family_and_trains_the_same_sentencepiece_model(app, tmp_path):
     """The sidebar's family comes back after F5 with its tokenizer: the Tokens page's ids are
     those of the model the sentencepiece package trains from the same text and options."""
-    import re
-
     spm = pytest.importorskip("sentencepiece")
     from ui.kit.samples import load_samples
 
@@ -78,25 +98,63 @@ def test_a_reload_keeps_the_family_and_trains_the_same_sentencepiece_model(app, 
     app.wait_idle()
     marks = app.main.get_by_text("marks a space", exact=False)
     app.go("Tokens", marks)
-    spans = app.main.locator(".bpe-tokens [role=listitem]")
-
-    def ids() -> list[int]:
-        return [int(re.search(r", id (\d+)$", label).group(1))
-                for label in spans.evaluate_all("s => s.map(e => e.getAttribute('aria-label'))")]
-
-    before = ids()
+    before = drawn_ids(app)
     app.page.reload(wait_until="domcontentloaded")
     app.page.locator(IDLE).wait_for(state="attached")
     expect(family).to_have_value(SENTENCEPIECE)
     app.wait_idle(marks)
-    after = ids()
+    after = drawn_ids(app)
     text = load_samples()["English prose"]
-    source = tmp_path / "input.txt"
-    source.write_text(text, encoding="utf-8")
-    spm.SentencePieceTrainer.train(
-        input=str(source), model_prefix=str(tmp_path / "m"), vocab_size=512, model_type="bpe",
-        character_coverage=1.0, normalization_rule_name="identity", byte_fallback=True,
-        remove_extra_whitespaces=False, input_sentence_size=0, shuffle_input_sentence=False,
-        num_threads=1, minloglevel=2)
-    expected = spm.SentencePieceProcessor(model_file=str(tmp_path / "m.model")).encode(text)
+    model = sentencepiece_model(tmp_path, text, 512)
+    expected = spm.SentencePieceProcessor(model_file=model).encode(text)
     assert len(after) > 100 and after == before == expected
+
+
+def test_a_reload_keeps_an_imported_sentencepiece_model_with_its_ids(app, tmp_path):
+    """A tokenizer.model uploaded on Export & import (written here by the sentencepiece
+    package) is the session's tokenizer: after F5 the tab gives it back, the server reads it
+    again, and the Tokens page shows sentencepiece's ids. A file the tab has no room for is
+    named after the reload."""
+    spm = pytest.importorskip("sentencepiece")
+    from ui.kit.samples import load_samples
+
+    text = load_samples()["English prose"]  # the sidebar's first text
+    model = sentencepiece_model(tmp_path, text, 400)
+    expected = spm.SentencePieceProcessor(model_file=model).encode(text)
+    app.go("Export & import", app.main.get_by_role("heading", name="Import"))
+    app.main.locator(".st-key-import_file input[type=file]").set_input_files(model)
+    app.wait_idle(app.main.get_by_text("now use this tokenizer", exact=False))
+    marks = app.main.get_by_text("marks a space", exact=False)
+    app.go("Tokens", marks)
+    before = drawn_ids(app)
+    page = app.page
+    page.wait_for_function("() => sessionStorage.getItem('bpe-lab.import') !== null")
+    page.reload(wait_until="domcontentloaded")
+    page.locator(IDLE).wait_for(state="attached")
+    app.wait_idle(marks)
+    expect(app.sidebar.get_by_text("The imported file tokenizer.model came back too.",
+                                   exact=False)).to_be_visible()
+    expect(app.sidebar.get_by_role("combobox", name="Tokenizer")).to_have_value("Imported file")
+    assert len(before) > 100 and drawn_ids(app) == before == expected
+
+    # a tab with no room left for the file (another page's data filled it): the file is not
+    # kept, the lesson says so, and after the reload the sidebar names it
+    page.evaluate("""() => {
+        sessionStorage.removeItem('bpe-lab.import');
+        sessionStorage.removeItem('bpe-lab.import.digest');
+        let used = 0;
+        for (let i = 0; i < sessionStorage.length; i++) {
+            const key = sessionStorage.key(i);
+            used += key.length + sessionStorage.getItem(key).length;
+        }
+        sessionStorage.setItem('junk', 'x'.repeat(5242880 - used - 'junk'.length - 2000));
+    }""")
+    app.go("Compare with GPT", app.main.get_by_text("The GPT tokenizers"))  # a rerun: resent
+    page.wait_for_function("() => JSON.parse(sessionStorage.getItem('bpe-lab.lesson'))"
+                           ".import.kept === false")
+    assert page.evaluate("() => sessionStorage.getItem('bpe-lab.import')") is None
+    page.reload(wait_until="domcontentloaded")
+    page.locator(IDLE).wait_for(state="attached")
+    expect(app.sidebar.get_by_text(re.compile(
+        r"The imported file tokenizer\.model \(0\.\d MB\) is not kept across a reload: upload it"
+        r" again"))).to_be_visible()

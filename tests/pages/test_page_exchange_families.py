@@ -20,8 +20,8 @@ import tiktoken
 import transformers
 from streamlit.testing.v1 import AppTest
 from subword_nmt import apply_bpe, learn_bpe
-from support import CORPORA
-from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
+from support import CORPORA, after_reload, llama_shaped_json
+from tokenizers import Tokenizer
 from transformers.tokenization_utils_base import generate_merges
 
 import bpe_core
@@ -112,21 +112,17 @@ def test_a_sentencepiece_model_loads_with_sentencepieces_ids(at, llama_model):
     assert any(n.startswith("space the,") for n in names)  # ▁ said as a space
     assert '<span class="ws">▁</span>the' in tokens_view(at)  # and drawn as the piece holds it
     assert {"export_spm_model", "export_spm_hf"} <= download_keys(at)
-    assert "the other pages take bpe_core's byte-level tokenizers only" in at.info[0].value
-    assert at.selectbox(key="kind").value != "Imported file"  # the sidebar keeps its own
+    # the session's tokenizer now, as a byte-level file is (tests/pages/test_imported_families.py)
+    assert at.selectbox(key="family").value == "sentencepiece"
+    assert at.selectbox(key="family_source").value == "Imported file"
+    assert "Tokens, Step through merges, Merge forest and Compare with GPT pages now use" in (
+        at.success[0].value)
 
 
 def test_a_llama_shaped_tokenizer_json_loads_with_tokenizers_ids(at, llama_model, folder):
     sp = spm.SentencePieceProcessor(model_file=str(llama_model))
     vocab = {sp.id_to_piece(i): i for i in range(len(sp))}
-    tok = Tokenizer(models.BPE(vocab, generate_merges(vocab), unk_token="<unk>", fuse_unk=True,
-                               byte_fallback=True))
-    tok.normalizer = normalizers.Sequence([normalizers.Prepend("\u2581"),
-                                           normalizers.Replace(" ", "\u2581")])
-    tok.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(),
-                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
-    tok.add_special_tokens([AddedToken(t, normalized=False, special=True)
-                            for t in ("<unk>", "<s>", "</s>")])
+    tok = llama_shaped_json(vocab)
     path = folder / "tokenizer.json"
     tok.save(str(path))
     upload(at, "tokenizer.json", path.read_bytes())
@@ -169,6 +165,11 @@ def test_clips_merges_load_with_clip_tokenizers_ids(at, folder):
     theirs = transformers.CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
     assert shown_ids(at) == theirs(SAMPLE_TEXT)["input_ids"][1:-1]  # without start and end
     assert {"export_clip_merges", "export_clip_vocab"} <= download_keys(at)
+    at.switch_page("pages/tokens.py").run()  # the session's tokenizer: CLIPTokenizer's ids
+    text = at.session_state["text"]
+    assert [int(i) for i in at.code[0].value.split(", ")] == theirs(text)["input_ids"][1:-1]
+    assert [i for i, _ in after_reload(at, text)] == theirs(text)["input_ids"][1:-1]  # F5
+    at.switch_page("pages/exchange.py").run()
 
 
 def test_whispers_multilingual_shape_loads_with_tiktokens_ids(at):

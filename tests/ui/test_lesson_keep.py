@@ -1,13 +1,28 @@
 """What a tab keeps for a reload, read back (ui/sidebar/lesson.py): a lesson the app wrote comes
 back whole; anything edited in the browser's storage that does not check out brings nothing
-back (or, for the tokenizer or the step alone, leaves that part out)."""
+back (or, for the tokenizer or the step alone, leaves that part out). An imported file kept
+beside it comes back as its files, or, when it was too large or edited, as its name alone (the
+sidebar then says so: tests/pages/test_imported_families.py)."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
+from ui.exchange.files import IMPORT_PATTERNS, MAX_IMPORT_FILES
 from ui.kit.choices import DEFAULT_KIND, MAX_TEXT_CHARS, make_settings
-from ui.sidebar.lesson import VERSION, digest, read_lesson, settings_of
+from ui.sidebar.lesson import (
+    MAX_KEPT_IMPORT_CHARS,
+    VERSION,
+    KeptImport,
+    digest,
+    import_json,
+    import_note,
+    read_kept_import,
+    read_lesson,
+    settings_of,
+)
 
 TEXT = "Tokens 😀 cost money.<|endoftext|>"
 
@@ -72,3 +87,51 @@ def test_storage_that_does_not_check_out_brings_nothing_back(kept, text):
 @pytest.mark.parametrize("step", [-1, 10**7, "20", 2.5, True, None])
 def test_a_step_that_does_not_check_out_is_left_out(step):
     assert read_lesson(lesson(), TEXT, None, step).step is None
+
+
+# -- an imported tokenizer file kept beside the lesson ---------------------------------------------
+
+def _kept_file(source: dict) -> tuple[dict, str]:
+    raw = import_json(source)
+    return import_note("tokenizer.model", 3, digest(raw)), raw
+
+
+SOURCE = {"files": [["tokenizer.model", base64.b64encode(b"abc").decode()]], "specials": None,
+          "pattern": next(iter(IMPORT_PATTERNS))}
+
+
+def test_a_kept_import_comes_back_as_its_files_and_options():
+    note, raw = _kept_file(SOURCE)
+    back = read_kept_import(note, raw, MAX_IMPORT_FILES, IMPORT_PATTERNS)
+    assert back == KeptImport("tokenizer.model", 3, SOURCE)
+
+
+def test_an_import_too_large_to_keep_is_named_with_its_size_and_no_file():
+    note = import_note("o200k_base.tiktoken", 3_613_922, None)  # the lesson says: not kept
+    assert read_kept_import(note, None, MAX_IMPORT_FILES, IMPORT_PATTERNS) == KeptImport(
+        "o200k_base.tiktoken", 3_613_922, None)
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: {**s, "pattern": "<script>"},  # no option of the page
+    lambda s: {**s, "files": [["a", "not base64!"]]},
+    lambda s: {**s, "files": [["a", "YWJj"]] * (MAX_IMPORT_FILES + 1)},
+    lambda s: {**s, "files": [[1, "YWJj"]]},
+    lambda s: {**s, "specials": {"<|endoftext|>": "1"}},
+    lambda s: {**s, "specials": {"x": True}},
+    lambda s: [s],
+])
+def test_an_edited_import_brings_back_its_name_and_no_file(change):
+    note, raw = _kept_file(change(SOURCE))
+    assert read_kept_import(note, raw, MAX_IMPORT_FILES, IMPORT_PATTERNS).source is None
+
+
+def test_an_import_that_does_not_match_its_digest_or_bound_brings_back_no_file():
+    note, raw = _kept_file(SOURCE)
+    assert read_kept_import(note, raw + " ", MAX_IMPORT_FILES, IMPORT_PATTERNS).source is None
+    big = {**SOURCE, "files": [["t.model", "A" * MAX_KEPT_IMPORT_CHARS]]}
+    note, raw = _kept_file(big)
+    assert read_kept_import(note, raw, MAX_IMPORT_FILES, IMPORT_PATTERNS).source is None
+    for bad in (None, {}, {"name": "", "size": 3}, {"name": "x", "size": -1},
+                {"name": "x" * 1000, "size": 3}, {"name": "x", "size": True}):
+        assert read_kept_import(bad, raw, MAX_IMPORT_FILES, IMPORT_PATTERNS) is None

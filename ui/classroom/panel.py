@@ -85,19 +85,17 @@ def rooms() -> Rooms:
     return shared_rooms()
 
 
-def read_room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
-    """The room's imported tokenizer, read from the teacher's file(s) (``source``: the JSON of
-    the ``imported`` state). ui/sidebar/panel.py keeps it, once per server."""
-    from ui.exchange.files import IMPORT_PATTERNS, read_uploads, sidebar_refusal
+def read_room_import(source: str) -> tuple[Any, str]:
+    """The room's imported tokenizer (of any family: the room's family is the teacher's, the
+    file's), read from the teacher's file(s) (``source``: the JSON of the ``imported`` state).
+    ui/sidebar/panel.py keeps it, once per server."""
+    from ui.exchange.files import IMPORT_PATTERNS, read_uploads
 
     spec = json.loads(source)
     files = [(name, base64.b64decode(data)) for name, data in spec["files"]]
     # a label this version does not know (a room from an older server): the sidecar decides
     imported = read_uploads(files, special_tokens=spec["specials"],
                             pattern=IMPORT_PATTERNS.get(spec["pattern"]))
-    refused = sidebar_refusal(imported)  # a file of another family is no sidebar tokenizer
-    if refused:
-        raise ValueError(refused)
     return imported.tok, imported.name
 
 
@@ -538,7 +536,7 @@ class Shared(NamedTuple):
     """What ui/sidebar/panel.py keeps once per server for every room's students (read-only)."""
 
     tokenizer: Callable[[str, Settings], bpe_core.Tokenizer]  # train_tokenizer, kept
-    imported: Callable[[str], tuple[bpe_core.Tokenizer, str]]  # read_room_import, kept
+    imported: Callable[[str], tuple[Any, str]]  # read_room_import, kept (any family)
     watcher: Callable[[], Any]  # register_watcher, kept
 
 

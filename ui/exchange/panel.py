@@ -9,7 +9,7 @@ from functools import partial
 import streamlit as st
 
 from ui.exchange.families import export_problem, family_exports, loaded_rows
-from ui.exchange.files import Imported, file_stem, sidebar_refusal
+from ui.exchange.files import Imported, file_stem
 from ui.kit.escape import md_escape
 from ui.kit.families import family_of, family_title
 from ui.kit.family_tokens import family_pieces
@@ -54,9 +54,8 @@ def sample_tokens(imported: Imported) -> None:
 
 
 def family_downloads(imported: Imported) -> None:
-    """The downloads of a file the sidebar cannot take, and why it cannot (family_refusal)."""
+    """The downloads of a file of another family than the five formats of the Export part."""
     tok = imported.tok
-    st.info(sidebar_refusal(imported), icon="ℹ️")
     if not family_exports(tok):
         st.caption("bpe_core reads this file and writes none of its kind: no download.")
         return

@@ -28,9 +28,12 @@ SESSION_TOKEN_BYTES = 640
 
 def tokenizer_bytes(tok: bpe_core.Tokenizer) -> int:
     """The memory a session holding ``tok`` pays for it (estimated from its size, measured). A
-    word-BPE tokenizer (``ui.kit.families``) has no vocabulary of ids: its merges count."""
-    if hasattr(tok, "vocab"):
-        sizes = [len(token) for token in tok.vocab.values()]
+    word-BPE tokenizer (``ui.kit.families``) has no vocabulary of ids: its merges count; CLIP's
+    vocabulary maps its tokens to ids, a tekken.json's is its ``encoding``'s."""
+    vocab = getattr(getattr(tok, "encoding", tok), "vocab", None)
+    if isinstance(vocab, dict):
+        tokens = vocab if vocab and isinstance(next(iter(vocab)), str) else vocab.values()
+        sizes = [len(token) for token in tokens]
     else:
         sizes = [len((a + b).encode("utf-8", "surrogatepass")) for a, b in tok.merges]
     return len(sizes) * SESSION_TOKEN_BYTES + 2 * sum(sizes)

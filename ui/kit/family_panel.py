@@ -10,7 +10,8 @@ from collections import Counter
 import pandas as pd
 import streamlit as st
 
-from bpe_core.word_bpe import WordBPE
+from bpe_core.sentencepiece import SentencePieceBPE
+from bpe_core.word_bpe import CLIPWordBPE, WordBPE
 from ui.kit.escape import md_escape
 from ui.kit.families import family_of, family_title
 from ui.kit.family_tokens import (
@@ -26,12 +27,38 @@ from ui.kit.state import derived, projector_mode, tokenizer_label
 from ui.kit.tokens_html import MAX_IDS, cap_note, token_counts, tokens_html
 
 WHAT_MARKS = {
+    "byte-level": "Byte-level BPE as its file's own tool reads it (mistral-common's ids for a "
+                  "tekken.json): a part of a character is drawn as its bytes. Hover a token for "
+                  "its id.",
     "sentencepiece": "▁ marks a space (SentencePiece writes every space so); a piece such as "
                      "<0xE4> is one byte of a character no piece holds (byte fallback). Hover "
                      "a piece for its id.",
     "word": "Words are cut at spaces first, and a space is no token: </w> marks the end of a "
             "word, as the merges spell it. subword-nmt gives pieces, not ids.",
 }
+
+
+def what_marks(tok: object) -> str:
+    """What the drawn marks of ``tok``'s pieces mean (CLIP's word BPE over bytes has ids)."""
+    if isinstance(tok, CLIPWordBPE):
+        return ("Words are cut first, and a space is no token: </w> marks the end of a word, as "
+                "CLIP's merges spell it; a part of a character is drawn as its bytes. Hover a "
+                "piece for CLIPTokenizer's id.")
+    return WHAT_MARKS[family_of(tok)]
+
+
+def no_merge_order(tok: object, view: str) -> bool:
+    """Whether ``view`` (Step through merges, the Merge forest) cannot draw ``tok``'s merges (a
+    CLIP merges file, a tekken.json: only SentencePiece models and subword-nmt codes so far);
+    if so, it says so by name, with the pages that show it."""
+    if isinstance(tok, (SentencePieceBPE, WordBPE)):
+        return False
+    st.info(md_escape(f"The sidebar's tokenizer ({tokenizer_label(plain=True)}, "
+                      f"{family_title(tok)} BPE) is a {type(tok).__name__}: {view} draws the "
+                      "merges of bpe_core's byte-level tokenizers, SentencePiece models and "
+                      "subword-nmt codes only so far. The Tokens and Compare with GPT pages "
+                      "show it."))
+    return True
 
 
 def pieces_of(tok: object, text: str) -> list:
@@ -54,8 +81,7 @@ def tokens_view(tok: object, text: str) -> None:
     for col, (label, value) in zip(st.columns(4), token_counts(text, pieces).items(),
                                    strict=True):
         col.metric(label, value)
-    family = family_of(tok)
-    st.caption(f"Tokenizer: {tokenizer_label()} · {md_escape(WHAT_MARKS[family])}")
+    st.caption(f"Tokenizer: {tokenizer_label()} · {md_escape(what_marks(tok))}")
     has_ids = not isinstance(tok, WordBPE)
     ids = st.toggle("Ids instead of text", key="tokens_family_ids", disabled=not has_ids)
     _draw_pieces(pieces, ids=ids and has_ids)
@@ -79,6 +105,8 @@ def steps_view(tok: object, text: str) -> None:
     """Step through merges for a SentencePiece or word-BPE tokenizer: the text's pieces after
     the first k merges (word BPE: its first k merges, as ``apply_bpe --merges k``;
     SentencePiece: its first k merged pieces, in the order training chose them)."""
+    if no_merge_order(tok, "Step through merges"):
+        return
     made = derived("family merges", tok, None, lambda: merges_made(tok))
     total = len(made)
     if total == 0:
@@ -110,6 +138,8 @@ MAX_FOREST_PIECES = 500  # the text's merged pieces offered, the most used first
 def forest_view(tok: object, text: str) -> None:
     """The Merge forest for a SentencePiece or word-BPE tokenizer: a piece of the text as the
     tree of the merges that made it, and the text's merged pieces with their merge numbers."""
+    if no_merge_order(tok, "the Merge forest"):
+        return
     made = derived("family merges", tok, None, lambda: merges_made(tok))
     number = {p: i + 1 for i, p in reversed(list(enumerate(made)))}
     uses = Counter(t for t in map(piece_text, pieces_of(tok, text)) if t in number)
@@ -142,6 +172,6 @@ def beside_gpt(tok: object, text: str) -> None:
     pieces = pieces_of(tok, text)
     st.subheader(f"Yours: {family_title(tok)}")
     st.metric("Tokens", f"{len(pieces):,}")
-    st.caption(md_escape(WHAT_MARKS[family_of(tok)]))
+    st.caption(md_escape(what_marks(tok)))
     _draw_pieces(pieces, name=f"Your tokens ({tokenizer_label(plain=True)})")
 

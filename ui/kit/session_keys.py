@@ -43,6 +43,8 @@ SESSION_KEYS: dict[str, str] = {
     "_cut_note_": "prefix (_cut_note_<box's key>): what ui.kit.state.cut_to cut from a box's text",
     "family": "selectbox: the family of BPE (ui.kit.families: byte-level, sentencepiece, word)",
     "_family_chosen": "a family was just chosen in the sidebar: train it on this run",
+    "family_source": "selectbox: under a SentencePiece or word-BPE family with a file of it"
+                     " imported, the file or a tokenizer trained on the text (the kind says which)",
     "tokens_family_ids": "toggle: the Tokens page draws a SentencePiece tokenizer's ids",
     "forest_family_piece": "selectbox: the Merge forest's piece for a SentencePiece or word-BPE"
                            " tokenizer",

@@ -30,7 +30,14 @@ from ui.kit import budget
 from ui.kit.charts import steps_template
 from ui.kit.choices import DEFAULT_KIND, KINDS, cap_text
 from ui.kit.escape import md_escape
-from ui.kit.families import BYTE_LEVEL, DEFAULT_FAMILY, FAMILIES, FAMILY_LABELS, family_of
+from ui.kit.families import (
+    BYTE_LEVEL,
+    DEFAULT_FAMILY,
+    FAMILIES,
+    FAMILY_LABELS,
+    family_of,
+    family_title,
+)
 from ui.kit.projector import PROJECTOR_CSS, projector_mode  # noqa: F401 - pages read it here
 from ui.kit.samples import load_samples
 from ui.kit.session_keys import keep as _keep
@@ -170,28 +177,62 @@ def chosen_family() -> str:
     return family if family in FAMILIES else DEFAULT_FAMILY
 
 
+def using_import() -> bool:
+    """Whether the session uses its imported file (Export & import): "Imported file" is the
+    sidebar's choice, and the file is of the sidebar's family (a byte-level file under
+    byte-level BPE; a SentencePiece or word-BPE file under its family)."""
+    ss = st.session_state
+    if KINDS[ss.get("kind", DEFAULT_KIND)][0] != "imported":
+        return False
+    imported = _imported_tok()
+    return chosen_family() == BYTE_LEVEL or (imported is not None
+                                              and family_of(imported) == chosen_family())
+
+
+def _draws(tok: Any, families: Sequence[str]) -> bool:
+    """Whether a caller that shows ``families`` draws ``tok``: bpe_core's own tokenizers are
+    drawn by every page; a file's tokenizer of another kind (SentencePiece, word BPE, CLIP,
+    Mistral's tekken.json) only by a page that draws the families' pieces
+    (``ui.kit.family_panel``: it names more families than byte-level)."""
+    return (family_of(tok) in families
+            and (isinstance(tok, bpe_core.Tokenizer) or any(f != BYTE_LEVEL for f in families)))
+
+
 def active_tokenizer(families: Sequence[str] = (BYTE_LEVEL,)) -> Any:
     """The chosen pretrained tokenizer, the imported one, or this session's trained one, when
     its family is the sidebar's and one of ``families`` (what the caller can show: byte-level
     only unless it says so).
 
     None before training (or before an import, when "Imported file" is chosen), and while the
-    sidebar's family is one the caller does not show (``family_stop`` says so by name).
+    sidebar's family, or the imported file in use, is one the caller does not show
+    (``family_stop`` says so by name).
     """
     ss = st.session_state
     family = chosen_family()
     if family not in families:
         return None
+    if using_import():
+        tok = _imported_tok()
+        return tok if tok is not None and family_of(tok) == family and _draws(tok, families) \
+            else None
     if family != BYTE_LEVEL:
         tok = ss.get("tok")
         return tok if tok is not None and family_of(tok) == family else None
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return preset(name)
-    if how == "imported":
-        return (ss.get("imported") or (None, ""))[0]
     tok = ss.get("tok")
     return tok if tok is not None and family_of(tok) == BYTE_LEVEL else None
+
+
+def draws_pieces() -> bool:
+    """Whether a page that shows every family draws the session's tokenizer through the
+    families' views (``ui.kit.family_panel``): a SentencePiece or word-BPE family, or a file of
+    another kind than bpe_core's own (a tekken.json, byte-level but with mistral-common's ids)."""
+    if chosen_family() != BYTE_LEVEL:
+        return True
+    tok = active_tokenizer(FAMILIES)
+    return tok is not None and not isinstance(tok, bpe_core.Tokenizer)
 
 
 # the pages that show every family (family_stop names them to a page that does not)
@@ -203,15 +244,18 @@ def family_stop(families: Sequence[str] = (BYTE_LEVEL,)) -> None:
     does not show it (by the family's name, ``family_files.family_refusal``) and which pages
     do, and stops there."""
     family = chosen_family()
-    if family in families:
+    tok = _imported_tok() if using_import() else st.session_state.get("tok")
+    if tok is not None and family_of(tok) != family:
+        tok = None
+    if family in families and (tok is None or _draws(tok, families)):
         return
-    tok = st.session_state.get("tok")
-    if tok is not None and family_of(tok) == family:
+    other = ("another Tokenizer" if family in families  # a file this page cannot draw
+             else FAMILY_LABELS[BYTE_LEVEL])
+    if tok is not None:
         what = family_refusal(tok, f"The sidebar's tokenizer ({tokenizer_label(plain=True)})",
                               "this page's views",
-                              instead=f"the {FAMILY_PAGES} pages show it; choose"
-                                      f" {FAMILY_LABELS[BYTE_LEVEL]} in the sidebar for this"
-                                      " page.")
+                              instead=f"the {FAMILY_PAGES} pages show it; choose {other} in the"
+                                      " sidebar for this page.")
     else:
         what = (f"This page shows byte-level BPE only so far, and the sidebar's family is"
                 f" {FAMILY_LABELS[family]}: the {FAMILY_PAGES} pages show it; choose"
@@ -220,11 +264,11 @@ def family_stop(families: Sequence[str] = (BYTE_LEVEL,)) -> None:
     st.stop()
 
 
-def _imported_tok() -> bpe_core.Tokenizer | None:
+def _imported_tok() -> Any:
     return (st.session_state.get("imported") or (None, ""))[0]
 
 
-def import_refusal(tok: bpe_core.Tokenizer | None, files: Sequence[bytes] = ()) -> str | None:
+def import_refusal(tok: Any, files: Sequence[bytes] = ()) -> str | None:
     """Why ``tok`` (or, before reading them, the uploaded ``files``) may not replace the
     session's imported tokenizer (None: it may): it would take the session past its memory bound
     (ui/kit/budget.py), counting the trained tokenizers it keeps (the train memo and the
@@ -235,12 +279,16 @@ def import_refusal(tok: bpe_core.Tokenizer | None, files: Sequence[bytes] = ()) 
         tokens = budget.file_tokens(files)
         return budget.refusal(f"A file of up to {tokens:,} tokens",
                               tokens * budget.SESSION_TOKEN_BYTES, held)
-    return budget.refusal(f"This tokenizer ({len(tok.vocab):,} tokens)",
+    what = (f"{len(tok.vocab):,} tokens" if isinstance(tok, bpe_core.Tokenizer)
+            else f"{tok.vocab_size:,} tokens" if hasattr(tok, "vocab_size")
+            else f"{len(tok.merges):,} merges")  # word BPE: subword-nmt's codes
+    return budget.refusal(f"This tokenizer ({what})",
                           budget.tokenizer_bytes(tok), held)
 
 
-def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
-    """Make an imported tokenizer the session's choice on every page (``import_refusal`` first:
+def import_tokenizer(tok: Any, name: str) -> None:
+    """Make an imported tokenizer (of any family) the session's choice on every page that shows
+    its family (``import_refusal`` first:
     the tokenizer it replaces and what the pages derived from it are let go).
 
     Call it from a widget callback (on_change / on_click): it sets the sidebar's "kind" widget,
@@ -254,13 +302,18 @@ def import_tokenizer(tok: bpe_core.Tokenizer, name: str) -> None:
             del memo[key]
     ss["imported"] = (tok, name)
     _keep("kind", "Imported file")
-    _keep("family", BYTE_LEVEL)  # an imported file is byte-level BPE: the pages show it
+    _keep("family", family_of(tok))  # the pages that show its family draw it
 
 
 def tokenizer_label(plain: bool = False) -> str:
     """A short name for the active tokenizer, safe to put in Markdown (captions, metrics); with
     ``plain``, as text for ``textContent`` (no Markdown escapes)."""
     ss = st.session_state
+    if using_import():
+        imported = ss.get("imported")
+        if not imported:
+            return "nothing imported yet"
+        return f"imported from {imported[1] if plain else md_escape(imported[1])}"
     if chosen_family() != BYTE_LEVEL:
         tok = ss.get("tok")
         if tok is None or family_of(tok) != chosen_family():
@@ -271,11 +324,6 @@ def tokenizer_label(plain: bool = False) -> str:
     how, name = KINDS[ss.get("kind", DEFAULT_KIND)]
     if how == "preset":
         return bpe_core.PRESETS[name]["title"]
-    if how == "imported":
-        imported = ss.get("imported")
-        if not imported:
-            return "nothing imported yet"
-        return f"imported from {imported[1] if plain else md_escape(imported[1])}"
     settings = ss.get("tok_settings")
     if settings is None:
         return "untrained"
@@ -284,6 +332,8 @@ def tokenizer_label(plain: bool = False) -> str:
 
 def trained_text() -> str | None:
     """The text the session's tokenizer was trained on (None for presets and imports)."""
+    if using_import():
+        return None
     if chosen_family() != BYTE_LEVEL:
         return st.session_state.get("tok_text")
     if KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] in ("preset", "imported"):
@@ -384,7 +434,12 @@ def require_tokenizer(families: Sequence[str] = (BYTE_LEVEL,)) -> Any:
     family_stop(families)
     tok = active_tokenizer(families)
     if tok is None:
-        if chosen_family() == BYTE_LEVEL and KINDS[st.session_state.get("kind", DEFAULT_KIND)][0] == "imported":
+        imported = st.session_state.get("imported")
+        if using_import() and imported is not None:  # a file of another family
+            st.info(md_escape(f"The imported file {imported[1]} is {family_title(imported[0])}"
+                              " BPE: choose that Family of BPE in the sidebar to use it, or"
+                              " another Tokenizer."))
+        elif using_import():
             st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
         else:
             st.info("Press **Train** in the sidebar to train a tokenizer, or pick a pretrained "

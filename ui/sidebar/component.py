@@ -4,16 +4,18 @@ back to the sidebar after a reload (``ui/sidebar/panel.py`` mounts it; ``ui/side
 says what is kept).
 
 Every run tells it ``{"session": id, "asked": bool, "lesson": {...}, "text"?: str,
-"tok_text"?: str}`` (a text only when it is new to the tab: a rerun does not carry 200,000
-characters again), or, from Step through's fragment, ``{"session": id, "step": k}``.
+"tok_text"?: str, "import"?: str}`` (a text, or an imported file's JSON, only when it is new to
+the tab: a rerun does not carry 200,000 characters again), or, from Step through's fragment, ``{"session": id, "step": k}``.
 - The first time it hears of a session that has not been answered (a reload, a restarted
   server), it reads what the tab holds: a lesson there goes back to the server, once
   (``setTriggerValue("kept", {lesson, text, tok_text, step})``: a trigger, not kept in the
-  widget's state, so the text does not ride along with later reruns), and nothing is written
+  widget's state, so the text does not ride along with later reruns; ``import``: the
+  imported file's JSON, when the tab holds one), and nothing is written
   until the server has taken it (``asked``); with nothing held, it writes at once (no rerun).
 - Otherwise it stores what it is told. If the tab lacks a text the lesson names (a run it never
   drew), it asks for it again (``setTriggerValue("resend", n)``). A full storage keeps nothing
-  rather than half a lesson.
+  rather than half a lesson; an imported file the storage has no room for is left out, and the
+  lesson kept says so (``import.kept`` false: the page names the file after a reload).
 
 The data is stored as strings; nothing of it is put in the page.
 """
@@ -24,9 +26,11 @@ from typing import Any
 
 _KEEP_JS = r"""
 const KEY = "bpe-lab.lesson", TEXT = "bpe-lab.text", TOK = "bpe-lab.tok-text", STEP = "bpe-lab.step";
-const ALL = [KEY, TEXT, TEXT + ".digest", TOK, TOK + ".digest", STEP];
+const IMPORT = "bpe-lab.import";  // an imported tokenizer file, as JSON (ui/sidebar/lesson.py)
+const ALL = [KEY, TEXT, TEXT + ".digest", TOK, TOK + ".digest", STEP, IMPORT, IMPORT + ".digest"];
 let heard = null;  // the session this page has read the tab for (a reload starts afresh)
 let waiting = null;  // the session the tab's lesson went to, until the server has taken it
+let lost = null;  // the digest of an imported file the tab had no room for (not asked again)
 
 function storage() {
   try { return window.sessionStorage; } catch (e) { return null; }  // refused: nothing kept
@@ -51,7 +55,8 @@ export default function (component) {
       waiting = data.session;
       const step = read(STEP);
       setTriggerValue("kept", { lesson, text: read(TEXT), tok_text: read(TOK),
-                                step: step === null ? null : Number(step) });
+                                step: step === null ? null : Number(step),
+                                import: read(IMPORT) });
       return;
     }
   }
@@ -69,9 +74,31 @@ export default function (component) {
       store.setItem(TOK, data.tok_text);
       store.setItem(TOK + ".digest", lesson.tok.digest);
     }
+    const file = lesson.import;
+    if (file && file.kept) {
+      if (typeof data.import === "string") {
+        try {
+          store.setItem(IMPORT, data.import);
+          store.setItem(IMPORT + ".digest", file.digest);
+        } catch (e) {  // too large for what the tab has left: the lesson says it is not kept
+          store.removeItem(IMPORT);
+          store.removeItem(IMPORT + ".digest");
+        }
+      }
+      if (read(IMPORT + ".digest") !== file.digest) {
+        if (typeof data.import === "string") lost = file.digest;
+        if (lost === file.digest) lesson.import = { ...file, kept: false };
+      }
+    } else {  // none, or one too large to keep (the server said so)
+      store.removeItem(IMPORT);
+      store.removeItem(IMPORT + ".digest");
+    }
     store.setItem(KEY, JSON.stringify(lesson));
     const tok = lesson.tok && lesson.tok.digest !== lesson.digest ? lesson.tok.digest : null;
-    if (read(TEXT + ".digest") !== lesson.digest || (tok !== null && read(TOK + ".digest") !== tok))
+    const fileLacking = lesson.import && lesson.import.kept
+                        && read(IMPORT + ".digest") !== lesson.import.digest;
+    if (read(TEXT + ".digest") !== lesson.digest || (tok !== null && read(TOK + ".digest") !== tok)
+        || fileLacking)
       setTriggerValue("resend", Date.now());
   } catch (e) {  // the tab's storage is full: keep nothing rather than half a lesson
     for (const k of ALL) { try { store.removeItem(k); } catch (e2) { /* nothing to do */ } }

@@ -84,3 +84,86 @@ def read_lesson(lesson: Any, text: Any, tok_text: Any = None, step: Any = None) 
     if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= MAX_STEP:
         step = None
     return Lesson(text, values, tok, step)
+
+
+# -- an imported tokenizer file (Export & import) kept over a reload ------------------------------
+# The tab keeps the file(s) as ``ss["_import_source"]`` holds them (names, base64, the page's
+# options), as JSON beside the lesson; the lesson names it (``import_note``). A file past
+# MAX_KEPT_IMPORT_CHARS of JSON is not kept, and the lesson says so by name and size: the tab's
+# sessionStorage holds about 5 MB per origin (Debian's Chromium took one key of 5,242,879
+# characters and refused one more: 10 MiB of UTF-16), and the text and the trained tokenizer's
+# text take up to 800,000 UTF-16 units of it (200,000 characters each, emoji two units).
+MAX_KEPT_IMPORT_CHARS = 3_000_000  # base64 of about 2.1 MB of files
+MAX_IMPORT_NAME_CHARS = 200
+
+
+class KeptImport(NamedTuple):
+    """An imported file's note in a lesson read back, and its source when the tab kept it."""
+
+    name: str
+    size: int  # the files' bytes
+    source: dict[str, Any] | None  # ``_import_source``'s shape, checked; None: not kept
+
+
+def import_note(name: str, size: int, kept_digest: str | None) -> dict[str, Any]:
+    """What the lesson says of an imported file: its name, its size in bytes, and whether the
+    tab keeps it (``kept_digest``: the digest of its ``import_json``; None: too large to keep)."""
+    return {"name": name[:MAX_IMPORT_NAME_CHARS], "size": size,
+            "kept": kept_digest is not None, "digest": kept_digest}
+
+
+def import_json(source: dict[str, Any]) -> str:
+    """The JSON the tab keeps of an imported file (``_import_source``)."""
+    import json
+
+    return json.dumps(source, sort_keys=True, separators=(",", ":"))
+
+
+def _source(raw: Any, max_files: int, patterns: Any) -> dict[str, Any] | None:
+    import base64
+    import binascii
+    import json
+
+    try:
+        source = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(source, dict):
+        return None
+    files, specials, pattern = source.get("files"), source.get("specials"), source.get("pattern")
+    if (not isinstance(files, list) or not 1 <= len(files) <= max_files
+            or pattern not in patterns):
+        return None
+    for item in files:
+        if (not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str)
+                or len(item[0]) > MAX_IMPORT_NAME_CHARS or not isinstance(item[1], str)):
+            return None
+        try:
+            base64.b64decode(item[1], validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    if specials is not None and not (
+            isinstance(specials, dict) and len(specials) <= 100
+            and all(isinstance(k, str) and len(k) <= 100 and isinstance(v, int)
+                    and not isinstance(v, bool) and 0 <= v <= 2**31 for k, v in specials.items())):
+        return None
+    return {"files": files, "specials": specials, "pattern": pattern}
+
+
+def read_kept_import(note: Any, raw: Any, max_files: int, patterns: Any) -> KeptImport | None:
+    """The imported file a tab kept: the lesson's ``note`` and the JSON ``raw`` beside it,
+    checked as shapes (names, base64, options among ``patterns``, at most ``max_files``
+    files): the file itself is read again by the app's one bounded reader. None when the lesson
+    names no file; a KeptImport with no source when the tab did not keep it (too large, or
+    what it holds does not check out)."""
+    if not isinstance(note, dict):
+        return None
+    name, size = note.get("name"), note.get("size")
+    if (not isinstance(name, str) or not name or len(name) > MAX_IMPORT_NAME_CHARS
+            or not isinstance(size, int) or isinstance(size, bool) or size < 0):
+        return None
+    source = None
+    if (note.get("kept") is True and isinstance(raw, str) and len(raw) <= MAX_KEPT_IMPORT_CHARS
+            and note.get("digest") == digest(raw)):
+        source = _source(raw, max_files, patterns)
+    return KeptImport(name, size, source)

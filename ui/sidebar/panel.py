@@ -7,6 +7,7 @@ Every page calls ``sidebar()`` first. It writes the session's text and tokenizer
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import secrets
 from typing import Any
@@ -50,6 +51,8 @@ from ui.kit.families import (
     DEFAULT_FAMILY,
     FAMILIES,
     FAMILY_LABELS,
+    family_of,
+    family_title,
     train,
     train_limit,
 )
@@ -62,12 +65,23 @@ from ui.kit.state import (
     PAGE_CSS,
     PROJECTOR_CSS,
     _imported_tok,
+    import_refusal,
     samples,
     special_rule,
     text_digest,
+    using_import,
 )
 from ui.sidebar.component import register_keeper
-from ui.sidebar.lesson import VERSION, digest, read_lesson, settings_of
+from ui.sidebar.lesson import (
+    MAX_KEPT_IMPORT_CHARS,
+    VERSION,
+    digest,
+    import_json,
+    import_note,
+    read_kept_import,
+    read_lesson,
+    settings_of,
+)
 
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
 
@@ -164,7 +178,37 @@ FAMILY_CHOSEN = "_family_chosen"  # the family was just chosen: train it on this
 
 def _choose_family() -> None:
     _keep("family")
-    st.session_state[FAMILY_CHOSEN] = True
+    ss = st.session_state
+    imported = _imported_tok()
+    if (ss["family"] == BYTE_LEVEL and KINDS[ss.get("kind", DEFAULT_KIND)][0] == "imported"
+            and imported is not None and family_of(imported) != BYTE_LEVEL):
+        _keep("kind", DEFAULT_KIND)  # the imported file is of another family: train this one
+    ss[FAMILY_CHOSEN] = True
+
+
+FAMILY_SOURCES = ("Trained on the text", "Imported file")
+
+
+def _choose_source() -> None:
+    """The tokenizer of a SentencePiece or word-BPE family: its imported file, or one trained on
+    the text (trained now, as choosing a family trains it)."""
+    ss = st.session_state
+    if ss["family_source"] == FAMILY_SOURCES[1]:
+        _keep("kind", "Imported file")
+    else:
+        _keep("kind", DEFAULT_KIND)
+        ss[FAMILY_CHOSEN] = True
+
+
+def _family_source() -> None:
+    """Under a SentencePiece or word-BPE family with a file of that family imported: which one
+    the pages use (the sidebar's kind says so, as for a byte-level import)."""
+    ss = st.session_state
+    imported = _imported_tok()
+    if imported is None or family_of(imported) != ss["family"]:
+        return
+    ss["family_source"] = FAMILY_SOURCES[using_import()]
+    st.selectbox("Tokenizer", FAMILY_SOURCES, key="family_source", on_change=_choose_source)
 
 
 def _key(text: str, settings: Settings) -> tuple:
@@ -254,15 +298,21 @@ def sidebar() -> None:
         byte_level = ss["family"] == BYTE_LEVEL
         if byte_level:
             st.selectbox("Tokenizer", list(KINDS), key="kind", on_change=_keep, args=("kind",))
-        how = KINDS[ss["kind"]][0] if byte_level else "family"
+        else:
+            _family_source()
+        how = KINDS[ss["kind"]][0] if byte_level else ("imported" if using_import() else "family")
         preset_chosen = how in ("preset", "imported")
         if how == "imported":
             if ss.get("imported") is None:
                 st.info("No tokenizer imported yet: upload one on the **Export & import** page.")
+            elif family_of(ss["imported"][0]) != ss["family"]:
+                st.info(md_escape(f"The imported file {ss['imported'][1]} is"
+                                  f" {family_title(ss['imported'][0])} BPE: choose that family"
+                                  " above to use it."))
             else:
                 st.caption("Using the imported tokenizer from:")
                 st.text(ss["imported"][1])
-                pipeline = ss["imported"][0].pipeline
+                pipeline = getattr(ss["imported"][0], "pipeline", None)
                 if pipeline is not None and pipeline.described:
                     # the pages show the text as BPE sees it: say what changed it
                     st.caption("Before BPE it does: " + md_escape("; ".join(pipeline.described)))
@@ -346,7 +396,7 @@ def room_tokenizer(text: str, settings: Settings) -> bpe_core.Tokenizer:
 
 
 @st.cache_resource(show_spinner="Reading the room's tokenizer file…", max_entries=4)
-def room_import(source: str) -> tuple[bpe_core.Tokenizer, str]:
+def room_import(source: str) -> tuple[Any, str]:
     """A classroom room's imported tokenizer, read once per server for all its students."""
     return read_room_import(source)
 
@@ -400,9 +450,47 @@ def _restore() -> None:
         ss["step"] = lesson.step
     if lesson.tok is not None:
         ss[RESTORED] = lesson.tok
-    _note_cut("The text, settings and tokenizer of this tab came back after the reload."
-              if lesson.tok is not None else
-              "The text and settings of this tab came back after the reload: press Train.")
+    file, file_back = _restore_import(told.get("lesson"), told.get("import"))
+    _note_cut(("The text, settings and tokenizer of this tab came back after the reload."
+               if lesson.tok is not None or file_back else
+               "The text and settings of this tab came back after the reload: press Train.")
+              + (" " + file if file else ""))
+
+
+def _restore_import(lesson: Any, raw: Any) -> tuple[str | None, bool]:
+    """The imported file the tab kept, read again through Export & import's one bounded reader
+    (``read_uploads``: what the tab holds can be edited) and made the session's imported
+    tokenizer, as the page made it: what to say of it after the reload (None: no file), and
+    whether it came back."""
+    from ui.exchange.files import IMPORT_PATTERNS, MAX_IMPORT_FILES, read_uploads
+
+    kept = read_kept_import(lesson.get("import") if isinstance(lesson, dict) else None, raw,
+                            MAX_IMPORT_FILES, IMPORT_PATTERNS)
+    if kept is None:
+        return None, False
+    name = kept.name
+    if kept.source is None:
+        return (f"The imported file {name} ({kept.size / 2**20:.1f} MB) is not kept across a"
+                " reload: upload it again on the Export & import page."), False
+    source = kept.source
+    try:
+        files = [(n, base64.b64decode(data)) for n, data in source["files"]]
+        problem = import_refusal(None, [d for _, d in files])
+        if problem:
+            raise ValueError(problem)
+        imported = read_uploads(files, special_tokens=source["specials"],
+                                pattern=IMPORT_PATTERNS[source["pattern"]])
+        problem = import_refusal(imported.tok)
+        if problem:
+            raise ValueError(problem)
+    except Exception as e:  # an edited tab's file is never a traceback
+        return (f"The imported file {name} could not be read again after the reload"
+                f" ({str(e)[:300]}): upload it again on the Export & import page."), False
+    ss = st.session_state
+    ss["imported"] = (imported.tok, imported.name)
+    ss["import_info"] = imported
+    ss["_import_source"] = source
+    return f"The imported file {imported.name} came back too.", True
 
 
 def _resend() -> None:
@@ -461,7 +549,28 @@ def _keep_lesson() -> None:
         if tok_digest != lesson["digest"] and sent.get("tok") != tok_digest:
             data["tok_text"] = tok_text
             sent["tok"] = tok_digest
+    _keep_import(lesson, data, sent)
     lesson_keeper()(data=data, key=KEEPER, on_kept_change=_restore, on_resend_change=_resend)
+
+
+def _keep_import(lesson: dict[str, Any], data: dict[str, Any], sent: dict[str, Any]) -> None:
+    """The imported file (Export & import's ``_import_source``) for the tab to keep: named in
+    the lesson, its JSON handed over once per file (none past MAX_KEPT_IMPORT_CHARS: the lesson
+    then says it is not kept)."""
+    ss = st.session_state
+    source, imported = ss.get("_import_source"), ss.get("imported")
+    if not source or not imported:
+        return
+    text = None  # the JSON, made when it is hashed or handed over (never kept: up to 3 MB)
+    if sent.get("import_of") is not source:  # its digest, once per file
+        text = import_json(source)
+        fits = len(text) <= MAX_KEPT_IMPORT_CHARS
+        sent["import_of"], sent["import_digest"] = source, digest(text) if fits else None
+    size = sum(len(b64) * 3 // 4 for _, b64 in source["files"])
+    lesson["import"] = import_note(imported[1], size, sent["import_digest"])
+    if sent["import_digest"] is not None and sent.get("import") != sent["import_digest"]:
+        data["import"] = text if text is not None else import_json(source)
+        sent["import"] = sent["import_digest"]
 
 
 def keep_step(step: int) -> None:
