@@ -14,7 +14,8 @@ BPE-dropout, greedy longest match, fewest tokens), ``training.py`` (the fast tra
 seeds' exact merges), ``superbpe.py``, ``boundless.py`` and ``parity.py`` (trainers beyond the
 textbook: superword tokens, two ways, and merges fair across languages), ``split.py`` (where text is cut before
 counting), ``corpus.py`` (training on files of any size, counted on every core), ``steps.py``
-(tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE; its regexes read
+(tokens after k merges), ``pipeline.py`` (what a tokenizer.json does before BPE, read from the file by
+``pipeline_json.py``; its regexes read
 by ``oniguruma.py`` with ``unicode_gap.py``, its decoder by ``decoders.py``), ``formats.py``
 (the file formats as plain data), ``files.py`` (loading, with ``sidecar.py``: what a saved file cannot hold, beside it),
 ``pretrained.py`` (the GPT vocabularies that ship inside), ``word_bpe/`` (the original word

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from .limits.budget import Budget, BudgetExceeded, budget_for, run_bounded
 from .pipeline import MAX_ADDED_HERE, PIPELINE_FIX, AddedToken, find_added
+from .pipeline_json import spec_of
 from .split import BUILT_IN_PATTERNS, compile_pattern, split_by_pattern, time_left
 from .text import WrongTypeError, clean_text
 
@@ -132,8 +133,8 @@ class SplitMethods:
             if left <= 0:
                 raise TimeoutError
             budget = replace(budget, seconds=min(budget.seconds, left))
-        spec = self.pipeline.spec(self._pattern)
-        return run_bounded("bpe_core.pipeline:pieces_here", (text, allowed, split_only), budget,
+        spec = spec_of(self.pipeline, self._pattern)
+        return run_bounded("bpe_core.pipeline_json:pieces_here", (text, allowed, split_only), budget,
                            what="the tokenizer file's normalizer, added tokens and split",
                            fix=PIPELINE_FIX, shared=(spec.key, spec))
 

@@ -32,7 +32,8 @@ import regex
 from .chat_format import chat_template, special_roles
 from .limits import MAX_RECOVER_BYTES, MAX_TOKEN_BYTES, MAX_TOKENS, check_json_depth
 from .merges import apply_merges, rank_parts
-from .pipeline import AddedToken, Pipeline, read_hf_pipeline, to_oniguruma, to_tiktoken_pattern
+from .pipeline import AddedToken, Pipeline, to_oniguruma, to_tiktoken_pattern
+from .pipeline_json import read_hf_pipeline
 from .text import (  # noqa: F401 - bytes_to_unicode: read from here too
     GPT2_CHAR_TO_BYTE,
     bytes_to_unicode,

@@ -224,7 +224,9 @@ def test_sentencepiece_training_reports_each_merged_piece_so_stop_can_interrupt_
 
 def test_export_offers_the_sidebars_family_files_beside_a_loaded_file_of_that_family(at, tmp_path):
     """The sidebar's SentencePiece model and an uploaded one (written by sentencepiece) each get
-    their download buttons on the one page (keys of their own: no duplicate widget)."""
+    their download buttons on the one page (keys of their own: no duplicate widget). The
+    uploaded file becomes the session's tokenizer, its downloads under Import; with the
+    sidebar's Tokenizer set back to the trained one, both sets are offered."""
     choose(at, "byte-level")  # (a choice trains only when the family changes)
     choose(at, "sentencepiece")
     at.switch_page("pages/exchange.py").run()
@@ -235,5 +237,8 @@ def test_export_offers_the_sidebars_family_files_beside_a_loaded_file_of_that_fa
     at.file_uploader(key="import_file").set_value(
         [("tokenizer.model", (tmp_path / "m.model").read_bytes(), "application/octet-stream")]).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert {b.key for b in at.get("download_button")} == sidebars | {"export_spm_model",
-                                                                     "export_spm_hf"}
+    loaded = {"export_spm_model", "export_spm_hf"}
+    assert {b.key for b in at.get("download_button")} == loaded  # the file is the tokenizer
+    at.selectbox(key="family_source").select("Trained on the text").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert {b.key for b in at.get("download_button")} == sidebars | loaded
