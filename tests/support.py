@@ -220,3 +220,17 @@ def live_processes(field: str, value: int) -> list[int]:
         if int(fields[index]) == value and fields[0] != "Z":
             alive.append(int(entry))
     return alive
+
+
+def live_workers() -> list[int]:
+    """The pids of this process's worker processes that are running (not zombies): children
+    started for untrusted work (bpe_core.limits.worker; other children, such as
+    multiprocessing's resource tracker that an earlier test started, live on and are not
+    counted)."""
+    def is_worker(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return b"bpe_core.limits.worker" in f.read()
+        except OSError:
+            return False
+    return [pid for pid in live_processes("ppid", os.getpid()) if is_worker(pid)]
