@@ -7,13 +7,15 @@
 What ``ui.kit.families.train`` costs for each family (byte-level with the GPT-4 split,
 SentencePiece with byte fallback, word BPE as subword-nmt) on two texts: random words (30,000
 distinct words of 1 to 9 letters, some of them accented or CJK, in lines of 300 characters:
-nothing repeats much, the worst case) and Python's help topics (``pydoc_data.topics``: prose
-with code). Each training runs in a fresh child process, in-process there (no budget), as the
+nothing repeats much, the worst case up to 200,000 characters) and Python's help topics
+(``pydoc_data.topics``: prose with code, repeated past its 500,000 characters); ``--texts
+distinct`` draws every word afresh (few repeat: the worst case for a longer text). Each training runs in a fresh child process, in-process there (no budget), as the
 app's training worker runs it: the child's own CPU seconds (user and system), its wall seconds,
 and its peak memory (VmHWM, resident, and VmPeak, address space: what the worker's ``RLIMIT_AS``
 bounds), Python and bpe_core's import included (the first row says how much that is). The
-training is given the whole text (past ``MAX_WORD_TRAIN_CHARS``, word BPE is given it as it
-is, by ``learn_merges``; ``train`` would cut it). The load average is printed beside each, as the
+training is given the whole text (``train`` would cut it at ``train_limit(family)``: past it,
+word BPE is given it by ``learn_merges``, SentencePiece by ``train_sentencepiece``, with the
+app's options). The load average is printed beside each, as the
 2-core machine is shared.
 """
 
@@ -41,6 +43,16 @@ def random_words(chars: int, seed: int = 0) -> str:
     return "\n".join(text[i:i + 300] for i in range(0, len(text), 300))[:chars]
 
 
+def distinct_words(chars: int, seed: int = 0) -> str:
+    """Words of 1 to 9 letters drawn afresh each time (few repeat): past 200,000 characters,
+    random words repeat their 30,000 and cost little more; these do not."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyzéüß漢字"
+    text = " ".join("".join(rng.choices(letters, k=rng.randint(1, 9)))
+                    for _ in range(chars // 5 + 1))
+    return "\n".join(text[i:i + 300] for i in range(0, len(text), 300))[:chars]
+
+
 def prose(chars: int) -> str:
     import pydoc_data.topics
 
@@ -49,7 +61,8 @@ def prose(chars: int) -> str:
     return (text * (chars // len(text) + 1))[:chars]
 
 
-TEXTS = {"random": ("random words", random_words), "prose": ("pydoc topics", prose)}
+TEXTS = {"random": ("random words", random_words), "prose": ("pydoc topics", prose),
+         "distinct": ("distinct words", distinct_words)}
 
 
 def _status(field: str) -> int:
@@ -71,6 +84,10 @@ def child(family: str, kind: str, chars: int, vocab: int) -> None:
             from bpe_core.word_bpe import learn_merges
 
             learn_merges(text, vocab, total_symbols=True, min_frequency=families.WORD_MIN_FREQUENCY)
+        elif family == families.SENTENCEPIECE and chars > families.MAX_TRAIN_CHARS:
+            from bpe_core.sentencepiece import train_sentencepiece  # the library's bound
+
+            train_sentencepiece(text, vocab, **families.SENTENCEPIECE_OPTIONS)
         elif family == "import only":
             pass
         else:
@@ -87,7 +104,7 @@ def main() -> None:
     parser.add_argument("--chars", type=int, nargs="+", default=[200_000, 50_000])
     parser.add_argument("--vocab", type=int, default=8_192)
     parser.add_argument("--families", nargs="+", default=["byte-level", "sentencepiece", "word"])
-    parser.add_argument("--texts", nargs="+", default=list(TEXTS), choices=list(TEXTS))
+    parser.add_argument("--texts", nargs="+", default=["random", "prose"], choices=list(TEXTS))
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
