@@ -10,7 +10,7 @@ import io
 import re
 
 import pytest
-from support import live_workers, open_page
+from support import live_workers, open_page, random_words
 
 from ui.kit.navigation import SECTIONS
 from ui.kit.samples import load_samples
@@ -230,16 +230,6 @@ def test_sentencepiece_training_reports_each_merged_piece_so_stop_can_interrupt_
 # -- the app's training budget (bpe_core.limits.train_budget, ui.kit.choices.install_budget) ----
 
 
-def _random_words(chars: int) -> str:
-    """Text where nothing repeats much: word BPE's worst (benchmarks/family_training.py)."""
-    import random
-
-    rng = random.Random(0)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyzéü") for _ in range(rng.randint(1, 9)))
-             for _ in range(30_000)]
-    return " ".join(rng.choice(words) for _ in range(chars // 4))[:chars]
-
-
 def test_within_the_apps_budget_each_family_trains_in_a_worker_as_its_reference_tool(tmp_path):
     from bpe_core.limits import shutdown_workers, train_budget, workers_started
     from ui.kit.choices import install_budget
@@ -263,7 +253,7 @@ def test_a_family_training_past_its_budget_is_refused_by_name_and_the_tokenizer_
     monkeypatch.setattr("ui.kit.choices.TRAIN_SECONDS", 0.2)  # the app's, installed at each run
     app = open_page()
     before = app.session_state["tok"]
-    app.text_area(key="text").set_value(_random_words(20_000)).run()
+    app.text_area(key="text").set_value(random_words(20_000)).run()
     app.number_input(key="vocab_size").set_value(8_192).run()
     app.selectbox(key="family").set_value("word").run()  # choosing a family trains it
     assert not app.exception
@@ -285,7 +275,7 @@ def test_stop_or_a_closed_session_ends_the_training_worker_not_only_the_thread()
 
     install_budget()
     shutdown_workers()  # no idle worker: the one alive in the training is the training's
-    text = _random_words(20_000)  # 1.7 s of a worker's CPU at load 7
+    text = random_words(20_000)  # 1.7 s of a worker's CPU at load 7
     running: list[set[int]] = []
 
     def stop(done, total, merge):  # Streamlit raises StopException at the progress bar's next
