@@ -287,3 +287,29 @@ def after_reload(app, text: str) -> list:
         f"The imported file {name} came back too.")
     return back.session_state["pieces"]
 
+
+def live_workers(server: int | None = None) -> list[int]:
+    """The pids of this process's worker processes that are running (not zombies): children
+    started for untrusted work (bpe_core.limits.worker; other children, such as
+    multiprocessing's resource tracker that an earlier test started, live on and are not
+    counted). ``server``: a served app's pid instead, its workers found in its session."""
+    def is_worker(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return b"bpe_core.limits.worker" in f.read()
+        except OSError:
+            return False
+    found = live_processes("ppid", os.getpid()) if server is None else live_processes(
+        "session", server)
+    return [pid for pid in found if is_worker(pid)]
+
+
+def random_words(chars: int, seed: int = 0) -> str:
+    """Text where nothing repeats much (words of 1 to 9 letters drawn afresh): the costliest to
+    train for SentencePiece and word BPE (benchmarks/family_training.py's ``distinct``)."""
+    import random
+
+    rng = random.Random(seed)
+    words = " ".join("".join(rng.choices("abcdefghijklmnopqrstuvwxyzéü", k=rng.randint(1, 9)))
+                     for _ in range(chars // 5 + 1))
+    return "\n".join(words[i:i + 300] for i in range(0, len(words), 300))[:chars]

@@ -33,6 +33,7 @@ from .budget import (  # noqa: F401
     run_bounded,
     set_untrusted_budget,
     shutdown_workers,
+    train_budget,
     untrusted_budget,
     workers_ready,
     workers_started,

@@ -49,6 +49,7 @@ MAX_WORKERS = 4  # workers busy at once; a call waits for one (within its budget
 MAX_IDLE = 2  # workers kept for the next call
 START_SECONDS = 30.0  # a new worker must be ready within this (not counted in the call's budget)
 CPU_WALL_FACTOR = 4  # a budget on the CPU clock also ends after this many times its seconds of wall
+PROGRESS_EVERY = 0.05  # a worker's training says its progress at most this often (seconds)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class MemoryBudgetExceeded(BudgetExceeded):
 
 _policy: Budget | None = None
 _read_policy: Budget = FILE_BUDGET
+_train_policy: Budget | None = None
 _in_worker = False  # True in a worker: the work is already bounded there, run it here
 
 
@@ -97,22 +99,36 @@ def mark_worker() -> None:
 
 
 def set_untrusted_budget(seconds: float = DEFAULT_SECONDS, memory: int = DEFAULT_MEMORY, *,
-                         read_seconds: float = FILE_SECONDS, read_memory: int = FILE_MEMORY
-                         ) -> Budget:
+                         read_seconds: float = FILE_SECONDS, read_memory: int = FILE_MEMORY,
+                         train_seconds: float | None = None) -> Budget:
     """Bound every piece of untrusted work in this process from now on (the app and the command
     line call it once at start): ``seconds`` and ``memory`` for each call on text (a split
     pattern that is not built in, a tokenizer file's regexes and added tokens), ``read_seconds``
-    and ``read_memory`` for reading a tokenizer file. Returns the budget of a call on text."""
-    global _policy, _read_policy
+    and ``read_memory`` for reading a tokenizer file, ``train_seconds`` of the worker's CPU
+    (and ``memory``) for training a SentencePiece-style or word BPE model (``train_budget``;
+    None: those train here, unbounded, as the command line's corpora do). Returns the budget of
+    a call on text."""
+    global _policy, _read_policy, _train_policy
     _policy = Budget(seconds, memory)
     _read_policy = Budget(read_seconds, read_memory, "cpu")
+    _train_policy = None if train_seconds is None else Budget(train_seconds, memory, "cpu")
     return _policy
 
 
 def clear_untrusted_budget() -> None:
     """Back to the library's default: no bound on your own patterns, ``FILE_BUDGET`` on files."""
-    global _policy, _read_policy
-    _policy, _read_policy = None, FILE_BUDGET
+    global _policy, _read_policy, _train_policy
+    _policy, _read_policy, _train_policy = None, FILE_BUDGET, None
+
+
+def train_budget() -> Budget | None:
+    """The budget of one training of a SentencePiece-style or word BPE model
+    (``set_untrusted_budget(train_seconds=...)``): the worker's CPU seconds (and at most
+    ``CPU_WALL_FACTOR`` times as many of wall time), the policy's memory; None when none is set,
+    and in a worker (the training is bounded there already). Their merge loops are pure Python
+    and their cost follows the text and the vocabulary (docs/LIMITS.md), so the app runs them
+    where they can be stopped."""
+    return None if _in_worker else _train_policy
 
 
 def untrusted_budget() -> Budget | None:
@@ -170,6 +186,15 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 
 class _Late(Exception):
     pass
+
+
+class _Interrupted(Exception):
+    """The caller's progress callback raised (the app's Stop, a closed session): the work is
+    not wanted any more."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
 
 
 class _Worker:
@@ -236,12 +261,26 @@ class _Worker:
             buf += chunk
         return bytes(buf)
 
-    def call(self, request: tuple, deadline: float, cpu_seconds: float | None = None) -> Any:
+    def call(self, request: tuple, deadline: float, cpu_seconds: float | None = None,
+             progress: Any = None) -> Any:
+        """The worker's answer to ``request``; its progress frames (``("progress", done,
+        total, what)``, when the request asks for them) go to ``progress`` on the way, and
+        whatever that raises (the app's Stop) comes out as ``_Interrupted``."""
         cpu_limit = None if cpu_seconds is None else self.cpu() + cpu_seconds
         data = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         self.proc.stdin.write(FRAME_HEADER.pack(len(data)) + data)
         self.proc.stdin.flush()
-        return self._receive(deadline, cpu_limit)
+        while True:
+            answer = self._receive(deadline, cpu_limit)
+            if answer[0] != "progress":
+                return answer
+            if cpu_limit is not None and self.cpu() >= cpu_limit:  # (a read that never waits
+                raise _Late  # does not look at the clock)
+            if progress is not None:
+                try:
+                    progress(*answer[1:])
+                except BaseException as e:  # noqa: BLE001 - said to the caller as it was raised
+                    raise _Interrupted(e) from None
 
     def kill(self) -> None:
         try:
@@ -354,13 +393,19 @@ def workers_started() -> int:
 
 
 def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str,
-                shared: tuple[object, object] | None = None) -> Any:
+                shared: tuple[object, object] | None = None, progress: Any = None) -> Any:
     """``target(*args)`` (``"module:function"``, a function of bpe_core) in a worker process,
     within ``budget``: its answer, or the exception it raised, or ``BudgetExceeded`` naming the
     limit ("``what`` took longer than 2 s ...; ``fix``") once the worker is killed.
 
     ``shared``: ``(key, value)``, a large value the worker keeps between calls (a tokenizer
-    file's pipeline); it is sent once per worker and passed as the first argument."""
+    file's pipeline); it is sent once per worker and passed as the first argument.
+
+    ``progress``: ``target`` is given ``progress=`` in the worker, and what it reports reaches
+    this callback here, ``progress(done, total, what)``, at most every ``PROGRESS_EVERY``
+    seconds (and its last report); its return value is not seen by the worker. When the
+    callback raises (the app's Stop button, a session that ended), the worker is killed and the
+    exception raised here."""
     if not _pool.busy.acquire(timeout=budget.seconds):
         raise TimeBudgetExceeded(f"{what} waited {_seconds(budget.seconds)} for a free worker"
                                  f" ({MAX_WORKERS} run untrusted work at once); try again")
@@ -374,8 +419,12 @@ def run_bounded(target: str, args: tuple, budget: Budget, *, what: str, fix: str
             if key not in worker.known:
                 value = shared[1]
         try:
-            answer = worker.call((target, args, key, value), deadline,
-                                 budget.seconds if cpu else None)
+            answer = worker.call((target, args, key, value, progress is not None), deadline,
+                                 budget.seconds if cpu else None, progress)
+        except _Interrupted as stopped:
+            worker.kill()
+            _pool.refill(budget.memory)
+            raise stopped.error from None
         except _Late:
             worker.kill()
             _pool.refill(budget.memory)  # the next call finds one ready

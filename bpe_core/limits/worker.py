@@ -9,6 +9,7 @@ import os
 import pickle
 import resource
 import sys
+import time
 
 _KEEP = 4  # shared values kept (a tokenizer file's pipeline), the newest last
 
@@ -21,6 +22,25 @@ def _read_exactly(stream, n: int) -> bytes | None:
             return None
         buf += chunk
     return bytes(buf)
+
+
+def _reporter(send):
+    """The ``progress`` a function is given in the worker: it sends ``("progress", done, total,
+    what)`` frames, at most every ``PROGRESS_EVERY`` seconds (and when ``done`` reaches
+    ``total``), so that a training of 8,192 merges does not send 8,192 of them."""
+    from .budget import PROGRESS_EVERY
+
+    last = [0.0]
+
+    def progress(done, total, what=None):
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_EVERY or done >= total:
+            last[0] = now
+            try:
+                send(("progress", done, total, what))
+            except (pickle.PicklingError, TypeError, AttributeError):
+                send(("progress", done, total, None))
+    return progress
 
 
 def serve() -> None:
@@ -51,7 +71,7 @@ def serve() -> None:
         if frame is None:
             return
         try:
-            target, args, key, value = pickle.loads(frame)
+            target, args, key, value, reports = pickle.loads(frame)
             del frame
             if value is not None:
                 shared.pop(key, None)
@@ -59,7 +79,9 @@ def serve() -> None:
                 while len(shared) > _KEEP:
                     shared.pop(next(iter(shared)))
             function = budget.resolve_target(target)
-            result = function(shared[key], *args) if key is not None else function(*args)
+            if key is not None:
+                args = (shared[key], *args)
+            result = function(*args, progress=_reporter(send)) if reports else function(*args)
             answer: tuple = ("ok", result)
             del result
         except MemoryError:

@@ -44,6 +44,7 @@ from typing import NamedTuple
 import regex
 
 from ..limits import MAX_SPM_TRAIN_CHARS, MAX_VOCAB_SIZE
+from ..limits.budget import run_bounded, train_budget
 from .merge_steps import MergeLoop, run
 from .model import SPACE, SentencePieceBPE, float32
 from .proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
@@ -370,7 +371,18 @@ def train_sentencepiece(text_or_lines: str | Iterable[str], vocab_size: int,
     pieces, with the trainer's options that encoding follows too (``MODEL_OPTIONS``) given to
     ``SentencePieceBPE.from_pieces``. Its ``encode`` gives the ids ``sentencepiece`` gives with
     the model it trains from the same text and options; ``to_model_file`` writes it as a
-    ``tokenizer.model``. ``name=`` names the model; the other options are ``train_pieces``'."""
+    ``tokenizer.model``. ``name=`` names the model; the other options are ``train_pieces``'.
+
+    Under a training budget (``limits.train_budget()``: the app's) it trains in a worker
+    process that is killed past it (``BudgetExceeded`` names the limit), its ``progress`` called
+    here at most every ``limits.budget.PROGRESS_EVERY`` seconds."""
+    budget = train_budget()
+    if budget is not None:
+        progress = options.pop("progress", None)
+        lines = text_or_lines if isinstance(text_or_lines, str) else list(text_or_lines)
+        return run_bounded("bpe_core.sentencepiece.train:train_here", (lines, vocab_size, options),
+                           budget, what="SentencePiece's training", progress=progress,
+                           fix="train on a shorter text or at a smaller vocabulary size")
     name = options.pop("name", "sentencepiece BPE")
     pieces = train_pieces(text_or_lines, vocab_size, **options)
     defaults = {"byte_fallback": False, "add_dummy_prefix": True,
@@ -378,3 +390,9 @@ def train_sentencepiece(text_or_lines: str | Iterable[str], vocab_size: int,
                 "eos_piece": "</s>", "pad_piece": "<pad>"}
     model_options = {key: options.get(key, defaults[key]) for key in MODEL_OPTIONS}
     return SentencePieceBPE.from_pieces(pieces, name=name, **model_options)
+
+
+def train_here(text_or_lines: str | list[str], vocab_size: int, options: dict,
+               progress: Callable[[int, int, str], object] | None = None):
+    """``train_sentencepiece`` in this process (a worker's call, within its budget)."""
+    return train_sentencepiece(text_or_lines, vocab_size, progress=progress, **options)

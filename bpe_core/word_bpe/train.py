@@ -31,6 +31,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
 from ..limits import MAX_WORD_BPE_CHARS, MAX_WORD_BPE_MERGES, check_size
+from ..limits.budget import run_bounded, train_budget
 
 END_OF_WORD = "</w>"
 VERSION_LINE = "#version: 0.2"
@@ -200,9 +201,23 @@ def learn_merges(
     merges are that many fewer than it (one for each distinct character inside words and each
     distinct last character with ``</w>``).
 
+    Under a training budget (``limits.train_budget()``: the app's) it learns in a worker
+    process that is killed past it (``BudgetExceeded`` names the limit); ``progress`` is then
+    called here at most every ``limits.budget.PROGRESS_EVERY`` seconds, and returning False
+    does not stop it (raise instead).
+
     >>> learn_merges("low low low lower newest newest widest", 3)
     [('l', 'o'), ('w', 'e'), ('s', 't</w>')]
     """
+    budget = train_budget()
+    if budget is not None:
+        if counts is None and text is not None and not isinstance(text, str):
+            text = list(text)
+        return run_bounded("bpe_core.word_bpe.train:learn_here",
+                           (text, num_symbols, counts, min_frequency, total_symbols), budget,
+                           what="word BPE's training", progress=progress,
+                           fix="train on a shorter text or with fewer merges (a smaller"
+                           " vocabulary size)")
     if counts is None:
         if text is None:
             raise ValueError("learn_merges needs text or counts=")
@@ -249,6 +264,15 @@ def learn_merges(
         if progress is not None and progress(i + 1, num_symbols, best) is False:
             break
     return merges
+
+
+def learn_here(text: str | list[str] | None, num_symbols: int, counts: Mapping[str, int] | None,
+               min_frequency: int, total_symbols: bool,
+               progress: Callable[[int, int, SymbolPair], bool | None] | None = None
+               ) -> list[SymbolPair]:
+    """``learn_merges`` in this process (a worker's call, within its budget)."""
+    return learn_merges(text, num_symbols, counts=counts, min_frequency=min_frequency,
+                        total_symbols=total_symbols, progress=progress)
 
 
 def codes_text(merges: Iterable[SymbolPair]) -> str:

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from support import live_processes
+from support import live_workers as live_children
 
 import bpe_core
 from bpe_core import GPT4_SPLIT_PATTERN, RegexTokenizer
@@ -27,19 +27,6 @@ from bpe_core.limits.budget import CPU_WALL_FACTOR
 
 BACKTRACKS = r"(a|aa)+$|\S|\s"  # quick on prose, exponential on a run of a's before a non-a
 HOSTILE_TEXT = ("a" * 30 + "!\n") * 40
-
-
-def live_children() -> list[int]:
-    """The pids of this process's worker processes that are running (not zombies): children
-    started for untrusted work (other children, such as multiprocessing's resource tracker that
-    an earlier test started, live on and are not counted)."""
-    def is_worker(pid: int) -> bool:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                return b"bpe_core.limits.worker" in f.read()
-        except OSError:
-            return False
-    return [pid for pid in live_processes("ppid", os.getpid()) if is_worker(pid)]
 
 
 def test_a_backtracking_split_is_stopped_at_its_budget_with_no_process_left():

@@ -10,7 +10,7 @@ import io
 import re
 
 import pytest
-from support import open_page, sentencepiece_as_the_app
+from support import live_workers, open_page, random_words, sentencepiece_as_the_app
 
 from ui.kit.navigation import SECTIONS
 from ui.kit.samples import load_samples
@@ -242,3 +242,64 @@ def test_export_offers_the_sidebars_family_files_beside_a_loaded_file_of_that_fa
     at.selectbox(key="family_source").select("Trained on the text").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert {b.key for b in at.get("download_button")} == sidebars | loaded
+
+
+# -- the app's training budget (bpe_core.limits.train_budget, ui.kit.choices.install_budget) ----
+
+
+def test_within_the_apps_budget_each_family_trains_in_a_worker_as_its_reference_tool(tmp_path):
+    from bpe_core.limits import shutdown_workers, train_budget, workers_started
+    from ui.kit.choices import install_budget
+    from ui.kit.families import train_family
+
+    install_budget()  # as app.py does
+    assert train_budget() is not None and train_budget().clock == "cpu"
+    shutdown_workers()  # no idle worker: this training starts one
+    started = workers_started()
+    tok = train_family("sentencepiece", TEXT, VOCAB)
+    assert workers_started() > started, "SentencePiece trained in a worker"
+    assert tok.encode(TEXT) == _sentencepiece(tmp_path, TEXT).encode(TEXT)
+    started = workers_started()
+    shutdown_workers()
+    codes = "".join(f"{a} {b}\n" for a, b in train_family("word", TEXT, VOCAB).merges)
+    assert workers_started() > started, "word BPE trained in a worker"
+    assert codes == _codes(TEXT).split("\n", 1)[1]
+
+
+def test_a_family_training_past_its_budget_is_refused_by_name_and_the_tokenizer_kept(monkeypatch):
+    monkeypatch.setattr("ui.kit.choices.TRAIN_SECONDS", 0.2)  # the app's, installed at each run
+    app = open_page()
+    before = app.session_state["tok"]
+    app.text_area(key="text").set_value(random_words(20_000)).run()
+    app.number_input(key="vocab_size").set_value(8_192).run()
+    app.selectbox(key="family").set_value("word").run()  # choosing a family trains it
+    assert not app.exception
+    errors = [e.value.replace("\\", "") for e in app.error]  # (Markdown's escapes)
+    assert any("word BPE's training took more than 0.2 s of CPU (or 0.8 s in all) and was stopped;"
+               " train on a shorter text or with fewer merges (a smaller vocabulary size)" in e
+               for e in errors), errors
+    assert app.session_state["tok"] is before
+
+
+def test_stop_or_a_closed_session_ends_the_training_worker_not_only_the_thread():
+    import os
+
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    from bpe_core.limits import shutdown_workers
+    from ui.kit.choices import install_budget
+    from ui.kit.families import train_family
+
+    install_budget()
+    shutdown_workers()  # no idle worker: the one alive in the training is the training's
+    text = random_words(20_000)  # 1.7 s of a worker's CPU at load 7
+    running: list[set[int]] = []
+
+    def stop(done, total, merge):  # Streamlit raises StopException at the progress bar's next
+        running.append(set(live_workers()))  # update after Stop is pressed or the session closed
+        raise StopException()
+    with pytest.raises(StopException):
+        train_family("word", text, 8_192, stop)
+    assert len(running) == 1 and len(running[0]) == 1, running  # stopped at its first report
+    pid = running[0].pop()
+    assert not os.path.exists(f"/proc/{pid}"), "the worker was killed and reaped"

@@ -151,14 +151,19 @@ MAX_TRAIN_CHARS = MAX_TEXT_CHARS
 # Seconds and memory one piece of untrusted work may take (a custom split pattern on the whole
 # text, a file's regexes): the policy app.py installs once, which every tokenizer obeys.
 REGEX_TIMEOUT = DEFAULT_SECONDS
+# CPU seconds of its worker one training of SentencePiece or word BPE may take (and 4 times as
+# many of wall time), in DEFAULT_MEMORY: at the caps below, the worst text took 1.8 s
+# (SentencePiece, 200,000 characters) and 1.7 s (word BPE, 20,000) at load 7 (docs/LIMITS.md)
+TRAIN_SECONDS = 30.0
 MAX_SPECIALS = 20
 
 
 def install_budget() -> None:
     """The app's budget for untrusted work (bpe_core.limits): every split by a pattern that is
-    not built in, every tokenizer file's regexes and every read of an upload, on every page.
-    app.py calls it at start, so a page added later is bounded with no guard of its own."""
-    set_untrusted_budget(REGEX_TIMEOUT, DEFAULT_MEMORY)
+    not built in, every tokenizer file's regexes and every read of an upload, every training of
+    a SentencePiece-style or word BPE model, on every page. app.py calls it at start, so a page
+    added later is bounded with no guard of its own."""
+    set_untrusted_budget(REGEX_TIMEOUT, DEFAULT_MEMORY, train_seconds=TRAIN_SECONDS)
 
 
 @dataclass(frozen=True)

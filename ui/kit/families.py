@@ -11,7 +11,11 @@
 the sidebar's training is (the text cut to ``train_limit(family)``: ``MAX_TRAIN_CHARS``, word
 BPE's ``MAX_WORD_TRAIN_CHARS``; the vocabulary from
 ``MIN_VOCAB`` to ``MAX_VOCAB``, a ``progress`` callback at every merge, where the app's Stop
-button interrupts it); ``train_family(family, text, vocab_size)`` is the same for a page that
+button interrupts it). SentencePiece's and word BPE's trainers obey the app's training budget
+(``bpe_core.limits.train_budget``, installed by ``choices.install_budget``): they train in a
+worker process, killed past its CPU seconds or memory (a ``BudgetExceeded`` names the limit)
+or when ``progress`` raises (Stop), their progress reported at most every 0.05 s.
+``train_family(family, text, vocab_size)`` is the same for a page that
 wants one family on one text (the byte-level one with the sidebar's default split, or
 ``base``'s), at a vocabulary size or at a number of merges (the Lesson's side-by-side step:
 ``train_family(family, text, merges=150)``). A ValueError says what to change. The caller
@@ -27,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bpe_core.limits import BudgetExceeded
 from bpe_core.sentencepiece import train_sentencepiece
 from bpe_core.word_bpe import WordBPE, learn_merges
 from ui.kit.choices import (
@@ -61,7 +66,9 @@ WORD_MIN_FREQUENCY = 2
 # Word BPE (subword-nmt's algorithm, pure Python) trains on at most this much of the text: at
 # vocabulary 8,192 on random words (benchmarks/family_training.py, load 22-25) it took 2.4 s of
 # CPU at 20,000 characters, 16.7 s at 50,000 and 59 s at the sidebar's 200,000 (byte-level BPE
-# 0.8 s and SentencePiece 3.1 s at 200,000); Python's help topics 0.5, 2.0 and 6.4 s
+# 0.8 s and SentencePiece 3.1 s at 200,000); Python's help topics 0.5, 2.0 and 6.4 s. Kept with
+# the training budget (30 s of a worker's CPU): 50,000 took 12.3 s of CPU and 199 s of wall time
+# at load 8-13, past the budget's 120 s of wall (docs/LIMITS.md)
 MAX_WORD_TRAIN_CHARS = 20_000
 
 
@@ -123,6 +130,8 @@ def train(text: str, settings: Settings, progress: Progress | None = None) -> An
         try:
             return train_sentencepiece(text, size, name=f"SentencePiece BPE, vocabulary {size:,}",
                                        progress=progress, **SENTENCEPIECE_OPTIONS)
+        except BudgetExceeded:
+            raise  # it names its limit
         except ValueError as e:
             raise ValueError(f"SentencePiece's BPE trainer: {e}.") from None
     if settings.family == WORD_BPE:

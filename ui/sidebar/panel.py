@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import time
 from typing import Any
 
 import streamlit as st
@@ -229,12 +230,14 @@ def _train(text: str, settings: Settings, show_progress: bool) -> None:
         if problem:
             raise ValueError(problem)
         bar = st.sidebar.progress(0.0, text="Training…") if show_progress else None
-        last = [-1]
+        last = [-1, 0.0]
 
         def progress(done: int, total: int, record) -> None:
-            pct = done * 50 // max(total, 1)
-            if bar is not None and pct != last[0]:
-                last[0] = pct
+            # each 2 %, and every 0.1 s: Stop (or a closed session) is seen at the bar's update,
+            # where Streamlit raises, and a slow training's worker is killed there
+            pct, now = done * 50 // max(total, 1), time.monotonic()
+            if bar is not None and (pct != last[0] or now - last[1] >= 0.1):
+                last[:] = [pct, now]
                 bar.progress(done / total, text=f"Merge {done:,} of {total:,}")
 
         try:
