@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ui.kit.choices import DEFAULT_KIND, MAX_TEXT_CHARS, make_settings
-from ui.sidebar.lesson import VERSION, digest, read_lesson, settings_of
+from ui.sidebar.lesson import VERSION, digest, read_lesson, room_tag, settings_of
 
 TEXT = "Tokens 😀 cost money.<|endoftext|>"
 
@@ -72,3 +72,17 @@ def test_storage_that_does_not_check_out_brings_nothing_back(kept, text):
 @pytest.mark.parametrize("step", [-1, 10**7, "20", 2.5, True, None])
 def test_a_step_that_does_not_check_out_is_left_out(step):
     assert read_lesson(lesson(), TEXT, None, step).step is None
+
+
+def test_a_lesson_kept_in_a_room_names_the_room_and_a_bad_tag_names_none():
+    """A student's tab in a room keeps their own work tagged with the room's code
+    (ui/classroom/reload.py); a tag edited in the browser's storage reads as no room, and the
+    lesson itself still reads back."""
+    assert room_tag(lesson(aside="ABCDEFGH")) == {"aside": "ABCDEFGH"}
+    assert room_tag(lesson(explore="ABCDEFGH")) == {"explore": "ABCDEFGH"}
+    assert room_tag(lesson()) == {}
+    for bad in ({"aside": "A" * 17}, {"aside": ""}, {"aside": 7}, {"explore": "AB<i>"},
+                {"aside": "ABCDEFGH", "explore": "ABCDEFGH"}):
+        assert room_tag(lesson(**bad)) == {}, bad
+    assert room_tag(None) == {} and room_tag([]) == {}
+    assert read_lesson(lesson(aside="ABCDEFGH"), TEXT).text == TEXT
