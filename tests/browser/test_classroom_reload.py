@@ -13,17 +13,18 @@ text she typed, F5 keeps her exploring with that text (ui/classroom/reload.py).
 from __future__ import annotations
 
 import pytest
+from conftest import nav_here
 from test_classroom_real_life import (  # noqa: F401  (crowd: the fixture, shared)
+    STEP_LABEL,
     TEACHER_TEXT,
     crowd,
     join,
     member,
     open_room,
-    press_right,
     to_steps,
     until,
 )
-from test_steps_in_browser import shown_ids
+from test_steps_in_browser import go_to, shown_ids
 
 import bpe_core
 
@@ -65,7 +66,9 @@ def test_f5_in_a_room_keeps_the_role_the_rooms_step_the_tokens_and_the_quiz_answ
 
     to_steps(teacher)
     to_steps(ann)
-    press_right(teacher, STEP - teacher.step())
+    # the teacher drags the slider to merge 20 (one move of the in-browser view, as a key)
+    view = teacher.view()
+    go_to(teacher, view, view.get_by_role("slider", name=STEP_LABEL), STEP)
     until(f"Ann follows to {STEP}", lambda: ann.step() == STEP, people)
     before = shown_ids(ann.view())
     assert len(before) > 100 and before == expected[:len(before)]
@@ -73,17 +76,12 @@ def test_f5_in_a_room_keeps_the_role_the_rooms_step_the_tokens_and_the_quiz_answ
 
     f5(teacher, you_teach)
     until(f"the teacher's view is back at {STEP}", lambda: teacher.step() == STEP, people)
+    until(f"the teacher's page says step {STEP}",
+          lambda: teacher.metric("Step").inner_text().startswith(f"{STEP} of"), people)
     assert shown_ids(teacher.view()) == before
     assert text_box(teacher).input_value() == TEACHER_TEXT
-    f5(ann, a_student)
-    until(f"Ann's view is at the room's step {STEP}", lambda: ann.step() == STEP, people)
-    assert shown_ids(ann.view()) == before
-    assert text_box(ann).input_value() == TEACHER_TEXT
-    assert member(ann) == who
-    until("one student in the count", lambda: teacher.status() == "Students here now: 1",
-          people)
 
-    # the class quiz: Ann's answer survives her F5, counted once
+    # the class quiz: Ann answers, then goes to Step through merges and presses F5 there
     start = teacher.main.get_by_role("button", name="Start the class quiz", exact=True)
     teacher.go("Classroom", start)
     start.click()
@@ -98,12 +96,21 @@ def test_f5_in_a_room_keeps_the_role_the_rooms_step_the_tokens_and_the_quiz_answ
     ann.idle(sent)
     until("the teacher counts one answer",
           lambda: teacher.metric("Answered").inner_text() == "1 of 1", people)
-    f5(ann, a_student, radio)
-    ann.idle(sent)
+    to_steps(ann)
+    f5(ann, a_student, ann.view())
+    # still on her page (the question she answered does not send her back to the Classroom)
+    assert nav_here(ann.page, "Step through merges").count() == 1
+    until(f"Ann's view is at the room's step {STEP}", lambda: ann.step() == STEP, people)
+    until(f"Ann's page says step {STEP}",
+          lambda: ann.metric("Step").inner_text().startswith(f"{STEP} of"), people)
+    assert shown_ids(ann.view()) == before
+    assert text_box(ann).input_value() == TEACHER_TEXT
+    assert member(ann) == who
+    ann.go("Classroom", sent)  # her answer, as she sent it
     assert radio.locator("label:has(input:checked)").inner_text().strip() == picked
     f5(teacher, you_teach, teacher.metric("Answered"))
-    until("still one answer of one student",
-          lambda: teacher.metric("Answered").inner_text() == "1 of 1"
+    until("one student, one answer", lambda: teacher.status() == "Students here now: 1"
+          and teacher.metric("Answered").inner_text() == "1 of 1"
           and teacher.metric("Students").inner_text() == "1", people)
     teacher.main.get_by_role("button", name="Reveal", exact=True).click()
     teacher.idle(teacher.main.get_by_text("of 1 answers right"))

@@ -730,8 +730,9 @@ def _arrive(shared: Shared) -> None:
     quiz = current.quiz
     if quiz and ss.get("_room_quiz_seen") != quiz["id"]:
         ss["_room_quiz_seen"] = quiz["id"]  # a new question: to the Classroom page, once
-        target = CLASSROOM_PAGE
-    elif current.state.get("follow_page") and current.state.get("page"):
+        if my_answer(quiz["id"]) is None:  # (a reload: not for a question they answered)
+            target = CLASSROOM_PAGE
+    if target is None and current.state.get("follow_page") and current.state.get("page"):
         target = current.state["page"]
     if target and target != page_path:
         st.switch_page(target)
