@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import streamlit as st
 from streamlit import session_state as ss
 
 from ui.classroom.panel import OWN, membership
@@ -32,12 +33,13 @@ def tab_keeps() -> tuple[dict[str, Any] | None, dict[str, str]]:
 
 def reloaded(tag: dict[str, Any]) -> str:
     """Where a reload's lesson goes (its tag: ``tab_keeps``): ``"live"``, the sidebar's (no
-    room, or an exploring student, who goes on exploring); ``"aside"``, a student's own work
-    put aside until they leave (``set_aside``); ``"room"``, nowhere: the teacher's tab takes
-    the room's state."""
+    room and no join link, or an exploring student of this room: this sets them exploring
+    again); ``"aside"``, a student's own work put aside until they leave (``set_aside``);
+    ``"room"``, nowhere: the teacher's tab takes the room's state (so does a join link's page
+    that is not a member)."""
     room = membership()
-    if not room:
-        return "live"
+    if not room:  # a join link's page not in its room (yet): what it shows is the room's
+        return "room" if st.query_params.get("room") else "live"
     if room["role"] != "student":
         return "room"
     if tag.get("explore") == room["code"]:
@@ -53,4 +55,3 @@ def set_aside(own: dict[str, Any]) -> None:
     for key in OWN:
         saved.pop(key, None)
     saved.update(own)
-

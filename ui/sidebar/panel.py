@@ -18,6 +18,7 @@ from bpe_core.limits import MAX_UPLOAD_MB
 from ui.classroom.panel import (
     Shared,
     arrive,
+    is_teacher,
     publish,
     read_room_import,
     register_watcher,
@@ -428,7 +429,7 @@ def _resend() -> None:
 
 def _train_restored() -> None:
     restored = st.session_state.pop(RESTORED, None)
-    if restored is None or st.session_state.get("_room"):
+    if restored is None or is_teacher():
         return  # a teacher back in the room after the reload: the room's tokenizer is taken
     text, values = restored
     st.session_state["_first_training_tried"] = True
