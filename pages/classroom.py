@@ -269,15 +269,15 @@ def student_view(room, tok, training) -> None:
     if question is None:
         st.stop()
     k = quiz["k"]
-    mine = ss.get("_room_answer")
-    mine = mine[1] if mine and mine[0] == quiz["id"] else None
+    mine = cr.my_answer(quiz["id"])  # as the room counts it: a reload keeps it
     text_col, ask_col = st.columns([3, 2])
     with text_col:
         steps = text_after(tok, training, k, projector_mode())
     with ask_col:
         labels = {o.label: o.pair for o in question.options}
-        if ss.get("room_quiz_guess") not in labels:  # a new question
-            ss["room_quiz_guess"] = None
+        if ss.get("room_quiz_guess") not in labels:  # a new question, or a reload: the answer
+            ss["room_quiz_guess"] = next((o.label for o in question.options
+                                          if mine is not None and tuple(o.pair) == mine), None)
         st.radio(f"Which pair does merge {k + 1} join?", list(labels), index=None,
                  key="room_quiz_guess", disabled=quiz["revealed"], format_func=code_span)
         st.button("Send my answer", key="room_quiz_send", type="primary",
@@ -285,7 +285,7 @@ def student_view(room, tok, training) -> None:
                       quiz["id"], labels.get(ss.get("room_quiz_guess"))))
         if mine and not quiz["revealed"]:
             st.info("Answer sent: " + code_span(next(o.label for o in question.options
-                                                     if o.pair == mine))
+                                                     if tuple(o.pair) == mine))
                     + ". Wait for the reveal (you may still change it).")
         if quiz["revealed"]:
             if mine:

@@ -21,6 +21,7 @@ from ui.sidebar.lesson import (
     import_note,
     read_kept_import,
     read_lesson,
+    room_tag,
     settings_of,
 )
 
@@ -135,3 +136,17 @@ def test_an_import_that_does_not_match_its_digest_or_bound_brings_back_no_file()
     for bad in (None, {}, {"name": "", "size": 3}, {"name": "x", "size": -1},
                 {"name": "x" * 1000, "size": 3}, {"name": "x", "size": True}):
         assert read_kept_import(bad, raw, MAX_IMPORT_FILES, IMPORT_PATTERNS) is None
+
+
+def test_a_lesson_kept_in_a_room_names_the_room_and_a_bad_tag_names_none():
+    """A student's tab in a room keeps their own work tagged with the room's code
+    (ui/classroom/reload.py); a tag edited in the browser's storage reads as no room, and the
+    lesson itself still reads back."""
+    assert room_tag(lesson(aside="ABCDEFGH")) == {"aside": "ABCDEFGH"}
+    assert room_tag(lesson(explore="ABCDEFGH")) == {"explore": "ABCDEFGH"}
+    assert room_tag(lesson()) == {}
+    for bad in ({"aside": "A" * 17}, {"aside": ""}, {"aside": 7}, {"explore": "AB<i>"},
+                {"aside": "ABCDEFGH", "explore": "ABCDEFGH"}):
+        assert room_tag(lesson(**bad)) == {}, bad
+    assert room_tag(None) == {} and room_tag([]) == {}
+    assert read_lesson(lesson(aside="ABCDEFGH"), TEXT).text == TEXT

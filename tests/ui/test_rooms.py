@@ -265,6 +265,22 @@ def test_answers_are_one_per_current_member_and_the_count_and_reveal_agree(store
         rooms.answer(code, sids[0], quiz["id"], (97, 97))  # no member: no answer
 
 
+def test_a_members_answer_is_read_back_as_the_room_counts_it(store):
+    """What a student's page shows after a reload (which keeps nothing of the answer): the pair
+    the room holds for them, the last one sent, for that question only."""
+    rooms = Rooms(store.kv)
+    code, token = open_room(rooms)
+    ann, bob = (rooms.join(code, client=f"s{i}", nickname=n) for i, n in enumerate("AB"))
+    quiz = rooms.start_quiz(code, token, 0)
+    rooms.answer(code, ann, quiz["id"], (97, 97))
+    rooms.answer(code, ann, quiz["id"], (97, 98))  # a change of mind
+    assert rooms.answer_of(code, ann, quiz["id"]) == (97, 98)
+    assert rooms.answer_of(code, bob, quiz["id"]) is None  # no answer
+    assert rooms.answered(code) == 1
+    later = rooms.start_quiz(code, token, 1)
+    assert rooms.answer_of(code, ann, later["id"]) is None  # a new question: not answered yet
+
+
 def test_a_state_too_large_is_refused(store, monkeypatch):
     monkeypatch.setattr(rooms_module, "MAX_STATE_BYTES", 100)
     rooms = Rooms(store.kv)

@@ -352,6 +352,9 @@ def _bring_back(saved: dict[str, Any]) -> None:
             ss[key] = saved[key]
         else:
             ss.pop(key, None)
+    for key in saved.keys() - {*KEPT, *OWN}:  # what a reload put aside (set_aside)
+        if not key.startswith(KEEP_PREFIX):
+            ss[key] = saved[key]
 
 
 def join(typed: str, nickname: str = "", student: str | None = None) -> bool:
@@ -459,6 +462,21 @@ def set_following() -> None:
     """Callback of the student's follow toggle: off explores alone, on takes the room again."""
     ss["_room"]["following"] = bool(ss.get("room_follow"))
     ss["_room_version"] = ss["_room_taken"] = None  # on: take the room's state again
+
+
+def my_answer(quiz_id: int) -> tuple[int, int] | None:
+    """This student's answer to question ``quiz_id`` as the room counts it (a reload keeps it:
+    the new session knows nothing of it), else as this session sent it (a store that lost the
+    room: ``_rejoin`` sends it again)."""
+    room = membership()
+    try:
+        pair = rooms().answer_of(room["code"], room["sid"], quiz_id)
+    except RoomError:
+        pair = None
+    mine = ss.get("_room_answer")
+    if pair is None and mine and mine[0] == quiz_id:
+        pair = tuple(mine[1])
+    return pair
 
 
 def answer(quiz_id: int, pair: tuple[int, int] | None) -> None:
@@ -710,8 +728,9 @@ def _arrive(shared: Shared) -> None:
     quiz = current.quiz
     if quiz and ss.get("_room_quiz_seen") != quiz["id"]:
         ss["_room_quiz_seen"] = quiz["id"]  # a new question: to the Classroom page, once
-        target = CLASSROOM_PAGE
-    elif current.state.get("follow_page") and current.state.get("page"):
+        if my_answer(quiz["id"]) is None:  # (a reload: not for a question they answered)
+            target = CLASSROOM_PAGE
+    if target is None and current.state.get("follow_page") and current.state.get("page"):
         target = current.state["page"]
     if target and target != page_path:
         st.switch_page(target)

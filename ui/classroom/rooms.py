@@ -611,6 +611,15 @@ class Rooms(MembersMixin, QuizMixin):
         raw = self.kv.hget(self._key(code, "members"), student)
         return "" if raw is None else json.loads(raw).get("n", "")
 
+    def answer_of(self, code: str, student: str, quiz_id: int) -> tuple[int, int] | None:
+        """The pair member ``student`` sent for question ``quiz_id``, as the room counts it (None:
+        none): what their page shows after a reload, which keeps nothing of the answer."""
+        raw = self.kv.hget(self._key(code, f"answers:{quiz_id}"), student)
+        if raw is None:
+            return None
+        pair = json.loads(raw).get("pair")
+        return (int(pair[0]), int(pair[1])) if isinstance(pair, list) and len(pair) == 2 else None
+
     def is_member(self, code: str, student: str) -> bool:
         return self.kv.hget(self._key(code, "members"), student) is not None
 

@@ -167,3 +167,22 @@ def read_kept_import(note: Any, raw: Any, max_files: int, patterns: Any) -> Kept
             and note.get("digest") == digest(raw)):
         source = _source(raw, max_files, patterns)
     return KeptImport(name, size, source)
+
+
+ROOM_TAGS = ("aside", "explore")  # what a student's tab kept in a room (ui/classroom/reload.py)
+MAX_CODE_CHARS = 16
+
+
+def room_tag(lesson: Any) -> dict[str, str]:
+    """The room a kept lesson names, as ``{"aside": code}`` (a following student's own work, put
+    aside) or ``{"explore": code}`` (an exploring student's sidebar); ``{}`` for none, or for a
+    tag that is not one (the lesson is then the tab's own, as outside a room)."""
+    if not isinstance(lesson, dict):
+        return {}
+    tags = {k: lesson[k] for k in ROOM_TAGS if k in lesson}
+    if len(tags) != 1:
+        return {}
+    (tag, code), = tags.items()
+    if not isinstance(code, str) or not 0 < len(code) <= MAX_CODE_CHARS or not code.isalnum():
+        return {}
+    return {tag: code}

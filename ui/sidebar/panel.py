@@ -20,12 +20,14 @@ from bpe_core.limits import MAX_UPLOAD_MB
 from ui.classroom.panel import (
     Shared,
     arrive,
+    is_teacher,
     publish,
     read_room_import,
     register_watcher,
     room_query,
     show_message,
 )
+from ui.classroom.reload import reloaded, set_aside, tab_keeps
 from ui.classroom.sidebar import room_panel
 from ui.kit import budget
 from ui.kit.choices import (
@@ -81,10 +83,16 @@ from ui.sidebar.lesson import (
     import_note,
     read_kept_import,
     read_lesson,
+    room_tag,
     settings_of,
 )
 
 TRAIN_MEMO_SIZE = 8  # trained tokenizers remembered per session, by their inputs
+
+
+# the sidebar's values before anyone changes them (the text: the first sample's)
+_DEFAULTS = {"kind": DEFAULT_KIND, "family": DEFAULT_FAMILY, "pattern": r"\w+|\s+|[^\w\s]+",
+             "vocab_size": DEFAULT_VOCAB, "specials": "", "projector": False}
 
 
 def _init() -> None:
@@ -106,13 +114,10 @@ def _init() -> None:
         first = next(iter(samples()))
         ss["sample"] = first
         ss["text"] = samples()[first]
-    ss.setdefault("kind", DEFAULT_KIND)
     if ss.get("family") not in FAMILIES:  # a room's or a restored value is checked here too
         ss["family"] = DEFAULT_FAMILY
-    ss.setdefault("pattern", r"\w+|\s+|[^\w\s]+")
-    ss.setdefault("vocab_size", DEFAULT_VOCAB)
-    ss.setdefault("specials", "")
-    ss.setdefault("projector", False)
+    for key, value in _DEFAULTS.items():
+        ss.setdefault(key, value)
     ss.setdefault("train_memo", {})
 
 
@@ -435,16 +440,29 @@ def _told(name: str) -> Any:
 def _restore() -> None:
     """The tab answered with what it kept (after a reload): the text, the settings and the step
     come back before the sidebar is drawn, and the tokenizer is trained again from what it was
-    trained on (training is deterministic: the same merges and ids). Not in a classroom room,
-    whose state is the room's."""
+    trained on (training is deterministic: the same merges and ids). In a classroom room the
+    room's state is the room's: a student's own work is put aside until they leave, or comes back
+    to an exploring student (ui/classroom/reload.py says which)."""
     ss = st.session_state
     ss[ASKED] = True
     told = _told("kept")
-    if not isinstance(told, dict) or ss.get("_room") or "room" in st.query_params:
+    if not isinstance(told, dict):
         return
     lesson = read_lesson(told.get("lesson"), told.get("text"), told.get("tok_text"),
                          told.get("step"))
-    if lesson is None:
+    where = reloaded(room_tag(told.get("lesson")))
+    if lesson is None or where == "room":
+        return
+    if where == "aside":
+        own = {"text": lesson.text, **lesson.values, "sample": None}
+        own.update({KEEP_PREFIX + k: v for k, v in own.items() if k in KEPT})
+        own.pop("projector", None)  # the tab's, not the lesson's: it stays as it is now
+        own.pop(KEEP_PREFIX + "projector", None)
+        if lesson.step is not None:
+            own["step"] = lesson.step
+        if lesson.tok is not None:
+            own[RESTORED] = lesson.tok  # trained again when they leave
+        set_aside(own)
         return
     _set_text(lesson.text)
     for key, value in lesson.values.items():
@@ -503,8 +521,8 @@ def _resend() -> None:
 
 def _train_restored() -> None:
     restored = st.session_state.pop(RESTORED, None)
-    if restored is None:
-        return
+    if restored is None or is_teacher():
+        return  # a teacher back in the room after the reload: the room's tokenizer is taken
     text, values = restored
     st.session_state["_first_training_tried"] = True
     try:
@@ -527,18 +545,30 @@ def _keep_lesson() -> None:
     new to the tab. A session's first run also lets the tab answer with a lesson a reload left
     (``asked``: the session has taken the tab's answer)."""
     ss = st.session_state
-    text = ss["text"]
+    own, tag = tab_keeps()  # in a room, a student's own work (ui/classroom/reload.py)
+    src = ss if own is None else {**_DEFAULTS, "text": ss["text"], **own}
+    text = src["text"]
     lesson: dict[str, Any] = {
         "v": VERSION, "digest": text_digest(text),
-        **settings_of(ss["kind"], ss["pattern"], ss["vocab_size"], ss["specials"], ss["family"]),
-        "special_rule": special_rule(), "projector": bool(ss["projector"]), "tok": None}
+        **settings_of(src["kind"], src["pattern"], src["vocab_size"], src["specials"],
+                      src["family"]),
+        "special_rule": rule_or_default(src.get("special_rule")),
+        "projector": bool(ss["projector"]), "tok": None, **tag}
     data: dict[str, Any] = {"session": _session_id(), "asked": bool(ss.get(ASKED)),
                             "lesson": lesson}
     sent = ss.setdefault(SENT, {})
     if sent.get("text") != lesson["digest"]:
         data["text"] = text
         sent["text"] = lesson["digest"]
-    tok, settings, tok_text = ss.get("tok"), ss.get("tok_settings"), ss.get("tok_text")
+    tok, settings, tok_text = src.get("tok"), src.get("tok_settings"), src.get("tok_text")
+    if src.get(RESTORED) is not None:  # put aside by a reload, not trained yet
+        tok_text, values = src[RESTORED]
+        try:
+            tok, settings = True, make_settings(values["kind"], values["pattern"],
+                                                values["vocab_size"], values["specials"],
+                                                values.get("family", DEFAULT_FAMILY))
+        except ValueError:  # said when it is trained again (_train_restored)
+            tok = None
     if tok is not None and settings is not None and tok_text is not None:
         if tok_text == text:
             tok_digest = lesson["digest"]
@@ -578,6 +608,8 @@ def _keep_import(lesson: dict[str, Any], data: dict[str, Any], sent: dict[str, A
 
 def keep_step(step: int) -> None:
     """Hand the tab the step of Step through merges (it changes in the page's fragment, where
-    the sidebar does not run)."""
+    the sidebar does not run); a following student's step is the room's, not the tab's."""
+    if "aside" in tab_keeps()[1]:
+        return
     lesson_keeper()(data={"session": _session_id(), "step": int(step)},
                     key="lesson_step_keeper")
