@@ -225,16 +225,16 @@ def _decodes_as_itself(text: str) -> bool:
     return text.isascii() or all(ch.isascii() or ch not in GPT2_CHAR_TO_BYTE for ch in text)
 
 
-def _added_id(content: str, vocab: dict, given: dict[str, int]) -> int:
+def _added_id(content: str, vocab: dict, given: dict[str, int], last: int | None) -> int:
     """The id tokenizers (0.23) gives an added token as it reads the file, whatever id the file
     writes: the id it already has (an added token or a vocabulary entry of that content), else
-    the next one after the vocabulary and the added tokens so far."""
+    the next one after the vocabulary and the added tokens so far (``last``: the highest id
+    ``given`` holds, kept by the caller: taking the max anew made 4,000 tokens quadratic)."""
     if content in given:
         return given[content]
     known = vocab.get(content)
     if isinstance(known, int) and not isinstance(known, bool):
         return known
-    last = max(given.values(), default=None)
     return last + 1 if last is not None and last >= len(vocab) else len(vocab)
 
 
@@ -264,6 +264,7 @@ def read_hf_pipeline(
         raise ValueError(f"{name}: key 'added_tokens' should be a list")
     vocab = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
     ids_given: dict[str, int] = {}  # content -> the id tokenizers gives it (see _added_id)
+    last_given: int | None = None  # the highest id in ids_given
     renumbered: list[str] = []
     for k, entry in enumerate(raw):
         if not (isinstance(entry, dict) and isinstance(entry.get("content"), str)
@@ -271,12 +272,13 @@ def read_hf_pipeline(
             raise ValueError(f"{name}: key 'added_tokens[{k}]' needs 'content' (a non-empty"
                              " string) and 'id'")
         content = entry["content"]
-        idx = _added_id(content, vocab, ids_given)
+        idx = _added_id(content, vocab, ids_given, last_given)
         if idx != entry["id"]:
             renumbered.append(f"{shorten(content, 30)}: {entry['id']} -> {idx}")
         if content in ids_given:
             continue  # listed twice: the first entry stands, as in tokenizers
         ids_given[content] = idx
+        last_given = idx if last_given is None else max(last_given, idx)
         special = entry.get("special", False) is True
         flags = {f: entry.get(f, f == "normalized" and not special) is True
                  for f in ("single_word", "lstrip", "rstrip", "normalized")}

@@ -35,11 +35,12 @@ def reloaded(tag: dict[str, Any]) -> str:
     """Where a reload's lesson goes (its tag: ``tab_keeps``): ``"live"``, the sidebar's (no
     room and no join link, or an exploring student of this room: this sets them exploring
     again); ``"aside"``, a student's own work put aside until they leave (``set_aside``);
-    ``"room"``, nowhere: the teacher's tab takes the room's state (so does a join link's page
-    that is not a member)."""
+    ``"room"``, nowhere: the teacher's tab takes the room's state; ``"later"``: a join link's
+    page that is not a member yet (the tab answered before the page's first run joined: that
+    run was cut short by the answer), asked again once it joined."""
     room = membership()
     if not room:  # a join link's page not in its room (yet): what it shows is the room's
-        return "room" if st.query_params.get("room") else "live"
+        return "later" if st.query_params.get("room") else "live"
     if room["role"] != "student":
         return "room"
     if tag.get("explore") == room["code"]:

@@ -73,6 +73,7 @@ SESSION_KEYS: dict[str, str] = {
     "_lesson_session": "this session's id for the lesson keeper (a new one reads the tab again)",
     "_lesson_sent": "the digests of the texts handed to the tab (each is sent once)",
     "_lesson_restored": "(text, settings) of the tokenizer to train again after a reload",
+    "_lesson_later": "what the tab kept, held for a join link's page until it has joined its room",
     "_keep_": "prefix: the sidebar's values mirrored across pages (KEPT below)",
     "_derived": "the one cache of what the session derives from (tokenizer, text)",
     "_digest": "(text, its SHA-256): the last text hashed",

@@ -21,6 +21,7 @@ from ui.classroom.panel import (
     Shared,
     arrive,
     is_teacher,
+    membership,
     publish,
     read_room_import,
     register_watcher,
@@ -265,6 +266,8 @@ def sidebar() -> None:
     shared = Shared(room_tokenizer, room_import, room_watcher)
     arrive(shared)  # a classroom room's state, for a student who follows the teacher
     ss = st.session_state
+    if RESTORE_LATER in ss and membership() is not None:  # joined since the tab answered
+        _restore_told(ss.pop(RESTORE_LATER))
     with st.sidebar:
         room_panel(shared)
         show_message()
@@ -424,6 +427,7 @@ ASKED = "_lesson_asked"  # the session has taken the tab's lesson (after a reloa
 SESSION = "_lesson_session"  # this session's id for the tab (a new session reads the tab again)
 SENT = "_lesson_sent"  # the digests of the texts this session has handed the tab
 RESTORED = "_lesson_restored"  # the tokenizer to train again after a reload: (text, Settings)
+RESTORE_LATER = "_lesson_later"  # what the tab kept, for a join link's page once it joined
 
 
 @st.cache_resource
@@ -446,11 +450,20 @@ def _restore() -> None:
     ss = st.session_state
     ss[ASKED] = True
     told = _told("kept")
-    if not isinstance(told, dict):
-        return
+    if isinstance(told, dict):
+        _restore_told(told)
+
+
+def _restore_told(told: dict[str, Any]) -> None:
+    """``_restore`` of what the tab answered (``told``), now or, on a join link's page the
+    answer reached before it joined, once it has (``sidebar`` asks again after ``arrive``)."""
+    ss = st.session_state
     lesson = read_lesson(told.get("lesson"), told.get("text"), told.get("tok_text"),
                          told.get("step"))
     where = reloaded(room_tag(told.get("lesson")))
+    if lesson is not None and where == "later":
+        ss[RESTORE_LATER] = told
+        return
     if lesson is None or where == "room":
         return
     if where == "aside":
