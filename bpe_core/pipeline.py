@@ -91,9 +91,9 @@ _KEPT_RUNS = regex.compile(f"({_char_class(NORMALIZE_KEPT)}+)")
 _LOWER_TABLE = {int(a, 16): chr(int(b, 16)) for a, b in (p.split(":") for p in LOWERCASE.split())}
 _ACCENTS_KEPT = _expand(ACCENTS_KEPT)
 _ACCENTS_DROPPED = _expand(ACCENTS_DROPPED)
-_WHITE = r"\p{White_Space}"  # Rust's char::is_whitespace
-_WORD_CHAR = r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]"  # Rust regex's \w
-_PUNCTUATION = r"[\p{P}!-/:-@\[-`{-~]"  # Unicode punctuation or ASCII punctuation
+HF_WHITE = r"\p{White_Space}"  # Rust's char::is_whitespace
+HF_WORD_CHAR = r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]"  # Rust regex's \w
+HF_PUNCTUATION = r"[\p{P}!-/:-@\[-`{-~]"  # Unicode punctuation or ASCII punctuation
 
 
 def unicode_normal_form(form: str, text: str) -> str:
@@ -256,10 +256,10 @@ class AddedToken(NamedTuple):
     normalized: bool = False
 
 
-_WORD_BEFORE = regex.compile(_WORD_CHAR + r"\Z")
-_WORD_AFTER = regex.compile(_WORD_CHAR)
-_SPACE_RUN = regex.compile(_WHITE + "*")
-_SPACE_BEFORE = regex.compile(_WHITE + r"*\Z")
+_WORD_BEFORE = regex.compile(HF_WORD_CHAR + r"\Z")
+_WORD_AFTER = regex.compile(HF_WORD_CHAR)
+_SPACE_RUN = regex.compile(HF_WHITE + "*")
+_SPACE_BEFORE = regex.compile(HF_WHITE + r"*\Z")
 
 
 @functools.lru_cache(maxsize=64)
@@ -305,7 +305,7 @@ Step = Callable[[str, Any], list[str]]  # a pre-tokenizer step: piece, timeout -
 Normalize = Callable[[str, Any], str]  # a normalizer step: text, timeout -> text
 
 
-def _split_regex(compiled: regex.Pattern, behavior: str, invert: bool) -> Step:
+def split_regex(compiled: regex.Pattern, behavior: str, invert: bool) -> Step:
     """Hugging Face's Split: cut at the matches, then keep, drop or merge them by ``behavior``."""
 
     def step(piece: str, timeout: float | None) -> list[str]:
@@ -375,7 +375,7 @@ class Pipeline:
         # a file's regex (Replace, Split) or many added tokens (a costly matcher): the work runs
         # in a worker process when a budget applies (base.Tokenizer.chunks)
         self.untrusted = untrusted or len(self.added) > MAX_ADDED_HERE
-        self._spec: object | None = None  # what a worker rebuilds it from (pipeline_json.spec_of)
+        self.worker_spec: object | None = None  # what a worker rebuilds it from (pipeline_json.spec_of)
         # what the normalized added tokens look like after the normalizer (they match there)
         self.normalized_content = {s: self.normalize(s) or s for s, t in self.added.items()
                                    if t.normalized}

@@ -17,16 +17,16 @@ from .limits import check_pattern
 from .oniguruma import compile_translated, from_oniguruma
 from .patterns import BYTE_LEVEL_PATTERN
 from .pipeline import (
-    _PUNCTUATION,
-    _WHITE,
-    _WORD_CHAR,
     BEHAVIORS,
+    HF_PUNCTUATION,
+    HF_WHITE,
+    HF_WORD_CHAR,
     AddedToken,
     Normalize,
     Pipeline,
     Step,
-    _split_regex,
     lowercase,
+    split_regex,
     strip_accents,
     unicode_normal_form,
 )
@@ -106,8 +106,8 @@ def _normalizer(obj: object, name: str) -> tuple[list[Normalize], list[str]]:
             described.append("strip accents (combining marks)")
         elif kind == "Strip":
             left, right = (_flag(step, "strip_left", name, key), _flag(step, "strip_right", name, key))
-            strip = regex.compile(("^" + _WHITE + "+" if left else "(?!)") + "|"
-                                  + (_WHITE + r"+\Z" if right else "(?!)"))
+            strip = regex.compile(("^" + HF_WHITE + "+" if left else "(?!)") + "|"
+                                  + (HF_WHITE + r"+\Z" if right else "(?!)"))
             steps.append(lambda s, _, strip=strip: strip.sub("", s))
             described.append("strip whitespace" + ("" if left and right else
                                                    " on the left" if left else " on the right"))
@@ -151,7 +151,7 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
             prefix = _flag(step, "add_prefix_space", name, key)
             use_regex = _flag(step, "use_regex", name, key, True)
             compiled = regex.compile(BYTE_LEVEL_PATTERN)
-            split = _split_regex(compiled, "Isolated", False)
+            split = split_regex(compiled, "Isolated", False)
 
             def byte_level_step(piece, timeout, prefix=prefix, use_regex=use_regex, split=split):
                 if prefix and not piece.startswith(" "):
@@ -184,14 +184,14 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
             behavior, invert = step.get("behavior", "Isolated"), False
             if behavior not in BEHAVIORS:
                 raise ValueError(f"{name}: key '{key}.behavior' is {shorten(behavior)}")
-            compiled = regex.compile(_PUNCTUATION)
+            compiled = regex.compile(HF_PUNCTUATION)
             simple.append("not simple")
         elif kind == "Whitespace":
-            compiled = regex.compile(f"{_WORD_CHAR}+|[^{_WORD_CHAR[1:-1]}{_WHITE}]+")  # \\w+|[^\\w\\s]+
+            compiled = regex.compile(f"{HF_WORD_CHAR}+|[^{HF_WORD_CHAR[1:-1]}{HF_WHITE}]+")  # \\w+|[^\\w\\s]+
             behavior, invert = "Removed", True
             simple.append("not simple")
         elif kind == "WhitespaceSplit":
-            compiled, behavior, invert = regex.compile(_WHITE), "Removed", False
+            compiled, behavior, invert = regex.compile(HF_WHITE), "Removed", False
             simple.append("not simple")
         elif kind == "CharDelimiterSplit" and isinstance(step.get("delimiter"), str):
             compiled = regex.compile(regex.escape(step["delimiter"]))
@@ -202,7 +202,7 @@ def _pre_tokenizer(obj: object, name: str) -> tuple[list[Step], list[str], tuple
                                "bpe_core reads byte-level BPE: ByteLevel, Split, Digits,"
                                " Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit"
                                " and Sequence of these.", after=")")
-        steps.append(_split_regex(compiled, behavior, invert))
+        steps.append(split_regex(compiled, behavior, invert))
         described.append(f"{kind} ({behavior}{', inverted' if invert else ''})"
                          + (f": {shorten(step.get('pattern'), 60)}" if kind == "Split" else ""))
     if byte_level is None:
@@ -392,9 +392,9 @@ def pieces_here(spec: PipelineSpec, text: str, allowed: dict[str, int],
 def spec_of(pipeline: Pipeline, pattern: str) -> PipelineSpec:
     """What a worker process needs to run ``pipeline.pieces`` as ``pipeline`` does (with the
     tokenizer's split ``pattern``), made once and kept by the worker between calls."""
-    spec = pipeline._spec
+    spec = pipeline.worker_spec
     if spec is None or spec.pattern != pattern:
-        spec = pipeline._spec = PipelineSpec(pipeline.json.get("normalizer"),
+        spec = pipeline.worker_spec = PipelineSpec(pipeline.json.get("normalizer"),
                                              pipeline.json.get("pre_tokenizer"),
                                              tuple(pipeline.added.values()), pattern)
     return spec

@@ -201,7 +201,7 @@ def _marks(compiled: regex.Pattern[str], chars: str) -> str:
 _NOT_ONE = regex.compile("[^1]")
 
 
-def _positions(mask: int) -> list[int]:
+def _gap_positions(mask: int) -> list[int]:
     """The positions whose bits ``mask`` sets, highest first."""
     spelled = format(mask, "b")
     top = len(spelled) - 1
@@ -234,7 +234,7 @@ def gap_matches(atom: str, stand_in: bool) -> int:
 @functools.lru_cache(maxsize=256)  # a few sets recur in every pattern (\p{L}'s, \p{N}'s, \s's):
 def _gap_class(positions: int) -> str:  # 0.01 s each to spell, 10x that in a fuzzer
     chars = _tables().chars
-    codes = sorted(ord(chars[k]) for k in _positions(positions))
+    codes = sorted(ord(chars[k]) for k in _gap_positions(positions))
     runs: list[list[int]] = []
     for c in codes:
         if runs and runs[-1][1] == c - 1:
