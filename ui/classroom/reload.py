@@ -52,7 +52,6 @@ def reloaded(tag: dict[str, Any]) -> str:
 def set_aside(own: dict[str, Any]) -> None:
     """A reload's own work of a student in a room (the tab kept it): what comes back on
     leaving, in place of what the new session had when it joined."""
-    saved = ss.setdefault("_room_saved", {})
-    for key in OWN:
-        saved.pop(key, None)
+    saved = {k: v for k, v in (ss.get("_room_saved") or {}).items() if k not in OWN}
     saved.update(own)
+    ss["_room_saved"] = saved
