@@ -130,7 +130,10 @@ class Person:
         view = self.view()
         if not view.count():
             return None
-        value = view.first.get_attribute("data-step", timeout=2_000)
+        try:
+            value = view.first.get_attribute("data-step", timeout=2_000)
+        except PlaywrightTimeout:  # the view went between the count and the read: a rerun
+            return None  # draws it again (2 s was seen to pass at load 17)
         return None if value is None else int(value)
 
     def metric(self, label: str):
@@ -151,6 +154,18 @@ class Person:
             self.ctx.close()
 
 
+# what the tab keeps of the classroom's keys (ui/classroom/component.py), for a failure's report
+ROOM_KEYS_JS = """() => {
+  try {
+    const side = document.querySelector("[data-testid=stSidebarUserContent]");
+    return JSON.stringify({ teacher: sessionStorage.getItem("bpelab.teacher"),
+                            teaching: localStorage.getItem("bpelab.teaching"),
+                            sidebar: side ? side.innerText.slice(-400) : null });
+  }
+  catch (e) { return String(e); }
+}"""
+
+
 def until(what: str, check, people: list[Person], timeout: float = WAIT_S) -> float:
     """Poll ``check()`` every 100 ms until it is true; returns the seconds it took. Fails after
     ``timeout`` with every page's state and a screenshot of each."""
@@ -163,6 +178,7 @@ def until(what: str, check, people: list[Person], timeout: float = WAIT_S) -> fl
             pass
         if time.monotonic() - start > timeout:
             states = [f"{p.who}: {p.page.evaluate(PAGE_STATE_JS)[:300]} (status: {p.status()!r};"
+                      f" keys: {p.page.evaluate(ROOM_KEYS_JS)};"
                       f" {p.shot(re.sub('[^a-z]+', '_', what.lower())[:30])})"
                       for p in people if not p.page.is_closed()]
             pytest.fail(f"not within {timeout:.0f} s: {what}\n" + "\n".join(states),
@@ -210,6 +226,7 @@ def press_right(teacher: Person, times: int = 1) -> int:
     slider.focus()
     for _ in range(times):
         slider.press("ArrowRight")
+    until("the stepping view shows its step", lambda: teacher.step() is not None, [teacher])
     return teacher.step()
 
 

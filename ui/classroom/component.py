@@ -34,6 +34,8 @@ export default function (component) {
     box.textContent = text || ""; box.hidden = !text; box.dataset.kind = text ? kind : "";
   };
   const KEY = "bpelab.teacher", TEACHING = "bpelab.teaching";
+  const mark = (keep, tab) => localStorage.setItem(TEACHING, JSON.stringify(
+    Object.assign({ tab }, keep)));  // the profile's "teaching": this tab teaches that room
   try {
     const mine = () => {  // whether the profile's "teaching" names this tab
       try { return JSON.parse(localStorage.getItem(TEACHING) || "{}").tab === window.bpeTeachTab; }
@@ -49,7 +51,7 @@ export default function (component) {
         Object.assign({ at: Date.now() }, data.keep)));  // renewed at each poll, and on leaving
       window.bpeTeachKeep();
       window.bpeTeachTab = data.tab;
-      localStorage.setItem(TEACHING, JSON.stringify(Object.assign({ tab: data.tab }, data.keep)));
+      mark(data.keep, data.tab);
       if (!window.bpeTeachHide) {  // the tab closes (or reloads): no other tab is offered it
         window.bpeTeachHide = () => {
           if (mine()) localStorage.removeItem(TEACHING);
@@ -75,9 +77,19 @@ export default function (component) {
         try { now = localStorage.getItem(TEACHING) || ""; } catch (e) { now = ""; }
         if (now !== seen) setTriggerValue("elsewhere", now);
       };
-      if (kept) setTriggerValue("found", kept);
-      else if ((there || "") !== seen) setTriggerValue("elsewhere", there || "");
-      else {
+      // told again after recheck_ms if no run has drawn this watcher anew by then (each render
+      // clears the timer): a trigger can be lost among others (a take-over's "changed" and
+      // "elsewhere" close together), and then the other tab was never offered to take over (1
+      // run in about 20 of the take-over race on two servers)
+      const again = (name, read) => {
+        parentElement.bpeRecheck = setTimeout(() => setTriggerValue(name, read()),
+                                              data.recheck_ms || data.retry_ms);
+      };
+      if (kept) { setTriggerValue("found", kept); again("found", () => kept); }
+      else if ((there || "") !== seen) {
+        setTriggerValue("elsewhere", there || "");
+        again("elsewhere", () => localStorage.getItem(TEACHING) || "");
+      } else {
         window.bpeTeachingTell = tell;
         if (!window.bpeTeachingHeard) {
           window.bpeTeachingHeard = (e) => {
@@ -207,7 +219,15 @@ export default function (component) {
       if (data.down) return rerun(pulse.version);  // back: the page says so
       if (pulse.drives === false) return rerun(-2);  // another tab took over: the page says so
       say(data.said.count.replace("{n}", String(pulse.students)), "count");
-      if (window.bpeTeachKeep && pulse.drives !== false) window.bpeTeachKeep();
+      if (window.bpeTeachKeep && pulse.drives !== false) {
+        window.bpeTeachKeep();
+        // the profile's "teaching" is written again when no tab holds it: a tab that lost the
+        // role may have written its own key there at a run just before it heard so, and then
+        // dropped it as its own, and another tab of this browser was offered nothing (seen on
+        // two servers under load). Only when empty: two tabs teaching two rooms do not fight.
+        try { if (!localStorage.getItem(TEACHING)) mark(data.keep, data.tab); }
+        catch (e) { /* no storage: the teacher phrase still works */ }
+      }
     } else if (pulse) {
       if (data.waiting || data.down) return rerun(pulse.version);  // back: the page takes it
       had = pulse.version;

@@ -52,7 +52,8 @@ def _watch(watcher: Any, room: dict[str, Any] | None) -> None:
         # would rerun the page without end), or after RECHECK_MS when its teacher was not live
         data.update(ask=True, keep_ms=int(KEEP_S * 1000), take_late_ms=TAKE_LATE_MS,
                     elsewhere_seen=ss.get("_room_elsewhere_seen"),
-                    recheck_ms=RECHECK_MS if ss.get("_room_elsewhere_recheck") else 0)
+                    recheck_ms=RECHECK_MS if ss.get("_room_elsewhere_recheck") else 0,
+                    retry_ms=RECHECK_MS)
     elif room["role"] == "teacher":
         data.update(role="teacher", keep={"code": room["code"], "token": room["token"]},
                     step_url=STEP_PATH.format(code=room["code"]), tab=room["tab"],
