@@ -232,6 +232,22 @@ def test_leaving_gives_back_the_students_own_text_and_tokenizer_and_the_link_doe
     assert b.number_input(key="vocab_size").value == 300
     assert "room" not in b.query_params
 
+    # a rerun the browser asked for before it drew the leave's run (the room watcher's poll,
+    # woken by the leave) carries the room's values in every widget: they are not taken as hers
+    room_text = a.text_area(key="text").value
+    b.text_area(key="text").set_value(room_text)
+    b.selectbox(key="sample").set_value(a.selectbox(key="sample").value)
+    b.number_input(key="vocab_size").set_value(a.number_input(key="vocab_size").value)
+    b.run()
+    assert not b.exception
+    assert b.text_area(key="text").value == OWN_TEXT
+    assert b.number_input(key="vocab_size").value == 300
+    assert b.session_state["tok"].merges == own.merges
+    b.run()  # the browser shows her values now: a change of hers, even to the room's text, stays
+    b.text_area(key="text").set_value(room_text).run()
+    assert b.text_area(key="text").value == room_text
+    b.text_area(key="text").set_value(OWN_TEXT).run()
+
     b.query_params["room"] = code  # the join link again (back button, an old tab)
     b.run()
     assert not b.exception

@@ -19,6 +19,7 @@ from ui.sidebar.lesson import (
     digest,
     import_json,
     import_note,
+    read_aside,
     read_kept_import,
     read_lesson,
     room_tag,
@@ -150,3 +151,19 @@ def test_a_lesson_kept_in_a_room_names_the_room_and_a_bad_tag_names_none():
         assert room_tag(lesson(**bad)) == {}, bad
     assert room_tag(None) == {} and room_tag([]) == {}
     assert read_lesson(lesson(aside="ABCDEFGH"), TEXT).text == TEXT
+
+
+def test_an_exploring_students_work_put_aside_comes_back_through_the_same_reader():
+    """The tab keeps an exploring student's work from before joining beside the lesson
+    (``aside``: its own lesson and texts); it is read by read_lesson, so what does not check out
+    brings nothing back, and a tokenizer trained on another text it lost is left out."""
+    older = "what the tokenizer was trained on"
+    kept = lesson(tok={**settings_of(DEFAULT_KIND, "", 300, ""), "digest": digest(older)})
+    back = read_aside({"lesson": kept, "text": TEXT, "tok_text": older})
+    assert back.text == TEXT and back.tok[0] == older and back.step is None
+    assert back.values["vocab_size"] == 300
+    assert read_aside({"lesson": kept, "text": TEXT, "tok_text": "edited"}).tok is None
+    for bad in (None, [], "x", {}, {"lesson": kept}, {"lesson": kept, "text": TEXT + "edited"},
+                {"lesson": lesson(vocab_size=10**9), "text": TEXT},
+                {"lesson": lesson("x" * (MAX_TEXT_CHARS + 1)), "text": "x" * (MAX_TEXT_CHARS + 1)}):
+        assert read_aside(bad) is None, str(bad)[:80]

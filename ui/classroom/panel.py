@@ -64,7 +64,7 @@ from ui.classroom.route import BROWSER_COOKIE, hold_member
 from ui.kit.choices import KINDS, Settings, cap_text
 from ui.kit.escape import md_escape
 from ui.kit.families import DEFAULT_FAMILY, FAMILIES, train_limit
-from ui.kit.session_keys import KEEP_PREFIX, KEPT, keep
+from ui.kit.session_keys import KEEP_PREFIX, KEPT, guard_echo, keep
 
 POLL_MS = 250  # how often a following student's browser asks the server "anything new?"
 TEACHER_POLL_MS = 1000  # how often the teacher's browser checks in and reads the counts
@@ -441,7 +441,9 @@ def leave(message: str | None = None) -> None:
             rooms().leave(room["code"], room["sid"])
         except RoomError:
             pass  # the store does not answer: the place frees itself (no more check-ins)
+        shown = {k: ss.get(k) for k in KEPT}  # the room's, in the browser until this run is drawn
         _bring_back(ss.pop("_room_saved", {}))
+        guard_echo(shown)
     elif room:
         close_room()
     for key in ("_room", "_room_version", "_room_shared", "_room_answer"):

@@ -4,7 +4,7 @@ The sidebar's reload storage (ui/sidebar/panel.py, ui/sidebar/component.py) keep
 tab. In a room, the room holds the room's state (text, tokenizer, step, quiz: a reload takes it
 again from the room), so a student's tab keeps the student's own work instead: while they follow,
 what they put aside on joining (it comes back when they leave); while they explore on their own,
-their sidebar (they go on exploring after the reload). A teacher's tab keeps the sidebar, which
+their sidebar (they go on exploring after the reload) and, beside it, what they put aside. A teacher's tab keeps the sidebar, which
 is the room's; after a reload the room's state wins (``reclaim``).
 """
 
@@ -29,6 +29,16 @@ def tab_keeps() -> tuple[dict[str, Any] | None, dict[str, str]]:
     if room["following"]:
         return ss.get("_room_saved") or {}, {"aside": room["code"]}
     return None, {"explore": room["code"]}
+
+
+def kept_aside() -> dict[str, Any] | None:
+    """An exploring student's work from before joining (put aside at the join, given back on
+    leaving), which their tab keeps beside their sidebar (ui/sidebar/panel.py); None for anyone
+    else (a following student's tab keeps it as its lesson: ``tab_keeps``)."""
+    room = membership()
+    if not room or room["role"] != "student" or room["following"]:
+        return None
+    return ss.get("_room_saved") or {}
 
 
 def reloaded(tag: dict[str, Any]) -> str:

@@ -15,6 +15,8 @@ import streamlit as st
 KEPT = ("sample", "text", "family", "kind", "pattern", "vocab_size", "specials", "projector",
         "special_rule")
 KEEP_PREFIX = "_keep_"
+# of those, the ones the sidebar draws on every run, whatever the settings (undo_echo)
+ALWAYS_DRAWN = ("sample", "text", "family", "vocab_size", "projector", "special_rule")
 
 
 def keep(key: str, value: object = None) -> None:
@@ -28,6 +30,50 @@ def keep(key: str, value: object = None) -> None:
         ss[key] = value
     ss[KEEP_PREFIX + key] = ss[key]
 
+
+ECHO = "_echo_guard"  # sidebar values the server just replaced: {key: (shown, new)}, and "fresh"
+
+
+def guard_echo(shown: dict[str, object]) -> None:
+    """The server has just replaced the sidebar's values (``shown``: what the browser shows until
+    this run's widgets reach it). A rerun the browser asks for in between (a component's trigger)
+    carries every widget's value as the browser shows it, and Streamlit takes those as the user's
+    edits: the replaced values came back (a student who left a room got the room's text back,
+    when the room watcher's poll, woken by the leave, reran the page before the leave's run was
+    drawn: 3 of 9 runs of tests/browser/test_classroom_reload.py). ``undo_echo`` puts the new
+    values back on such a run."""
+    ss = st.session_state
+    guard = {k: (v, ss.get(k)) for k, v in shown.items() if v != ss.get(k)}
+    if guard:
+        ss[ECHO] = {"fresh": True, "keys": guard}
+    else:
+        ss.pop(ECHO, None)
+
+
+def undo_echo() -> bool:
+    """At the start of a run, after the callbacks (the sidebar's ``_init``): a run whose values
+    are all the replaced ones (``guard_echo``) is the browser's echo, and the new values come
+    back (True); the guard stays until a run comes with the browser showing the new values (the
+    run that replaced them does not count): any change from then on is the user's."""
+    ss = st.session_state
+    guard = ss.get(ECHO)
+    if not guard:
+        return False
+    keys = guard["keys"]
+    # an echo carries the replaced value of every widget drawn; those drawn only under some
+    # settings (the split pattern, the special tokens) may have been left out
+    drawn = [k for k in keys if k in ALWAYS_DRAWN] or list(keys)
+    if (all(ss.get(k) == keys[k][0] for k in drawn)
+            and all(ss.get(k) in keys[k] for k in keys)):
+        for k, (_, new) in keys.items():
+            ss[k] = ss[KEEP_PREFIX + k] = new
+        return True
+    if guard["fresh"]:
+        guard["fresh"] = False
+    else:
+        ss.pop(ECHO)
+    return False
+
 SESSION_KEYS: dict[str, str] = {
     # -- the sidebar, shared by every page (ui/sidebar/panel.py) --
     "projector": "toggle: projector mode",
@@ -38,6 +84,8 @@ SESSION_KEYS: dict[str, str] = {
     "upload": "file uploader: a .txt/.md file for the text",
     "special_rule": "radio: special-token text in the text read as text or as special tokens",
     "notice": "a note about the text (cut, not UTF-8) or the link",
+    "_echo_guard": "sidebar values the server just replaced (a student who left a room: their"
+                   " own work), put back on a rerun that echoes the old ones (guard_echo)",
     "_cut_corpus": "the file a cut text came from (my-text.txt for a paste): the sidebar offers"
                    " the bpe-lab train command for all of it",
     "_cut_note_": "prefix (_cut_note_<box's key>): what ui.kit.state.cut_to cut from a box's text",

@@ -4,11 +4,11 @@ back to the sidebar after a reload (``ui/sidebar/panel.py`` mounts it; ``ui/side
 says what is kept).
 
 Every run tells it ``{"session": id, "asked": bool, "lesson": {...}, "text"?: str,
-"tok_text"?: str, "import"?: str}`` (a text, or an imported file's JSON, only when it is new to
+"tok_text"?: str, "import"?: str, "aside": {"lesson", "text"?, "tok_text"?} | None}`` (a text, or an imported file's JSON, only when it is new to
 the tab: a rerun does not carry 200,000 characters again), or, from Step through's fragment, ``{"session": id, "step": k}``.
 - The first time it hears of a session that has not been answered (a reload, a restarted
   server), it reads what the tab holds: a lesson there goes back to the server, once
-  (``setTriggerValue("kept", {lesson, text, tok_text, step})``: a trigger, not kept in the
+  (``setTriggerValue("kept", {lesson, text, tok_text, step, aside})``: a trigger, not kept in the
   widget's state, so the text does not ride along with later reruns; ``import``: the
   imported file's JSON, when the tab holds one), and nothing is written
   until the server has taken it (``asked``); with nothing held, it writes at once (no rerun).
@@ -16,6 +16,8 @@ the tab: a rerun does not carry 200,000 characters again), or, from Step through
   drew), it asks for it again (``setTriggerValue("resend", n)``). A full storage keeps nothing
   rather than half a lesson; an imported file the storage has no room for is left out, and the
   lesson kept says so (``import.kept`` false: the page names the file after a reload).
+- ``aside``: an exploring student's work from before joining a room (its lesson and texts, under
+  keys of its own); kept whole or not at all (the lesson stays), removed when a run names none.
 
 The data is stored as strings; nothing of it is put in the page.
 """
@@ -27,7 +29,11 @@ from typing import Any
 _KEEP_JS = r"""
 const KEY = "bpe-lab.lesson", TEXT = "bpe-lab.text", TOK = "bpe-lab.tok-text", STEP = "bpe-lab.step";
 const IMPORT = "bpe-lab.import";  // an imported tokenizer file, as JSON (ui/sidebar/lesson.py)
-const ALL = [KEY, TEXT, TEXT + ".digest", TOK, TOK + ".digest", STEP, IMPORT, IMPORT + ".digest"];
+// an exploring student's work from before joining a room, kept beside the lesson
+const ASIDE = "bpe-lab.aside", ASIDE_TEXT = "bpe-lab.aside-text", ASIDE_TOK = "bpe-lab.aside-tok";
+const ASIDE_ALL = [ASIDE, ASIDE_TEXT, ASIDE_TEXT + ".digest", ASIDE_TOK, ASIDE_TOK + ".digest"];
+const ALL = [KEY, TEXT, TEXT + ".digest", TOK, TOK + ".digest", STEP, IMPORT, IMPORT + ".digest",
+             ...ASIDE_ALL];
 let heard = null;  // the session this page has read the tab for (a reload starts afresh)
 let waiting = null;  // the session the tab's lesson went to, until the server has taken it
 let lost = null;  // the digest of an imported file the tab had no room for (not asked again)
@@ -41,6 +47,7 @@ export default function (component) {
   const store = storage();
   if (!data || !store || typeof data.session !== "string") return;
   const read = (k) => { try { return store.getItem(k); } catch (e) { return null; } };
+  const parsed = (raw) => { try { return JSON.parse(raw || "null"); } catch (e) { return null; } };
   if (typeof data.step === "number") {  // Step through's step, once the tab has been read
     if (heard === data.session && waiting === null) {
       try { store.setItem(STEP, String(data.step)); } catch (e) { /* kept without it */ }
@@ -50,13 +57,15 @@ export default function (component) {
   if (heard !== data.session) {
     heard = data.session;
     let lesson = null;
-    try { lesson = JSON.parse(read(KEY) || "null"); } catch (e) { lesson = null; }
+    lesson = parsed(read(KEY));
     if (!data.asked && lesson !== null) {
       waiting = data.session;
       const step = read(STEP);
       setTriggerValue("kept", { lesson, text: read(TEXT), tok_text: read(TOK),
                                 step: step === null ? null : Number(step),
-                                import: read(IMPORT) });
+                                import: read(IMPORT),
+                                aside: { lesson: parsed(read(ASIDE)), text: read(ASIDE_TEXT),
+                                         tok_text: read(ASIDE_TOK) } });
       return;
     }
   }
@@ -102,6 +111,27 @@ export default function (component) {
       setTriggerValue("resend", Date.now());
   } catch (e) {  // the tab's storage is full: keep nothing rather than half a lesson
     for (const k of ALL) { try { store.removeItem(k); } catch (e2) { /* nothing to do */ } }
+    return;
+  }
+  const aside = data.aside;
+  try {  // the work put aside: all of it, or none (the lesson above stays)
+    if (!aside || !aside.lesson) throw null;
+    if (typeof aside.text === "string") {
+      store.setItem(ASIDE_TEXT, aside.text);
+      store.setItem(ASIDE_TEXT + ".digest", aside.lesson.digest);
+    }
+    if (typeof aside.tok_text === "string") {
+      store.setItem(ASIDE_TOK, aside.tok_text);
+      store.setItem(ASIDE_TOK + ".digest", aside.lesson.tok.digest);
+    }
+    store.setItem(ASIDE, JSON.stringify(aside.lesson));
+    const tok = aside.lesson.tok && aside.lesson.tok.digest !== aside.lesson.digest
+                ? aside.lesson.tok.digest : null;
+    if (read(ASIDE_TEXT + ".digest") !== aside.lesson.digest
+        || (tok !== null && read(ASIDE_TOK + ".digest") !== tok))
+      setTriggerValue("resend", Date.now());
+  } catch (e) {
+    for (const k of ASIDE_ALL) { try { store.removeItem(k); } catch (e2) { /* nothing to do */ } }
   }
 }
 """

@@ -86,13 +86,24 @@ def read_lesson(lesson: Any, text: Any, tok_text: Any = None, step: Any = None) 
     return Lesson(text, values, tok, step)
 
 
+def read_aside(kept: Any) -> Lesson | None:
+    """An exploring student's work from before joining, as the tab kept it beside the lesson
+    (``{"lesson", "text", "tok_text"}``), read by ``read_lesson`` (no step is kept with it);
+    None when there is none or it does not check out."""
+    if not isinstance(kept, dict):
+        return None
+    return read_lesson(kept.get("lesson"), kept.get("text"), kept.get("tok_text"))
+
+
 # -- an imported tokenizer file (Export & import) kept over a reload ------------------------------
 # The tab keeps the file(s) as ``ss["_import_source"]`` holds them (names, base64, the page's
 # options), as JSON beside the lesson; the lesson names it (``import_note``). A file past
 # MAX_KEPT_IMPORT_CHARS of JSON is not kept, and the lesson says so by name and size: the tab's
 # sessionStorage holds about 5 MB per origin (Debian's Chromium took one key of 5,242,879
 # characters and refused one more: 10 MiB of UTF-16), and the text and the trained tokenizer's
-# text take up to 800,000 UTF-16 units of it (200,000 characters each, emoji two units).
+# text take up to 800,000 UTF-16 units of it (200,000 characters each, emoji two units), and as
+# much again for an exploring student's work put aside beside them (``read_aside``): 4.6 million
+# units in all at most.
 MAX_KEPT_IMPORT_CHARS = 3_000_000  # base64 of about 2.1 MB of files
 MAX_IMPORT_NAME_CHARS = 200
 

@@ -28,7 +28,7 @@ from ui.classroom.panel import (
     room_query,
     show_message,
 )
-from ui.classroom.reload import reloaded, set_aside, tab_keeps
+from ui.classroom.reload import kept_aside, reloaded, set_aside, tab_keeps
 from ui.classroom.sidebar import room_panel
 from ui.kit import budget
 from ui.kit.choices import (
@@ -61,7 +61,7 @@ from ui.kit.families import (
     train_limit,
 )
 from ui.kit.samples import sample_label
-from ui.kit.session_keys import KEEP_PREFIX, KEPT
+from ui.kit.session_keys import KEEP_PREFIX, KEPT, undo_echo
 from ui.kit.session_keys import keep as _keep
 from ui.kit.special_rule import RULE_HELP, RULES, rule_or_default
 from ui.kit.state import (
@@ -79,9 +79,11 @@ from ui.sidebar.component import register_keeper
 from ui.sidebar.lesson import (
     MAX_KEPT_IMPORT_CHARS,
     VERSION,
+    Lesson,
     digest,
     import_json,
     import_note,
+    read_aside,
     read_kept_import,
     read_lesson,
     room_tag,
@@ -101,6 +103,8 @@ def _init() -> None:
     for key in KEPT:
         if KEEP_PREFIX + key in ss:
             ss[key] = ss[KEEP_PREFIX + key]
+    if undo_echo():  # the browser's echo of values the server had just replaced, not the user's
+        ss.pop(FAMILY_CHOSEN, None)
     if "_link_read" not in ss:  # a shared link sets the sample, tokenizer, size and step once
         ss["_link_read"] = True
         values, notes = settings_from_query({k: st.query_params[k] for k in st.query_params})
@@ -467,16 +471,11 @@ def _restore_told(told: dict[str, Any]) -> None:
     if lesson is None or where == "room":
         return
     if where == "aside":
-        own = {"text": lesson.text, **lesson.values, "sample": None}
-        own.update({KEEP_PREFIX + k: v for k, v in own.items() if k in KEPT})
-        own.pop("projector", None)  # the tab's, not the lesson's: it stays as it is now
-        own.pop(KEEP_PREFIX + "projector", None)
-        if lesson.step is not None:
-            own["step"] = lesson.step
-        if lesson.tok is not None:
-            own[RESTORED] = lesson.tok  # trained again when they leave
-        set_aside(own)
+        _aside_from_tab(lesson)
         return
+    aside = read_aside(told.get("aside")) if "explore" in room_tag(told.get("lesson")) else None
+    if aside is not None:  # an exploring student's work from before joining, kept beside
+        _aside_from_tab(aside)
     _set_text(lesson.text)
     for key, value in lesson.values.items():
         _keep(key, value)
@@ -489,6 +488,19 @@ def _restore_told(told: dict[str, Any]) -> None:
                if lesson.tok is not None or file_back else
                "The text and settings of this tab came back after the reload: press Train.")
               + (" " + file if file else ""))
+
+
+def _aside_from_tab(lesson: Lesson) -> None:
+    """A student's own work the tab kept (``lesson``), put aside in the room until they leave."""
+    own = {"text": lesson.text, **lesson.values, "sample": None}
+    own.update({KEEP_PREFIX + k: v for k, v in own.items() if k in KEPT})
+    own.pop("projector", None)  # the tab's, not the lesson's: it stays as it is now
+    own.pop(KEEP_PREFIX + "projector", None)
+    if lesson.step is not None:
+        own["step"] = lesson.step
+    if lesson.tok is not None:
+        own[RESTORED] = lesson.tok  # trained again when they leave
+    set_aside(own)
 
 
 def _restore_import(lesson: Any, raw: Any) -> tuple[str | None, bool]:
@@ -556,23 +568,40 @@ def _session_id() -> str:
 def _keep_lesson() -> None:
     """Hand the tab what it keeps: the lesson's settings on every run, a text only when it is
     new to the tab. A session's first run also lets the tab answer with a lesson a reload left
-    (``asked``: the session has taken the tab's answer)."""
+    (``asked``: the session has taken the tab's answer). An exploring student's tab keeps their
+    work from before joining beside it (``aside``: what leaving gives back)."""
     ss = st.session_state
     own, tag = tab_keeps()  # in a room, a student's own work (ui/classroom/reload.py)
-    src = ss if own is None else {**_DEFAULTS, "text": ss["text"], **own}
+    sent = ss.setdefault(SENT, {})
+    lesson, texts = _lesson_of(ss if own is None else {**_DEFAULTS, "text": ss["text"], **own},
+                               sent, "")
+    lesson.update(tag)
+    data: dict[str, Any] = {"session": _session_id(), "asked": bool(ss.get(ASKED)),
+                            "lesson": lesson, **texts, "aside": None}
+    aside = kept_aside()
+    if aside is not None:
+        aside_lesson, aside_texts = _lesson_of({**_DEFAULTS, "text": ss["text"], **aside}, sent,
+                                               "aside_")
+        data["aside"] = {"lesson": aside_lesson, **aside_texts}
+    _keep_import(lesson, data, sent)
+    lesson_keeper()(data=data, key=KEEPER, on_kept_change=_restore, on_resend_change=_resend)
+
+
+def _lesson_of(src: Any, sent: dict[str, Any], slot: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The lesson the tab keeps of ``src`` (the sidebar's values, or a student's work put
+    aside), and the texts new to the tab (``sent`` remembers them under the ``slot`` prefix)."""
+    ss = st.session_state
     text = src["text"]
     lesson: dict[str, Any] = {
         "v": VERSION, "digest": text_digest(text),
         **settings_of(src["kind"], src["pattern"], src["vocab_size"], src["specials"],
                       src["family"]),
         "special_rule": rule_or_default(src.get("special_rule")),
-        "projector": bool(ss["projector"]), "tok": None, **tag}
-    data: dict[str, Any] = {"session": _session_id(), "asked": bool(ss.get(ASKED)),
-                            "lesson": lesson}
-    sent = ss.setdefault(SENT, {})
-    if sent.get("text") != lesson["digest"]:
-        data["text"] = text
-        sent["text"] = lesson["digest"]
+        "projector": bool(ss["projector"]), "tok": None}
+    texts: dict[str, str] = {}
+    if sent.get(slot + "text") != lesson["digest"]:
+        texts["text"] = text
+        sent[slot + "text"] = lesson["digest"]
     tok, settings, tok_text = src.get("tok"), src.get("tok_settings"), src.get("tok_text")
     if src.get(RESTORED) is not None:  # put aside by a reload, not trained yet
         tok_text, values = src[RESTORED]
@@ -586,17 +615,16 @@ def _keep_lesson() -> None:
         if tok_text == text:
             tok_digest = lesson["digest"]
         else:  # hashed once per text object, as text_digest does for the sidebar's text
-            if sent.get("tok_of") is not tok_text:
-                sent["tok_of"], sent["tok_digest"] = tok_text, digest(tok_text)
-            tok_digest = sent["tok_digest"]
+            if sent.get(slot + "tok_of") is not tok_text:
+                sent[slot + "tok_of"], sent[slot + "tok_digest"] = tok_text, digest(tok_text)
+            tok_digest = sent[slot + "tok_digest"]
         lesson["tok"] = {**settings_of(settings.kind, settings.pattern, settings.vocab_size,
                                        ", ".join(settings.specials), settings.family),
                          "digest": tok_digest}
-        if tok_digest != lesson["digest"] and sent.get("tok") != tok_digest:
-            data["tok_text"] = tok_text
-            sent["tok"] = tok_digest
-    _keep_import(lesson, data, sent)
-    lesson_keeper()(data=data, key=KEEPER, on_kept_change=_restore, on_resend_change=_resend)
+        if tok_digest != lesson["digest"] and sent.get(slot + "tok") != tok_digest:
+            texts["tok_text"] = tok_text
+            sent[slot + "tok"] = tok_digest
+    return lesson, texts
 
 
 def _keep_import(lesson: dict[str, Any], data: dict[str, Any], sent: dict[str, Any]) -> None:
