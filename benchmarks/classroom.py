@@ -217,9 +217,9 @@ def press_phase(teacher, pid: int, seconds: int, locator: bool = False
     """The teacher presses → once a second; returns (server CPU seconds, [(step, press time)]).
     The key goes to the focused slider as a person's does (``keyboard.press``: one input event
     sent to the browser); ``locator``: through Playwright's locator, which first finds the slider
-    by its role and name, a query over the whole page that took 0.43 s (median) and 1.6 s (p95)
-    before the page heard the key at a load average of 17 (``--trace``), all of it counted in
-    the follow delay."""
+    by its role and name: from the press to the page hearing the key took 0.43 s (median) and
+    1.6 s (p95) that way at a load average of 17 (``--trace``), all of it counted in the follow
+    delay."""
     slider = teacher.get_by_role("slider", name="Merges applied (k)")
     slider.focus()
     presses = []
