@@ -201,6 +201,10 @@ class Held:
         while self.waiting:
             await asyncio.sleep(WAKE_S)
             codes = list(self.waiting)
+            if not codes:  # every poll was answered during the sleep: the loop ends. Read with
+                # no code, the store raised, which ended this task while a poll that came during
+                # that read waited on it: that poll heard no step for HOLD_S
+                continue
             try:
                 now = await ROOM_GATE.run(shared_rooms().followed, *codes)
                 self.failed = False
