@@ -309,16 +309,23 @@ def walk_states(app, title: str, found: dict[str, list[str]]) -> list[str]:
     return walked
 
 
-def halves(titles: list[str]) -> tuple[list[str], list[str]]:
-    """Every page, in two halves of about equal work (a page and each of its ``STATES``, one
-    walk's worth of axe runs each), each in the sidebar's order with "Start here" last, as
-    ``visit_every_page`` ends: the pages the two sessions of the walk check."""
-    load = {t: 1 + len(STATES.get(t, [])) for t in titles}
-    parts: tuple[list[str], list[str]] = ([], [])
-    for t in sorted(titles, key=lambda t: (-load[t], titles.index(t))):
-        min(parts, key=lambda p: sum(load[x] for x in p)).append(t)
-    order = [t for t in titles if t != "Start here"] + ["Start here"]
-    return tuple(sorted(p, key=order.index) for p in parts)  # type: ignore[return-value]
+class Pages:
+    """The pages the walk's sessions check, handed out one at a time to whichever session is
+    free (a page's axe runs take 2 to 90 s: a fixed split leaves one session waiting), in the
+    sidebar's order with "Start here" last, as ``visit_every_page`` ends; each page once."""
+
+    def __init__(self, titles: list[str]) -> None:
+        self._left = [t for t in titles if t != "Start here"] + ["Start here"]
+        self._lock = threading.Lock()
+
+    def take(self) -> str | None:
+        with self._lock:
+            return self._left.pop(0) if self._left else None
+
+    def stop(self) -> None:
+        """No page more for anyone (a session failed: the other ends after its page)."""
+        with self._lock:
+            self._left.clear()
 
 
 class Walk:
@@ -334,18 +341,18 @@ class Walk:
         self.error: BaseException | None = None
 
 
-def walk_pages(browser, url: str, model: tuple[str, int], titles: list[str], walk: Walk) -> App:
-    """One session (a context of ``browser``, open on the first page) goes to each of ``titles``
-    through the sidebar, in that order, and checks it: its headings, axe on the whole page at
-    each width (its focus marks at ``FOCUS_WIDTH``, the sidebar's on the session's first page),
-    then its ``STATES``. Returns the session's ``App``, still open."""
+def walk_pages(browser, url: str, model: tuple[str, int], pages: Pages, walk: Walk) -> App:
+    """One session (a context of ``browser``, open on the first page) goes to each page it takes
+    from ``pages`` through the sidebar, until none is left, and checks it: its headings, axe on
+    the whole page at each width (its focus marks at ``FOCUS_WIDTH``, the sidebar's on the
+    session's first page), then its ``STATES``. Returns the session's ``App``, still open."""
     context = browser.new_context(viewport=WIDTHS[0])
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     context.bpe_model = model  # the file Export & import and Check your BPE load
     app = open_app(context, url)
     walk.listed = nav_titles(app.page)  # the sidebar's links: every page, none folded away
     h1 = app.main.get_by_role("heading", level=1).first
-    for title in titles:
+    while (title := pages.take()) is not None:
         if nav_here(app.page, title).count() == 0:
             before = h1.inner_text()
             app.go(title)
@@ -366,7 +373,7 @@ def walk_pages(browser, url: str, model: tuple[str, int], titles: list[str], wal
     return app
 
 
-def walk_in_a_thread(url: str, model: tuple[str, int], titles: list[str], walk: Walk
+def walk_in_a_thread(url: str, model: tuple[str, int], pages: Pages, walk: Walk
                      ) -> threading.Thread:
     """``walk_pages`` in a thread of its own, with a Playwright and a Chromium of its own (the
     sync API's objects belong to the thread that made them); what it raised, in ``walk.error``."""
@@ -376,11 +383,12 @@ def walk_in_a_thread(url: str, model: tuple[str, int], titles: list[str], walk: 
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                              headless=True, timeout=30_000)
                 try:
-                    walk_pages(browser, url, model, titles, walk)
+                    walk_pages(browser, url, model, pages, walk)
                 finally:
                     browser.close()
         except BaseException as e:  # noqa: BLE001 - handed to the test's thread
             walk.error = e
+            pages.stop()
 
     thread = threading.Thread(target=run, name="axe-walk", daemon=True)
     thread.start()
@@ -391,10 +399,10 @@ def walk_in_a_thread(url: str, model: tuple[str, int], titles: list[str], walk: 
 def test_every_page_and_state_passes_axe_wcag_22_aa(browser, app_url, tmp_path):
     """Every page as it opens (whole page, the sidebar too), then each of its ``STATES`` and its
     expanders (the main column): 0 violations of WCAG 2.2 A/AA at each of ``WIDTHS``. Two
-    sessions walk the pages at once, each half of them (``halves``): axe's runs are most of the
-    walk's time and each runs in one page's renderer, on one core, so two sessions use the
-    machine's two. Each page is walked once and each state driven once; axe runs at the three
-    widths by resizing the window. The states walked are listed in the failure message and
+    sessions walk the pages at once, each taking the next page left (``Pages``): axe's runs are
+    most of the walk's time and each runs in one page's renderer, on one core, so two sessions
+    use the machine's two. Each page is walked once and each state driven once; axe runs at the
+    three widths by resizing the window. The states walked are listed in the failure message and
     checked against ``STATES``; at ``FOCUS_WIDTH`` every page is tabbed through and each focus
     mark measured."""
     assert AXE_SCRIPT is not None, "pip install -r requirements-dev.txt (axe-playwright-python)"
@@ -402,17 +410,19 @@ def test_every_page_and_state_passes_axe_wcag_22_aa(browser, app_url, tmp_path):
     tok.save(str(tmp_path / "english"))  # the file Export & import and Check your BPE load
     model = (str(tmp_path / "english.model"), tok.num_merges)
     titles = PAGE_TITLES
-    mine, theirs = halves(titles)
-    assert sorted(mine + theirs) == sorted(titles) and mine and theirs
+    pages = Pages(titles)
     other = Walk()
-    thread = walk_in_a_thread(app_url, model, theirs, other)
+    thread = walk_in_a_thread(app_url, model, pages, other)
     walk = Walk()
     app = None
     try:
-        app = walk_pages(browser, app_url, model, mine, walk)
+        app = walk_pages(browser, app_url, model, pages, walk)
         at_width(app, next(v for v in WIDTHS if v["width"] == FOCUS_WIDTH))
         if problems := current_and_focused_differ(app):
             walk.focus["the sidebar"] = problems
+    except BaseException:
+        pages.stop()
+        raise
     finally:
         thread.join(800)
         if app is not None:
