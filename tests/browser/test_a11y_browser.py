@@ -427,7 +427,7 @@ def test_every_page_and_state_passes_axe_wcag_22_aa(browser, app_url, tmp_path):
         thread.join(800)
         if app is not None:
             app.page.context.close()
-    assert not thread.is_alive(), "the other half of the walk did not end within 800 s"
+    assert not thread.is_alive(), "the walk's other session did not end within 800 s"
     if other.error is not None:
         raise other.error
     found = {**walk.found, **other.found}
