@@ -4,11 +4,11 @@ and in every state a learner reaches there, at the widths of a laptop (1440 px),
 says for a token, a button, a view and a chart.
 
 axe-core comes bundled in the pinned ``axe-playwright-python`` (requirements-dev.txt); nothing is
-fetched. Two sessions at once (each in a Chromium of its own) walk half the pages each through
-the sidebar, as a learner does, and run axe on each once it is idle; then each drives its page
-through ``STATES`` (each Lesson step, a merge stepped, a quiz answered, a file loaded, a room
-opened, ...) on the same page, every expander open, and runs axe again in each state. Each page
-and state is reached once; axe runs in it at the three widths by resizing the window. Every violation is reported with the rule, the page,
+fetched. One session walks every page through the sidebar, as a learner does, and runs axe on
+each once it is idle; then it drives the page through ``STATES`` (each Lesson step, a merge
+stepped, a quiz answered, a file loaded, a room opened, ...) on the same page, every expander
+open, and runs axe again in each state. Each page and state is reached once; axe runs in it at
+the three widths by resizing the window. Every violation is reported with the rule, the page,
 the state, the width and the first elements it names, so a failure says what to fix. Nothing
 is left out: the sidebar's navigation is the app's own (ui/kit/navigation.py), not
 Streamlit's, whose list markup axe flags (see docs/ACCESSIBILITY.md).
@@ -18,23 +18,11 @@ from __future__ import annotations
 
 import inspect
 import re
-import threading
 from collections.abc import Callable
 
 import pytest
-from conftest import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    DEFAULT_TIMEOUT_MS,
-    IDLE,
-    NAV,
-    App,
-    nav_here,
-    nav_link,
-    nav_titles,
-    open_app,
-)
-from test_app_browser import ENGLISH, PAGE_TITLES, no_exception, trained
+from conftest import DEFAULT_TIMEOUT_MS, IDLE, NAV, App, nav_here, nav_link, open_app
+from test_app_browser import ENGLISH, PAGE_TITLES, no_exception, trained, visit_every_page
 
 import bpe_core
 from ui.kit.navigation import SECTIONS
@@ -42,9 +30,9 @@ from ui.lesson.tutorial import STEPS
 
 try:
     from axe_playwright_python.base import AXE_SCRIPT
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 except ImportError:  # in CI a missing package fails below, like a missing browser
-    AXE_SCRIPT = expect = sync_playwright = None
+    AXE_SCRIPT = expect = None
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
 
@@ -309,143 +297,58 @@ def walk_states(app, title: str, found: dict[str, list[str]]) -> list[str]:
     return walked
 
 
-class Pages:
-    """The pages the walk's sessions check, handed out one at a time to whichever session is
-    free (a page's axe runs take 2 to 90 s: a fixed split leaves one session waiting), in the
-    sidebar's order with "Start here" last, as ``visit_every_page`` ends; each page once."""
-
-    def __init__(self, titles: list[str]) -> None:
-        self._left = [t for t in titles if t != "Start here"] + ["Start here"]
-        self._lock = threading.Lock()
-
-    def take(self) -> str | None:
-        with self._lock:
-            return self._left.pop(0) if self._left else None
-
-    def stop(self) -> None:
-        """No page more for anyone (a session failed: the other ends after its page)."""
-        with self._lock:
-            self._left.clear()
-
-
-class Walk:
-    """What one session of the axe walk found: violations by page/state/width, the states
-    walked, the focus marks' problems and the number of stops tabbed to on each page."""
-
-    def __init__(self) -> None:
-        self.found: dict[str, list[str]] = {}
-        self.walked: dict[str, list[str]] = {}
-        self.focus: dict[str, list[str]] = {}
-        self.tabbed: dict[str, int] = {}
-        self.listed: list[str] = []
-        self.error: BaseException | None = None
-
-
-def walk_pages(browser, url: str, model: tuple[str, int], pages: Pages, walk: Walk) -> App:
-    """One session (a context of ``browser``, open on the first page) goes to each page it takes
-    from ``pages`` through the sidebar, until none is left, and checks it: its headings, axe on
-    the whole page at each width (its focus marks at ``FOCUS_WIDTH``, the sidebar's on the
-    session's first page), then its ``STATES``. Returns the session's ``App``, still open."""
-    context = browser.new_context(viewport=WIDTHS[0])
-    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
-    context.bpe_model = model  # the file Export & import and Check your BPE load
-    app = open_app(context, url)
-    walk.listed = nav_titles(app.page)  # the sidebar's links: every page, none folded away
-    h1 = app.main.get_by_role("heading", level=1).first
-    while (title := pages.take()) is not None:
-        if nav_here(app.page, title).count() == 0:
-            before = h1.inner_text()
-            app.go(title)
-            expect(h1).not_to_have_text(before)  # every page has a title of its own
-        app.wait_idle()
-        no_exception(app)
-        if skips := heading_skips(app):
-            walk.found[f"{title}, headings"] = skips
-
-        def tab_through(title: str = title) -> None:  # the sidebar's stops on the first page
-            marks = focus_marks(app, from_main=bool(walk.tabbed))
-            walk.tabbed[title] = len(marks)
-            if problems := focus_problems(marks):
-                walk.focus[title] = problems
-
-        axe_at_every_width(app, title, walk.found, context=None, at_focus_width=tab_through)
-        walk.walked[title] = walk_states(app, title, walk.found)
-    return app
-
-
-def walk_in_a_thread(url: str, model: tuple[str, int], pages: Pages, walk: Walk
-                     ) -> threading.Thread:
-    """``walk_pages`` in a thread of its own, with a Playwright and a Chromium of its own (the
-    sync API's objects belong to the thread that made them); what it raised, in ``walk.error``."""
-    def run() -> None:
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                             headless=True, timeout=30_000)
-                try:
-                    walk_pages(browser, url, model, pages, walk)
-                finally:
-                    browser.close()
-        except BaseException as e:  # noqa: BLE001 - handed to the test's thread
-            walk.error = e
-            pages.stop()
-
-    thread = threading.Thread(target=run, name="axe-walk", daemon=True)
-    thread.start()
-    return thread
-
-
-@pytest.mark.timeout(900)  # about 650 s at load 20 on 2 cores (one session then)
+@pytest.mark.timeout(900)  # about 650 s at load 20 on 2 cores
 def test_every_page_and_state_passes_axe_wcag_22_aa(browser, app_url, tmp_path):
     """Every page as it opens (whole page, the sidebar too), then each of its ``STATES`` and its
-    expanders (the main column): 0 violations of WCAG 2.2 A/AA at each of ``WIDTHS``. Two
-    sessions walk the pages at once, each taking the next page left (``Pages``): axe's runs are
-    most of the walk's time and each runs in one page's renderer, on one core, so two sessions
-    use the machine's two. Each page is walked once and each state driven once; axe runs at the
-    three widths by resizing the window. The states walked are listed in the failure message and
-    checked against ``STATES``; at ``FOCUS_WIDTH`` every page is tabbed through and each focus
-    mark measured."""
+    expanders (the main column): 0 violations of WCAG 2.2 A/AA at each of ``WIDTHS``. One session
+    walks every page once and drives each state once; axe runs at the three widths by resizing
+    the window. The states walked are listed in the failure message and checked against
+    ``STATES``; at ``FOCUS_WIDTH`` every page is tabbed through and each focus mark measured."""
     assert AXE_SCRIPT is not None, "pip install -r requirements-dev.txt (axe-playwright-python)"
-    tok = trained(ENGLISH)
-    tok.save(str(tmp_path / "english"))  # the file Export & import and Check your BPE load
-    model = (str(tmp_path / "english.model"), tok.num_merges)
-    titles = PAGE_TITLES
-    pages = Pages(titles)
-    other = Walk()
-    thread = walk_in_a_thread(app_url, model, pages, other)
-    walk = Walk()
-    app = None
+    context = browser.new_context(viewport=WIDTHS[0])
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    model, tok = tmp_path / "english", trained(ENGLISH)
+    tok.save(str(model))  # the file Export & import and Check your BPE load
+    context.bpe_model = (str(model) + ".model", tok.num_merges)
     try:
-        app = walk_pages(browser, app_url, model, pages, walk)
+        app = open_app(context, app_url)
+        found: dict[str, list[str]] = {}
+        walked: dict[str, list[str]] = {}
+        focus: dict[str, list[str]] = {}
+        tabbed: dict[str, int] = {}
+
+        def check() -> None:
+            no_exception(app)
+            title = nav_here(app.page).inner_text().splitlines()[-1]
+            if skips := heading_skips(app):
+                found[f"{title}, headings"] = skips
+
+            def tab_through() -> None:  # the sidebar's stops on the first page only
+                marks = focus_marks(app, from_main=bool(tabbed))
+                tabbed[title] = len(marks)
+                if problems := focus_problems(marks):
+                    focus[title] = problems
+
+            axe_at_every_width(app, title, found, context=None, at_focus_width=tab_through)
+            walked[title] = walk_states(app, title, found)
+
+        titles = visit_every_page(app, check)
+        assert sorted(titles) == sorted(PAGE_TITLES)
+        for title, states in STATES.items():  # every state listed was reached
+            assert [s.split(",")[0] for s in walked[title] if s.split(",")[0] != "as opened"
+                    ] == [name for name, _ in states], (title, walked[title])
+        assert any("expander" in s for s in walked["Start here"])  # "What training made"
+        assert any("expander" in s for s in walked["Report card"])  # "Read the texts"
+        assert all(tabbed.values()), tabbed  # every page had stops to tab to
         at_width(app, next(v for v in WIDTHS if v["width"] == FOCUS_WIDTH))
         if problems := current_and_focused_differ(app):
-            walk.focus["the sidebar"] = problems
-    except BaseException:
-        pages.stop()
-        raise
+            focus["the sidebar"] = problems
+        found.update({f"focus mark, {t}": ps for t, ps in focus.items()})
+        if found:
+            pytest.fail("axe (WCAG 2.2 AA):\n" + "\n".join(
+                f"{t}: {p}" for t, ps in found.items() for p in ps), pytrace=False)
     finally:
-        thread.join(800)
-        if app is not None:
-            app.page.context.close()
-    assert not thread.is_alive(), "the walk's other session did not end within 800 s"
-    if other.error is not None:
-        raise other.error
-    found = {**walk.found, **other.found}
-    walked = {**walk.walked, **other.walked}
-    tabbed = {**walk.tabbed, **other.tabbed}
-    focus = {**walk.focus, **other.focus}
-    assert sorted(walk.listed) == sorted(other.listed) == sorted(titles)
-    assert sorted(walked) == sorted(titles)  # every page walked, by one session or the other
-    for title, states in STATES.items():  # every state listed was reached
-        assert [s.split(",")[0] for s in walked[title] if s.split(",")[0] != "as opened"
-                ] == [name for name, _ in states], (title, walked[title])
-    assert any("expander" in s for s in walked["Start here"])  # "What training made"
-    assert any("expander" in s for s in walked["Report card"])  # "Read the texts"
-    assert all(tabbed.values()), tabbed  # every page had stops to tab to
-    found.update({f"focus mark, {t}": ps for t, ps in focus.items()})
-    if found:
-        pytest.fail("axe (WCAG 2.2 AA):\n" + "\n".join(
-            f"{t}: {p}" for t, ps in found.items() for p in ps), pytrace=False)
+        context.close()
 
 
 def test_a_screen_reader_hears_tokens_buttons_views_and_charts_by_what_they_are(app):

@@ -540,9 +540,9 @@ def test_a_class_follows_the_teacher_across_two_servers_over_redis(playwright_ki
     require_redis("the Redis classroom")
     for old in SHOTS.glob("live_classroom_redis_*.png"):
         old.unlink()
-    # the two servers start at once (their starts overlap: about one start's time)
-    with start_redis() as url, playwright_kit["serve_apps"](2, env={"BPE_LAB_ROOMS": url}) as (
-            a, b):  # fmt: skip
+    serve = playwright_kit["serve_app"]
+    with start_redis() as url, serve(env={"BPE_LAB_ROOMS": url}) as a, \
+            serve(env={"BPE_LAB_ROOMS": url}) as b:  # fmt: skip
         # odd students on server B: by B's link, or (student 1, 3) by the form on B
         teacher, students = make_class("redis", a.url, [b.url if i % 2 else a.url
                                                for i in range(STUDENTS)])
