@@ -139,6 +139,8 @@ SESSION_KEYS: dict[str, str] = {
     "_room_quiz_seen": "the quiz question a student was sent to the Classroom page for",
     "_page": "the running page's script (what a teacher's room shares)",
     "_room_down": "the room store did not answer this session's last run",
+    "_room_bulk_removed": "(tool, monotonic time, count) of the teacher's last bulk removal: a"
+                          " click's callback run again finds nothing and keeps the count",
     "_room_found_tried": "the teacher key (kept by the browser, or a teacher link) tried",
     "_room_keys_saved": "'forget': the browser drops its kept teacher key on the next run",
     "_room_teacher_link": "'offer' / 'shown': the teacher link, offered once",
